@@ -1,0 +1,122 @@
+/*
+ * liger_internal.h: the tables behind the Liger mapping (kernels, GPUs,
+ * providers) and the helpers the per-kernel binders share.  Not installed.
+ */
+#ifndef KI_LIGER_INTERNAL_H
+#define KI_LIGER_INTERNAL_H
+
+#include "liger.h"
+
+#define KI_LIGER_REPO_URL "https://github.com/linkedin/Liger-Kernel"
+
+/* Bounds of the tables (checked by the test). */
+#define KI_LIGER_MAX_DIMS 5
+#define KI_LIGER_MAX_AXES 8
+#define KI_LIGER_MAX_SCALARS 4
+
+/*
+ * One tensor argument of an operation.  Each dim is an axis name or a
+ * decimal literal ("1"); NULL ends the shape.  dtype NULL means "the
+ * workload's float dtype" (written "float" in the OperationSpec, and the
+ * bound dtype such as "bf16" in the WorkloadCase); otherwise a fixed token.
+ */
+typedef struct ki_liger_tensor
+{
+	const char *name;
+	const char *dims[KI_LIGER_MAX_DIMS + 1];
+	const char *dtype;
+} ki_liger_tensor;
+
+/* A derived axis: name and an expression over other axes (+ - * // % ()). */
+typedef struct ki_liger_derived
+{
+	const char *name;
+	const char *expression;
+} ki_liger_derived;
+
+/*
+ * What a binder learns from one row: the integer axes in the order the
+ * kernel declares them (that order is the one titles use), the float dtype
+ * of the "cfg" tensors, and fp32 scalars.
+ */
+typedef struct ki_liger_binding
+{
+	int			naxes;
+	const char *axis[KI_LIGER_MAX_AXES];
+	double		value[KI_LIGER_MAX_AXES];
+	const char *dtype;
+	int			nscalars;
+	const char *scalar[KI_LIGER_MAX_SCALARS];
+	double		scalar_value[KI_LIGER_MAX_SCALARS];
+	const char *reason;			/* set by a binder that fails */
+} ki_liger_binding;
+
+/* What a binder reads: the swept x, its axis name, and the parsed config. */
+typedef struct ki_liger_input
+{
+	ki_arena   *arena;
+	double		x;
+	const char *x_name;
+	const ki_value *config;		/* a JSON object */
+} ki_liger_input;
+
+typedef struct ki_liger_kernel ki_liger_kernel;
+typedef bool (*ki_liger_bind_fn) (const ki_liger_kernel *k, const ki_liger_input *in,
+								  ki_liger_binding *b);
+
+struct ki_liger_kernel
+{
+	const char *csv_name;		/* kernel_name in the CSV */
+	const char *slug;			/* OperationSpec name */
+	const char *family;
+	const char *title;
+	const char *description;
+	const ki_liger_tensor *inputs;	/* ended by an entry with name NULL */
+	const ki_liger_tensor *outputs;
+	const ki_liger_derived *derived;	/* NULL, or ended by name NULL */
+	ki_liger_bind_fn bind;
+	const char *arg;			/* a binder parameter (an activation, a level) */
+};
+
+/* Kernel tables: liger_kernels.c and liger_kernels_losses.c. */
+extern const ki_liger_kernel ki_liger_kernels_core[];
+extern const ki_liger_kernel ki_liger_kernels_losses[];
+const ki_liger_kernel *ki_liger_kernel_find(const char *csv_name);
+
+/* Iterate every kernel: returns NULL past the end. */
+const ki_liger_kernel *ki_liger_kernel_at(size_t i);
+
+/* GPU rules: liger_gpus.c. */
+typedef struct ki_liger_hardware
+{
+	const char *vendor;
+	const char *product;
+	const char *architecture;
+	const char *form_factor;	/* NULL when the name carries none */
+} ki_liger_hardware;
+
+bool		ki_liger_gpu_lookup(ki_arena *a, const char *gpu_name, ki_liger_hardware *hw);
+
+/* ------------------------------------------------------ binder helpers */
+
+/* A positive integer member (a JSON number with no fraction), else 0. */
+double		ki_liger_cfg_int(const ki_value *cfg, const char *key);
+/* A positive finite number member, else 0. */
+double		ki_liger_cfg_pos(const ki_value *cfg, const char *key);
+/* Any number member: true and *out when present and a number. */
+bool		ki_liger_cfg_num(const ki_value *cfg, const char *key, double *out);
+/* The dtype token of a "torch.bfloat16"-style member, else NULL. */
+const char *ki_liger_cfg_dtype(const ki_value *cfg, const char *key);
+/* True when the member is a string equal to s. */
+bool		ki_liger_cfg_str_is(const ki_value *cfg, const char *key, const char *s);
+/* True when the member is the boolean b. */
+bool		ki_liger_cfg_bool_is(const ki_value *cfg, const char *key, bool b);
+
+/* Append an axis / a scalar to a binding. */
+void		ki_liger_bind_axis(ki_liger_binding *b, const char *axis, double v);
+void		ki_liger_bind_scalar(ki_liger_binding *b, const char *name, double v);
+/* Record why a binder failed; always returns false. */
+bool		ki_liger_bind_fail(const ki_liger_input *in, ki_liger_binding *b, const char *fmt,...)
+			__attribute__((format(printf, 3, 4)));
+
+#endif							/* KI_LIGER_INTERNAL_H */
