@@ -156,7 +156,13 @@ ki_csv_next(ki_csv_reader *r, ki_csv_record *rec, const char **err)
 			r->pos++;			/* the closing quote */
 			if (r->pos < r->len && b[r->pos] != ',' && b[r->pos] != '\n' && b[r->pos] != '\r')
 			{
-				*err = fmt_error(r->arena, "line %ld: unexpected character after a closing quote", r->line);
+				if (opened == r->line)
+					*err = fmt_error(r->arena, "line %ld: unexpected character after a closing quote",
+									 r->line);
+				else
+					*err = fmt_error(r->arena, "line %ld: a quoted field opened on line %ld runs to "
+									 "line %ld and is followed by an unexpected character "
+									 "(unterminated quote?)", opened, opened, r->line);
 				r->failed = true;
 				return KI_CSV_ERROR;
 			}
