@@ -1,0 +1,31 @@
+# kernelindex: PGXS build of the extension.  The identity core (src/core)
+# and the kernels library (kernels/, its own Makefile, no PostgreSQL) are
+# plain C shared with the kbench CLI.
+EXTENSION = kernelindex
+EXTVERSION = 0.1.0
+MODULE_big = kernelindex
+
+CORE_SRCS = $(sort $(wildcard src/core/*.c))
+EXT_SRCS = $(sort $(wildcard src/*.c))
+OBJS = $(CORE_SRCS:.c=.o) $(EXT_SRCS:.c=.o)
+
+DATA = $(wildcard sql/$(EXTENSION)--*.sql)
+
+PG_CONFIG ?= pg_config
+PG_CPPFLAGS = -Isrc -isystem $(shell $(PG_CONFIG) --includedir-server) -std=c11 -D_GNU_SOURCE
+PG_CFLAGS = -Wall -Wextra -Werror
+SHLIB_LINK = -lcrypto -lm
+
+REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
+REGRESS_OPTS = --inputdir=test --outputdir=test --load-extension=$(EXTENSION)
+
+EXTRA_CLEAN = test/results test/regression.diffs test/regression.out
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# The embedded schemas follow schemas/*.json.
+src/core/schemas_data.c: $(wildcard schemas/*.json) tools/embed_schemas.sh
+	tools/embed_schemas.sh schemas > $@
+
+$(OBJS): src/core/ki_json.h src/core/ki_schema.h src/kernelindex.h

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# setup.sh: install what is missing (Debian 12), build and install kernelindex.
+# Idempotent; safe to run again.  Used by bin/demo.sh and bin/test.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+for p in build-essential postgresql-15 postgresql-server-dev-15 postgresql-contrib libssl-dev zstd; do
+  have_pkg "$p" || need+=("$p")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+export PATH="/usr/lib/postgresql/15/bin:$PATH"
+jobs=$(nproc 2>/dev/null || echo 2)
+make -s -j"$jobs" >/dev/null
+if [ -f kernels/Makefile ]; then make -s -C kernels -j"$jobs" >/dev/null; fi
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+$SUDO make -s install >/dev/null
+echo "setup: kernelindex built and installed into $(pg_config --pkglibdir)"

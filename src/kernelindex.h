@@ -1,0 +1,39 @@
+/*
+ * kernelindex.h: what the extension's C files share.
+ */
+#ifndef KERNELINDEX_H
+#define KERNELINDEX_H
+
+#include "postgres.h"
+#include "fmgr.h"
+#include "utils/jsonb.h"
+
+#include "core/ki_json.h"
+
+/* An arena whose blocks are palloc'd in CurrentMemoryContext. */
+void		ki_pg_arena_init(ki_arena *a);
+
+/*
+ * Read argument argno (json, jsonb or text; the SQL signature says which)
+ * into a tree.  Returns NULL with errs filled when the text is not strict
+ * JSON; jsonb input cannot carry duplicates any more.
+ */
+ki_value   *ki_pg_arg_tree(FunctionCallInfo fcinfo, int argno, ki_arena *a, ki_errors *errs);
+
+/* A tree from a jsonb value. */
+ki_value   *ki_jsonb_to_tree(ki_arena *a, Jsonb *jb);
+
+/* A jsonb value from a tree (numbers written as RFC 8785 numbers). */
+Jsonb	   *ki_tree_to_jsonb(const ki_value *v);
+
+/*
+ * Raise the errors as one ERROR: the SQLSTATE from the first problem's
+ * status, its path and rule in the message, the others in the DETAIL.
+ * what names the document ("manifest", "run document", "JSON").
+ */
+void		ki_pg_report(const ki_errors *errs, const char *what) pg_attribute_noreturn();
+
+/* Parse, validate and normalize a manifest argument, or raise. */
+ki_value   *ki_pg_manifest_arg(FunctionCallInfo fcinfo, int argno, ki_arena *a, ki_kind *kind);
+
+#endif							/* KERNELINDEX_H */

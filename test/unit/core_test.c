@@ -1,0 +1,184 @@
+/*
+ * core_test.c: unit tests of the identity core (no PostgreSQL).
+ * Prints TAP lines.  With --numbers N it instead prints N random doubles
+ * (as %.17g, one a line) followed by our canonical form, for the
+ * differential check against Node.js in test/suites/core.sh.
+ */
+#include "ki_json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void		ki_sha256_portable(const void *data, size_t len, unsigned char md[32]);
+
+static int	n_test = 0,
+			n_fail = 0;
+
+static void
+check(int ok, const char *what)
+{
+	n_test++;
+	if (!ok)
+		n_fail++;
+	printf("%s %d - %s\n", ok ? "ok" : "not ok", n_test, what);
+}
+
+static const char *
+canon(ki_arena *a, const char *json)
+{
+	ki_errors	errs;
+	ki_value   *v;
+	ki_buf		b;
+
+	ki_errors_init(&errs, a);
+	v = ki_parse(a, json, strlen(json), &errs);
+	if (v == NULL)
+		return errs.items[0].rule;
+	ki_buf_init(&b, a, 64);
+	ki_canonical(v, &b);
+	return ki_buf_cstr(&b);
+}
+
+static const char *
+num(double d)
+{
+	static char buf[32];
+
+	ki_format_number(d, buf);
+	return buf;
+}
+
+static uint64_t rng = 88172645463325252ULL;
+
+static uint64_t
+xorshift(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+int
+main(int argc, char **argv)
+{
+	ki_arena	a;
+	char		digest[KI_DIGEST_LEN + 1];
+	unsigned char md[32];
+	char		hex[65];
+	int			i;
+
+	if (argc == 3 && strcmp(argv[1], "--numbers") == 0)
+	{
+		long		n = atol(argv[2]);
+
+		for (i = 0; i < n; i++)
+		{
+			uint64_t	bits = xorshift();
+			double		d;
+
+			/* a mix: random bit patterns, short decimals, integers, powers of two */
+			switch (i % 4)
+			{
+				case 0:
+					memcpy(&d, &bits, sizeof d);
+					break;
+				case 1:
+					d = (double) (int64_t) (bits % 2000000001) / pow(10, (double) (bits % 23));
+					break;
+				case 2:
+					d = (double) (bits >> (bits % 64));
+					break;
+				default:
+					d = ldexp(1.0, (int) (bits % 2098) - 1074);
+					break;
+			}
+			if (!isfinite(d))
+				d = 1.0;
+			printf("%.17g %s\n", d, num(d));
+		}
+		return 0;
+	}
+
+	ki_arena_init_malloc(&a);
+
+	/* numbers */
+	check(strcmp(num(-0.0), "0") == 0, "-0 is written 0");
+	check(strcmp(num(5e-324), "5e-324") == 0, "5e-324, the smallest subnormal");
+	check(strcmp(num(1e21), "1e+21") == 0, "1e21 in exponent form");
+	check(strcmp(num(1e-7), "1e-7") == 0, "1e-7 in exponent form");
+	check(strcmp(num(1e-6), "0.000001") == 0, "1e-6 in plain form");
+	check(strcmp(num(9007199254740992.0), "9007199254740992") == 0, "2^53 as an integer");
+	check(strcmp(canon(&a, "9007199254740993"), "9007199254740992") == 0, "2^53+1 reads as 2^53");
+	check(strcmp(canon(&a, "[1.0,1e0,1]"), "[1,1,1]") == 0, "1.0, 1e0 and 1 are one number");
+	check(strcmp(num(0.1), "0.1") == 0, "0.1");
+	check(strcmp(canon(&a, "0.10000000000000001"), "0.1") == 0, "0.10000000000000001 is 0.1");
+	check(strcmp(num(123456789012345680000.0), "123456789012345680000") == 0, "large integral double below 1e21");
+	check(strcmp(num(999999999999999900000.0), "999999999999999900000") == 0, "largest doubles below 1e21 stay plain");
+	check(strcmp(num(1.0048658277929109e-05), "0.000010048658277929109") == 0, "the catalog's 1.0048658277929109e-05");
+	check(strcmp(num(-1.5e300), "-1.5e+300") == 0, "negative exponent form");
+	check(strcmp(num(1.7976931348623157e308), "1.7976931348623157e+308") == 0, "largest double");
+	check(strcmp(num(2.2250738585072014e-308), "2.2250738585072014e-308") == 0, "smallest normal");
+	check(strcmp(num(4.35), "4.35") == 0, "4.35");
+	check(strcmp(num(0.3), "0.3") == 0 && strcmp(num(0.1 + 0.2), "0.30000000000000004") == 0, "0.1+0.2");
+
+	/* strings and order */
+	check(strcmp(canon(&a, "\"\\u0000\\u001f\\b\\t\\n\\f\\r\\\"\\\\\\/\\u007f\""),
+				 "\"\\u0000\\u001f\\b\\t\\n\\f\\r\\\"\\\\/\x7f\"") == 0, "string escapes as JSON.stringify");
+	check(strcmp(canon(&a, "\"\\u00e9\\u20ac\\ud83d\\ude00\""), "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"") == 0,
+		  "non-ASCII written as itself");
+	check(ki_utf16_cmp("\xf0\x90\x80\x80", 4, "\xee\x80\x80", 3) < 0, "U+10000 sorts before U+E000 (UTF-16)");
+	check(ki_utf16_cmp("\xef\xbf\xbf", 3, "\xf0\x9f\x98\x80", 4) > 0, "U+FFFF sorts after U+1F600 (UTF-16)");
+	check(ki_utf16_cmp("\xed\x9f\xbf", 3, "\xf0\x90\x80\x80", 4) < 0, "U+D7FF sorts before U+10000");
+	check(strcmp(canon(&a, "{\"b\":1,\"a\":2,\"aa\":3,\"\":4}"), "{\"\":4,\"a\":2,\"aa\":3,\"b\":1}") == 0,
+		  "members sorted, shorter is not first");
+
+	/* parser strictness */
+	check(strcmp(canon(&a, "{\"a\":1,\"a\":2}"), "duplicate_member") == 0, "duplicate member rejected");
+	check(strcmp(canon(&a, "[1,]"), "syntax") == 0, "trailing comma rejected");
+	check(strcmp(canon(&a, "01"), "syntax") == 0, "leading zero rejected");
+	check(strcmp(canon(&a, "\"\xc0\xaf\""), "utf8") == 0, "overlong UTF-8 rejected");
+	check(strcmp(canon(&a, "\"\xed\xa0\x80\""), "utf8") == 0, "encoded surrogate rejected");
+	check(strcmp(canon(&a, "\"\\udc00\""), "utf8") == 0, "lone low surrogate rejected");
+	check(strcmp(canon(&a, "1e400"), "number_range") == 0, "overflow to infinity rejected");
+	check(strcmp(canon(&a, "1e-400"), "0") == 0, "underflow reads as 0, as in JavaScript");
+	check(strcmp(canon(&a, "\"a\tb\""), "syntax") == 0, "raw control character rejected");
+
+	/* sha256: OpenSSL and the portable fallback agree */
+	ki_sha256_hex("abc", 3, digest);
+	check(strcmp(digest, "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad") == 0,
+		  "sha256(abc)");
+	for (i = 0; i < 200; i++)
+	{
+		char		buf[200];
+		int			j;
+
+		for (j = 0; j < i; j++)
+			buf[j] = (char) (xorshift() & 0xff);
+		ki_sha256_hex(buf, (size_t) i, digest);
+		ki_sha256_portable(buf, (size_t) i, md);
+		for (j = 0; j < 32; j++)
+			sprintf(hex + 2 * j, "%02x", md[j]);
+		if (strcmp(digest + 7, hex) != 0)
+			break;
+	}
+	check(i == 200, "portable sha256 equals OpenSSL for lengths 0..199");
+
+	/* the pinned vector */
+	{
+		const char *m = "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"SoftwareProject\","
+			"\"metadata\":{\"name\":\"v\"},\"spec\":{\"repository\":\"https://example.invalid/vector/project\","
+			"\"name\":\"Vector Project\"}}";
+		ki_errors	errs;
+
+		ki_errors_init(&errs, &a);
+		check(ki_digest_text(&a, m, strlen(m), digest, &errs) &&
+			  strcmp(digest, "sha256:bea60af06f12216679b113d6624c5293d59bef2104ccc27cd33c992d124e039d") == 0,
+			  "SoftwareProject vector digest");
+	}
+	ki_arena_reset(&a);
+	printf("# %d tests, %d failed\n", n_test, n_fail);
+	return n_fail ? 1 : 0;
+}
