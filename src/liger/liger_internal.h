@@ -112,6 +112,9 @@ bool		ki_liger_cfg_str_is(const ki_value *cfg, const char *key, const char *s);
 /* True when the member is the boolean b. */
 bool		ki_liger_cfg_bool_is(const ki_value *cfg, const char *key, bool b);
 
+/* x is a multiple of y (both positive integers no larger than 2^53). */
+bool		ki_liger_divisible(double x, double y);
+
 /* Append an axis / a scalar to a binding. */
 void		ki_liger_bind_axis(ki_liger_binding *b, const char *axis, double v);
 void		ki_liger_bind_scalar(ki_liger_binding *b, const char *name, double v);

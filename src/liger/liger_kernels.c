@@ -12,6 +12,7 @@
 #include "liger_internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -88,6 +89,16 @@ ki_liger_cfg_bool_is(const ki_value *cfg, const char *key, bool b)
 	const ki_value *v = ki_get(cfg, key);
 
 	return v != NULL && v->type == (b ? KI_TRUE : KI_FALSE);
+}
+
+bool
+ki_liger_divisible(double x, double y)
+{
+	const double limit = 9007199254740992.0;	/* 2^53 */
+
+	if (!(x >= 0 && x <= limit && y >= 1 && y <= limit))
+		return false;
+	return (int64_t) x % (int64_t) y == 0;
 }
 
 void
@@ -187,7 +198,7 @@ bind_group_norm(const ki_liger_kernel *k, const ki_liger_input *in, ki_liger_bin
 		return ki_liger_bind_fail(in, b, "x_name '%s' is not C", in->x_name);
 	if (!batch || !hidden || !per_group || !dtype || !eps)
 		return ki_liger_bind_fail(in, b, "config lacks M, H, channels_per_group, a torch dtype or eps");
-	if (fmod(in->x, per_group) != 0)
+	if (!ki_liger_divisible(in->x, per_group))
 		return ki_liger_bind_fail(in, b, "channels are not a multiple of channels_per_group");
 	ki_liger_bind_axis(b, "batch", batch);
 	ki_liger_bind_axis(b, "channels", in->x);
@@ -271,7 +282,7 @@ bind_rope(const ki_liger_kernel *k, const ki_liger_input *in, ki_liger_binding *
 		return ki_liger_bind_fail(in, b, "x_name '%s' is neither T nor H", in->x_name);
 	if (!q_heads || !kv_heads || !dtype || !seq || !hidden)
 		return ki_liger_bind_fail(in, b, "config lacks num_q_heads, num_kv_heads, seq_len/hidden_size or a torch dtype");
-	if (fmod(hidden, q_heads) != 0)
+	if (!ki_liger_divisible(hidden, q_heads))
 		return ki_liger_bind_fail(in, b, "hidden size is not a multiple of num_q_heads");
 	ki_liger_bind_axis(b, "seq", seq);
 	ki_liger_bind_axis(b, "hidden", hidden);
@@ -396,7 +407,7 @@ bind_neighborhood(const ki_liger_kernel *k, const ki_liger_input *in, ki_liger_b
 		return ki_liger_bind_fail(in, b, "config lacks batch_size, hidden_size, num_heads, kernel_size, dilation or a torch dtype");
 	if (!ki_liger_cfg_bool_is(in->config, "bias", true))
 		return ki_liger_bind_fail(in, b, "config bias is not true");
-	if (fmod(hidden, heads) != 0)
+	if (!ki_liger_divisible(hidden, heads))
 		return ki_liger_bind_fail(in, b, "hidden_size is not a multiple of num_heads");
 	ki_liger_bind_axis(b, "batch", batch);
 	ki_liger_bind_axis(b, "seq", in->x);

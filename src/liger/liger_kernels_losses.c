@@ -92,7 +92,7 @@ bind_distill(const ki_liger_kernel *k, const ki_liger_input *in, ki_liger_bindin
 		return ki_liger_bind_fail(in, b, "config lacks positive integers H, V or a torch dtype");
 	if (!ki_liger_cfg_bool_is(in->config, "bias", false))
 		return ki_liger_bind_fail(in, b, "config bias is not false");
-	if (fmod(hidden, 2.0) != 0)
+	if (!ki_liger_divisible(hidden, 2))
 		return ki_liger_bind_fail(in, b, "H is odd: the student hidden size is H/2");
 	if (!ki_liger_cfg_num(in->config, "weight_hard_loss", &hard) ||
 		!ki_liger_cfg_num(in->config, "weight_soft_loss", &soft))

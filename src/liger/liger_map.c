@@ -16,6 +16,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -491,10 +492,10 @@ expr_product(expr *e)
 
 			e->p++;
 			r = expr_factor(e);
-			if (r == 0)
+			if (r == 0 || fabs(v) > 9007199254740992.0 || fabs(r) > 9007199254740992.0)
 				e->ok = false;
 			else
-				v = fmod(v, r);
+				v = (double) ((int64_t) v % (int64_t) r);
 		}
 		else
 			return v;

@@ -9,7 +9,7 @@
  * expected file is test data only: the importer never reads it.  Prints TAP.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "liger.h"
+#include "../../src/liger/liger.h"
 
 #include <stdarg.h>
 #include <stdio.h>
