@@ -145,6 +145,10 @@ index_expected(char *buf, size_t len, long max_line, long *count)
 
 /* ---------------------------------------------------------------- seeds */
 
+/*
+ * The seed documents: a composite {run, protocol, environment}, either bare
+ * JSON (NAME.json) or after a title line (NAME.txt).
+ */
 typedef struct seed
 {
 	const char *file;
@@ -152,10 +156,38 @@ typedef struct seed
 } seed;
 
 static const seed seeds[] = {
-	{"000_04bb0f8f111ec531.txt", 2293},
-	{"002_72c93d8bf667ae74.txt", 607},
-	{"004_5d22a04506fce857.txt", 1363},
+	{"000_04bb0f8f111ec531", 2293},
+	{"002_72c93d8bf667ae74", 607},
+	{"004_5d22a04506fce857", 1363},
 };
+
+static char *
+read_seed(const char *dir, const char *name, size_t *len, const char **json)
+{
+	static const char *const ext[] = {".json", ".txt"};
+
+	for (int i = 0; i < 2; i++)
+	{
+		char		path[4096];
+		char	   *text;
+
+		snprintf(path, sizeof path, "%s/%s%s", dir, name, ext[i]);
+		text = read_file(path, len);
+		if (text == NULL)
+			continue;
+		if (text[0] == '{')
+			*json = text;
+		else
+		{
+			*json = strstr(text, "\n{");
+			if (*json)
+				(*json)++;
+		}
+		return text;
+	}
+	*json = NULL;
+	return NULL;
+}
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -431,20 +463,17 @@ main(int argc, char **argv)
 
 		for (size_t s = 0; s < sizeof seeds / sizeof seeds[0]; s++)
 		{
-			char		path[4096];
 			size_t		slen;
-			char	   *text,
-					   *json;
+			char	   *text;
+			const char *json;
 			ki_errors	errs;
 			ki_value   *doc;
 			ki_composite comp;
 			bool		ok = false;
 
-			snprintf(path, sizeof path, "%s/%s", argv[3], seeds[s].file);
-			text = read_file(path, &slen);
-			json = text ? strstr(text, "\n{") : NULL;
+			text = read_seed(argv[3], seeds[s].file, &slen, &json);
 			ki_errors_init(&errs, &scratch);
-			doc = json ? ki_parse(&scratch, json + 1, strlen(json + 1), &errs) : NULL;
+			doc = json ? ki_parse(&scratch, json, strlen(json), &errs) : NULL;
 			if (doc && ki_composite_validate(&scratch, doc, &comp, &errs))
 			{
 				/* find our row */
