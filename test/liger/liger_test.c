@@ -9,7 +9,7 @@
  * expected file is test data only: the importer never reads it.  Prints TAP.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "../../src/liger/liger.h"
+#include "../../src/liger/liger_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -293,6 +293,9 @@ main(int argc, char **argv)
 				elapsed;
 	char		ref_digest[KI_LIGER_NPARTS][KI_DIGEST_LEN + 1];
 	bool		have_ref = false;
+	bool		kernel_seen[64] = {false};
+	int			nkernels = 0,
+				nseen = 0;
 
 	if (argc != 4)
 	{
@@ -380,6 +383,13 @@ main(int argc, char **argv)
 		else
 		{
 			mapped++;
+			for (size_t i = 0; i < sizeof kernel_seen / sizeof kernel_seen[0]; i++)
+			{
+				const ki_liger_kernel *k = ki_liger_kernel_at(i);
+
+				if (k && strcmp(k->csv_name, row.kernel_name) == 0)
+					kernel_seen[i] = true;
+			}
 			if (!have_ref && row.line == 284)	/* rms_norm, liger, forward, A100 */
 			{
 				memcpy(ref_digest, res.digest, sizeof ref_digest);
@@ -451,6 +461,17 @@ main(int argc, char **argv)
 	tap(mapped == 1649 && speed == 1649 && skipped == 0, "all 1649 speed rows map (%ld mapped, %ld skipped)",
 		mapped, skipped);
 	tap(memory == 799, "799 memory rows skipped and counted (%ld)", memory);
+	for (size_t i = 0; i < sizeof kernel_seen / sizeof kernel_seen[0]; i++)
+		if (ki_liger_kernel_at(i))
+		{
+			nkernels++;
+			if (kernel_seen[i])
+				nseen++;
+			else
+				fprintf(stderr, "# kernel %s maps no row of the CSV\n", ki_liger_kernel_at(i)->csv_name);
+		}
+	tap(nkernels == nseen && nkernels == 35 && ki_liger_kernel_at(64) == NULL,
+		"every kernel table entry maps rows of the CSV (%d of %d)", nseen, nkernels);
 	tap(compared == exp_count && missing == 0 && compared == 1649,
 		"every expected csv_line is mapped and nothing else (%ld of %ld compared)", compared, exp_count);
 	tap(digest_bad == 0 && compared == 1649, "all six digests equal for every row (%ld mismatches)", digest_bad);
