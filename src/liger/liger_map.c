@@ -1240,6 +1240,19 @@ ki_liger_map(ki_arena *a, const ki_liger_row *row, ki_liger_result *out)
 
 	memset(out, 0, sizeof *out);
 
+	{
+		const char *const cols[KI_LIGER_NCOLUMNS] = {
+			row->kernel_name, row->kernel_provider, row->kernel_operation_mode,
+			row->metric_name, row->metric_unit, row->x_name, row->x_label, row->x_value,
+			row->y_value_50, row->y_value_20, row->y_value_80,
+			row->extra_benchmark_config_str, row->gpu_name, row->timestamp, row->liger_version
+		};
+
+		for (int c = 0; c < KI_LIGER_NCOLUMNS; c++)
+			if (cols[c] == NULL)
+				return skip(out, afmt(a, "row lacks column %s", ki_liger_columns[c]));
+	}
+
 	if (strcmp(row->metric_name, "memory") == 0)
 	{
 		out->outcome = KI_LIGER_SKIPPED_MEMORY;

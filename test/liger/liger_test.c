@@ -647,6 +647,9 @@ main(int argc, char **argv)
 				{11, "{\"M\": 2048, \"dtype\": \"torch.int8\", \"eps\": 1e-06}", "config not understood"},
 				{11, "{\"M\": 2048, \"dtype\": ", "not a JSON object"},
 				{11, "{\"M\": 2048, \"M\": 4096, \"dtype\": \"torch.float32\", \"eps\": 1e-06}", "not a JSON object"},
+				{6, NULL, "row lacks column x_label"},
+				{12, "NVIDIA H100 ", "unknown gpu"},
+				{13, "yesterday", "timestamp"},
 			};
 			int			good = 0,
 						n = (int) (sizeof cases / sizeof cases[0]);
