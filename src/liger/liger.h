@@ -162,7 +162,10 @@ typedef struct ki_liger_result
  * core; the run names the digests of the other five).  Memory rows return
  * KI_LIGER_SKIPPED_MEMORY; anything not understood returns KI_LIGER_SKIPPED
  * with a reason ("unknown gpu 'X'", "unknown kernel 'X'", ...), never a
- * guess.  Everything is allocated in a.
+ * guess.  Everything is allocated in a (reasons may also be static
+ * strings): the result does not point into the row, which may be freed.
+ * Every column of the row must be non-NULL (a NULL one is skipped with a
+ * reason).
  */
 ki_liger_outcome ki_liger_map(ki_arena *a, const ki_liger_row *row, ki_liger_result *out);
 
