@@ -1,0 +1,365 @@
+/*
+ * backend.c: where a run's tensors live and how one call is timed.
+ *
+ * The cpu backend keeps tensors in host memory and times with
+ * CLOCK_MONOTONIC; the cuda backend forwards to libkbench_cuda.so, loaded
+ * with dlopen the first time a cuda device is asked for, and samples the SM
+ * clock through NVML (also dlopen'ed) when the driver has it.  libkbench
+ * itself never links libcuda or libcudart.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kb_int.h"
+
+int64_t
+kb_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------ loading libkbench_cuda.so */
+
+static pthread_once_t cuda_once = PTHREAD_ONCE_INIT;
+static const kbc_api *cuda_api;
+static char cuda_why[512];
+
+/* Try one path; true when it gave a usable API table. */
+static bool
+try_load(const char *path)
+{
+	void	   *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	kbc_get_api_fn get;
+
+	if (!h)
+	{
+		snprintf(cuda_why, sizeof(cuda_why), "%s", dlerror());
+		return false;
+	}
+	*(void **) (&get) = dlsym(h, "kbc_get_api");
+	if (!get || !(cuda_api = get(KBC_ABI_VERSION)))
+	{
+		snprintf(cuda_why, sizeof(cuda_why), "%s: no kbc_get_api for ABI %d", path, KBC_ABI_VERSION);
+		dlclose(h);
+		return false;
+	}
+	return true;				/* kept loaded for the life of the process */
+}
+
+static void
+load_cuda(void)
+{
+	const char *env = getenv("KBENCH_CUDA_LIB");
+	Dl_info		info;
+	char		path[4096];
+
+	if (env && *env)
+	{
+		try_load(env);
+		return;
+	}
+	/* Beside the object that contains this code (kbench, or the extension .so). */
+	if (dladdr((void *) &load_cuda, &info) && info.dli_fname)
+	{
+		const char *slash = strrchr(info.dli_fname, '/');
+
+		if (slash)
+		{
+			snprintf(path, sizeof(path), "%.*s/libkbench_cuda.so", (int) (slash - info.dli_fname), info.dli_fname);
+			if (try_load(path))
+				return;
+		}
+	}
+	try_load("libkbench_cuda.so");
+}
+
+const kbc_api *
+kb_cuda_api(char *why, size_t whylen)
+{
+	pthread_once(&cuda_once, load_cuda);
+	if (!cuda_api && why && whylen)
+		snprintf(why, whylen, "CUDA backend not loaded (%s)", cuda_why[0] ? cuda_why : "libkbench_cuda.so not found");
+	return cuda_api;
+}
+
+/* ------------------------------------------------------------ NVML */
+
+typedef int (*nvml_init_fn) (void);
+typedef int (*nvml_by_pci_fn) (const char *, void **);
+typedef int (*nvml_clock_fn) (void *, int, unsigned int *);
+typedef int (*nvml_driver_fn) (char *, unsigned int);
+
+static pthread_once_t nvml_once = PTHREAD_ONCE_INIT;
+static nvml_by_pci_fn nvml_by_pci;
+static nvml_clock_fn nvml_clock;
+static nvml_clock_fn nvml_default_clock;
+static nvml_clock_fn nvml_max_clock;
+static nvml_driver_fn nvml_driver;
+
+#define NVML_CLOCK_SM 1
+
+static void
+load_nvml(void)
+{
+	void	   *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+	nvml_init_fn init;
+
+	if (!h)
+		return;
+	*(void **) (&init) = dlsym(h, "nvmlInit_v2");
+	if (!init || init() != 0)
+		return;
+	*(void **) (&nvml_by_pci) = dlsym(h, "nvmlDeviceGetHandleByPciBusId_v2");
+	*(void **) (&nvml_clock) = dlsym(h, "nvmlDeviceGetClockInfo");
+	*(void **) (&nvml_default_clock) = dlsym(h, "nvmlDeviceGetDefaultApplicationsClock");
+	*(void **) (&nvml_max_clock) = dlsym(h, "nvmlDeviceGetMaxClockInfo");
+	*(void **) (&nvml_driver) = dlsym(h, "nvmlSystemGetDriverVersion");
+}
+
+void *
+kb_nvml_device(const char *pci_bus_id)
+{
+	void	   *dev = NULL;
+
+	pthread_once(&nvml_once, load_nvml);
+	if (!nvml_by_pci || !pci_bus_id || !pci_bus_id[0] || nvml_by_pci(pci_bus_id, &dev) != 0)
+		return NULL;
+	return dev;
+}
+
+double
+kb_nvml_sm_clock(void *dev)
+{
+	unsigned int mhz = 0;
+
+	if (!dev || !nvml_clock || nvml_clock(dev, NVML_CLOCK_SM, &mhz) != 0)
+		return -1;
+	return mhz;
+}
+
+double
+kb_nvml_default_sm_clock(void *dev)
+{
+	unsigned int mhz = 0;
+
+	if (dev && nvml_default_clock && nvml_default_clock(dev, NVML_CLOCK_SM, &mhz) == 0 && mhz > 0)
+		return mhz;
+	if (dev && nvml_max_clock && nvml_max_clock(dev, NVML_CLOCK_SM, &mhz) == 0 && mhz > 0)
+		return mhz;
+	return -1;
+}
+
+bool
+kb_nvml_driver_version(char *out, size_t len)
+{
+	pthread_once(&nvml_once, load_nvml);
+	return nvml_driver && nvml_driver(out, (unsigned int) len) == 0;
+}
+
+/* ------------------------------------------------------------ host fill */
+
+/* Store v into element i of a host buffer. */
+void
+kb_set(void *p, int dtype, int64_t i, double v)
+{
+	if (dtype == KB_FP32)
+		((float *) p)[i] = (float) v;
+	else if (dtype == KB_BF16)
+		((uint16_t *) p)[i] = kb_f2bf((float) v);
+	else
+		((int64_t *) p)[i] = (int64_t) v;
+}
+
+double
+kb_get(const void *p, int dtype, int64_t i)
+{
+	if (dtype == KB_FP32)
+		return ((const float *) p)[i];
+	if (dtype == KB_BF16)
+		return kb_bf2f(((const uint16_t *) p)[i]);
+	return (double) ((const int64_t *) p)[i];
+}
+
+void
+kb_fill_host(void *p, int dtype, int64_t rows, int64_t cols, int init,
+			 double scale, int64_t modulo, uint64_t seed, uint32_t stream)
+{
+	int64_t		n = rows * cols;
+
+	switch (init)
+	{
+		case KB_INIT_ZERO:
+			memset(p, 0, (size_t) n * kb_dtype_size(dtype));
+			break;
+		case KB_INIT_UNIFORM:
+			for (int64_t i = 0; i < n; i++)
+				kb_set(p, dtype, i, (float) scale * kb_uniform(seed, stream, (uint64_t) i));
+			break;
+		case KB_INIT_LOGSOFTMAX:
+			for (int64_t r = 0; r < rows; r++)
+			{
+				double		mx = -INFINITY,
+							sum = 0,
+							lse;
+
+				for (int64_t j = 0; j < cols; j++)
+					mx = fmax(mx, (float) scale * kb_uniform(seed, stream, (uint64_t) (r * cols + j)));
+				for (int64_t j = 0; j < cols; j++)
+					sum += exp((float) scale * kb_uniform(seed, stream, (uint64_t) (r * cols + j)) - mx);
+				lse = mx + log(sum);
+				for (int64_t j = 0; j < cols; j++)
+					kb_set(p, dtype, r * cols + j,
+						   (float) scale * kb_uniform(seed, stream, (uint64_t) (r * cols + j)) - lse);
+			}
+			break;
+		case KB_INIT_TARGETS:
+			for (int64_t i = 0; i < n; i++)
+				((int64_t *) p)[i] = (int64_t) (kb_hash(seed, stream, (uint64_t) i) % (uint64_t) modulo);
+			break;
+		default:
+			break;
+	}
+}
+
+/* ------------------------------------------------------------ the backend */
+
+int
+kb_be_open(kb_backend *be, bool cuda, int device)
+{
+	memset(be, 0, sizeof(*be));
+	be->cuda = cuda;
+	be->device = device;
+	be->clock_default_mhz = -1;
+	if (!cuda)
+		return KBC_OK;
+	be->api = kb_cuda_api(be->err, sizeof(be->err));
+	if (!be->api)
+		return KBC_ERROR;
+	if (be->api->device_info(device, &be->info, be->err, sizeof(be->err)) != KBC_OK)
+		return KBC_ERROR;
+	if (be->api->open(device, &be->ctx, be->err, sizeof(be->err)) != KBC_OK)
+		return KBC_ERROR;
+	be->nvml = kb_nvml_device(be->info.pci_bus_id);
+	be->clock_default_mhz = kb_nvml_default_sm_clock(be->nvml);
+	return KBC_OK;
+}
+
+void
+kb_be_close(kb_backend *be)
+{
+	if (be->cuda && be->api && be->ctx)
+		be->api->close(be->ctx);
+	be->ctx = NULL;
+}
+
+int
+kb_be_alloc(kb_backend *be, size_t bytes, void **p)
+{
+	if (be->cuda)
+		return be->api->alloc(be->ctx, bytes, p, be->err, sizeof(be->err));
+	*p = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+	if (!*p)
+	{
+		snprintf(be->err, sizeof(be->err), "out of host memory allocating %zu bytes", bytes);
+		return KBC_NOMEM;
+	}
+	return KBC_OK;
+}
+
+void
+kb_be_free(kb_backend *be, void *p)
+{
+	if (!p)
+		return;
+	if (be->cuda)
+		be->api->free(be->ctx, p);
+	else
+		free(p);
+}
+
+int
+kb_be_fill(kb_backend *be, void *p, int dtype, int64_t rows, int64_t cols, int init,
+		   double scale, int64_t modulo, uint64_t seed, uint32_t stream)
+{
+	if (be->cuda)
+		return be->api->fill(be->ctx, p, dtype, rows, cols, init, scale, modulo, seed, stream,
+							 be->err, sizeof(be->err));
+	kb_fill_host(p, dtype, rows, cols, init, scale, modulo, seed, stream);
+	return KBC_OK;
+}
+
+int
+kb_be_to_host(kb_backend *be, void *dst, const void *src, size_t bytes)
+{
+	if (be->cuda)
+		return be->api->to_host(be->ctx, dst, src, bytes, be->err, sizeof(be->err));
+	memcpy(dst, src, bytes);
+	return KBC_OK;
+}
+
+int
+kb_be_call(kb_backend *be, const kb_call *c, int phase)
+{
+	if (be->cuda)
+		return be->api->call(be->ctx, c, phase, be->err, sizeof(be->err));
+	if (kb_ops[c->op]->cpu(c, phase) != 0)
+	{
+		snprintf(be->err, sizeof(be->err), "the cpu implementation of %s failed", kb_ops[c->op]->name);
+		return KBC_ERROR;
+	}
+	return KBC_OK;
+}
+
+int
+kb_be_sync(kb_backend *be, double timeout_s)
+{
+	if (be->cuda)
+		return be->api->sync(be->ctx, timeout_s, be->err, sizeof(be->err));
+	return KBC_OK;
+}
+
+int
+kb_be_time_one(kb_backend *be, const kb_call *c, void *flush, size_t flush_bytes,
+			   double *op_ns, double *total_ns, double timeout_s)
+{
+	int64_t		t0,
+				t1,
+				t2;
+	static volatile unsigned char sink;
+	int			rc;
+
+	if (be->cuda)
+		return be->api->time_one(be->ctx, c, flush, flush_bytes, op_ns, total_ns, timeout_s,
+								 be->err, sizeof(be->err));
+	t0 = kb_now_ns();
+	if (flush && flush_bytes)
+	{
+		/* Write the flush buffer so the caches hold none of the inputs. */
+		memset(flush, (int) (t0 & 0xff), flush_bytes);
+		sink = ((volatile unsigned char *) flush)[flush_bytes - 1];
+	}
+	t1 = kb_now_ns();
+	rc = kb_be_call(be, c, KB_PHASE_TIMED);
+	t2 = kb_now_ns();
+	*op_ns = (double) (t2 - t1);
+	*total_ns = (double) (t2 - t0);
+	(void) sink;
+	return rc;
+}
+
+double
+kb_be_clock_mhz(kb_backend *be)
+{
+	if (!be->cuda)
+		return -1;
+	return kb_nvml_sm_clock(be->nvml);
+}

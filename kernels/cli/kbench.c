@@ -1,0 +1,319 @@
+/*
+ * kbench: run one kernel benchmark without PostgreSQL and print its
+ * statistics and manifests.
+ *
+ *   kbench list [--json]
+ *   kbench devices [--json]
+ *   kbench describe OP MODE key=value... [--json]
+ *   kbench run OP MODE key=value... [--impl cpu|cuda] [--device cpu|cuda:N] [--json]
+ *              [--warmup-ms MS] [--rep-ms MS] [--flush-bytes N] [--max-samples N]
+ *              [--seed N] [--no-check]
+ *
+ * Exit status: 0 passed; 1 the run finished but did not pass (incorrect,
+ * runtime error, timeout); 2 bad usage or request; 3 device unavailable;
+ * 4 resource exceeded.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kbench.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+			"usage: kbench list [--json]\n"
+			"       kbench devices [--json]\n"
+			"       kbench describe OP MODE key=value... [--json]\n"
+			"       kbench run OP MODE key=value... [--impl cpu|cuda] [--device cpu|cuda:N] [--json]\n"
+			"                  [--warmup-ms MS] [--rep-ms MS] [--flush-bytes N] [--max-samples N]\n"
+			"                  [--seed N] [--no-check]\n"
+			"example: kbench run layer_norm backward rows=4096 hidden=4096 dtype=fp32 --device cuda:0\n");
+}
+
+static int
+exit_code(kb_status st)
+{
+	switch (st)
+	{
+		case KB_PASSED:
+			return 0;
+		case KB_INVALID_REQUEST:
+			return 2;
+		case KB_DEVICE_UNAVAILABLE:
+			return 3;
+		case KB_RESOURCE_EXCEEDED:
+			return 4;
+		default:
+			return 1;
+	}
+}
+
+/* Print a tiny human listing from the JSON of kb_list_json (no parser: walk the registry via describe). */
+static int
+cmd_list(int json)
+{
+	char	   *s = kb_list_json();
+
+	if (!s)
+	{
+		fprintf(stderr, "kbench: out of memory\n");
+		return 1;
+	}
+	if (json)
+		printf("%s\n", s);
+	else
+	{
+		/* The JSON is compact and regular enough to print field by field. */
+		const char *p = strstr(s, "\"operations\":[");
+
+		printf("%-24s %-22s %-12s %-36s %s\n", "operation", "modes", "dtypes", "axes", "implementations");
+		while (p && (p = strstr(p, "{\"name\":\"")) && p < strstr(s, "\"devices\":"))
+		{
+			char		name[64] = "", modes[64] = "", dtypes[64] = "", axes[128] = "", impls[64] = "";
+			const char *q;
+
+#define FIELD(key, buf) \
+			q = strstr(p, key); \
+			if (q) { q += strlen(key); size_t n = strcspn(q, "]"); \
+				snprintf(buf, sizeof(buf), "%.*s", (int) n, q); \
+				for (char *c = buf; *c; c++) if (*c == '"') memmove(c, c + 1, strlen(c)), c--; }
+			sscanf(p, "{\"name\":\"%63[^\"]", name);
+			FIELD("\"modes\":[", modes);
+			FIELD("\"dtypes\":[", dtypes);
+			FIELD("\"axes\":[", axes);
+			FIELD("\"implementations\":[", impls);
+#undef FIELD
+			printf("%-24s %-22s %-12s %-36s %s\n", name, modes, dtypes, axes, impls);
+			p++;
+		}
+	}
+	free(s);
+	return 0;
+}
+
+static int
+cmd_devices(int json)
+{
+	char	   *s = kb_devices_json();
+	char		why[512] = "";
+	int			cuda = kb_cuda_available(why, sizeof(why));
+
+	if (!s)
+		return 1;
+	if (json)
+		printf("%s\n", s);
+	else
+	{
+		const char *p = s;
+
+		printf("cpu\n");
+		while ((p = strstr(p, "\"name\":\"cuda:")))
+		{
+			char		name[32] = "", product[256] = "";
+			const char *q = strstr(p, "\"product\":\"");
+
+			sscanf(p, "\"name\":\"%31[^\"]", name);
+			if (q)
+				sscanf(q, "\"product\":\"%255[^\"]", product);
+			printf("%s\t%s\n", name, product);
+			p++;
+		}
+		if (!cuda)
+			printf("# no CUDA device: %s\n", why);
+	}
+	free(s);
+	return 0;
+}
+
+static void
+print_json_result(const kb_result *r)
+{
+	printf("{\"status\":\"%s\",\"message\":\"", kb_status_name(r->status));
+	for (const char *c = r->message; *c; c++)
+	{
+		if (*c == '"' || *c == '\\')
+			putchar('\\');
+		if ((unsigned char) *c >= 0x20)
+			putchar(*c);
+	}
+	printf("\"");
+	if (r->composite_json)
+		printf(",\"composite\":%s", r->composite_json);
+	if (r->operation_json)
+		printf(",\"operation\":%s", r->operation_json);
+	if (r->workload_json)
+		printf(",\"workload\":%s", r->workload_json);
+	if (r->implementation_json)
+		printf(",\"implementation\":%s", r->implementation_json);
+	printf(",\"digests\":{\"run\":\"%s\",\"protocol\":\"%s\",\"environment\":\"%s\",\"workload\":\"%s\","
+		   "\"implementation\":\"%s\",\"operation\":\"%s\"}",
+		   r->run_digest, r->protocol_digest, r->environment_digest, r->workload_digest,
+		   r->implementation_digest, r->operation_digest);
+	printf(",\"rawSamplesNs\":[");
+	for (int64_t i = 0; i < r->nsamples; i++)
+		printf("%s%.1f", i ? "," : "", r->samples_ns[i]);
+	printf("],\"discardedSamples\":[");
+	for (int64_t i = 0, n = 0; i < r->nsamples; i++)
+		if (!r->sample_kept[i])
+			printf("%s%lld", n++ ? "," : "", (long long) i);
+	printf("]}\n");
+}
+
+static void
+print_text_result(const kb_result *r, const char *op, const char *mode)
+{
+	const kb_stats *s = &r->stats;
+
+	printf("%s %s: %s%s%s\n", op, mode, kb_status_name(r->status), r->message[0] ? " - " : "", r->message);
+	if (s->samples > 0)
+	{
+		printf("  median %.3f us  p20 %.3f us  p80 %.3f us  mean %.3f us  min %.3f us  max %.3f us  MAD %.3f us\n",
+			   s->median / 1e3, s->p20 / 1e3, s->p80 / 1e3, s->mean / 1e3, s->minimum / 1e3, s->maximum / 1e3, s->mad / 1e3);
+		printf("  95%% CI of the median [%.3f, %.3f] us; %lld samples kept, %lld discarded (throttled); warm-up %lld calls\n",
+			   s->ci95_lo / 1e3, s->ci95_hi / 1e3, (long long) s->samples, (long long) s->discarded_throttled,
+			   (long long) s->warmup_iterations);
+		printf("  %.3f GB/s (%.4g bytes), %.4f TFLOP/s (%.4g FLOPs)\n", r->achieved_gbps, r->bytes,
+			   r->achieved_tflops, r->flops);
+	}
+	if (r->correctness.checked)
+		printf("  correctness: %lld values, max abs err %.3g, max rel err %.3g, matched %.6f\n",
+			   (long long) r->correctness.compared, r->correctness.max_abs_error,
+			   r->correctness.max_rel_error, r->correctness.matched_ratio);
+	if (r->operation_json)
+		printf("operation %s\n  %s\n", r->operation_digest, r->operation_json);
+	if (r->workload_json)
+		printf("workload %s\n  %s\n", r->workload_digest, r->workload_json);
+	if (r->implementation_json)
+		printf("implementation %s\n  %s\n", r->implementation_digest, r->implementation_json);
+	if (r->composite_json)
+		printf("run %s (protocol %s, environment %s)\n  %s\n", r->run_digest, r->protocol_digest,
+			   r->environment_digest, r->composite_json);
+}
+
+static void
+progress_cb(void *arg, double f)
+{
+	(void) arg;
+	if (getenv("KBENCH_PROGRESS"))
+		fprintf(stderr, "progress %.0f%%\n", f * 100);
+}
+
+static int
+cmd_run(int argc, char **argv, int describe)
+{
+	kb_request	req;
+	kb_result	res;
+	const char **keys = calloc((size_t) argc + 1, sizeof(char *));
+	const char **vals = calloc((size_t) argc + 1, sizeof(char *));
+	char	  **owned = calloc((size_t) argc + 1, sizeof(char *));
+	int			json = 0;
+	int			rc;
+
+	if (!keys || !vals || !owned)
+		return 1;
+	kb_request_init(&req);
+	if (argc < 2)
+	{
+		usage(stderr);
+		return 2;
+	}
+	req.op = argv[0];
+	req.mode = argv[1];
+	req.keys = keys;
+	req.values = vals;
+	req.progress = progress_cb;
+	for (int i = 2; i < argc; i++)
+	{
+		const char *a = argv[i];
+		const char *eq = strchr(a, '=');
+		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(a, "--json") == 0)
+			json = 1;
+		else if (strcmp(a, "--no-check") == 0)
+			req.check = 0;
+		else if (strncmp(a, "--", 2) == 0 && !next)
+		{
+			fprintf(stderr, "kbench: option %s needs a value\n", a);
+			return 2;
+		}
+		else if (strcmp(a, "--impl") == 0)
+			req.impl = argv[++i];
+		else if (strcmp(a, "--device") == 0)
+			req.device = argv[++i];
+		else if (strcmp(a, "--warmup-ms") == 0)
+			req.warmup_ms = atof(argv[++i]);
+		else if (strcmp(a, "--rep-ms") == 0)
+			req.rep_ms = atof(argv[++i]);
+		else if (strcmp(a, "--flush-bytes") == 0)
+			req.flush_bytes = atoll(argv[++i]);
+		else if (strcmp(a, "--max-samples") == 0)
+			req.max_samples = atoll(argv[++i]);
+		else if (strcmp(a, "--seed") == 0)
+			req.seed = strtoull(argv[++i], NULL, 10);
+		else if (strncmp(a, "--", 2) == 0)
+		{
+			fprintf(stderr, "kbench: unknown option %s\n", a);
+			usage(stderr);
+			return 2;
+		}
+		else if (!eq || eq == a)
+		{
+			fprintf(stderr, "kbench: expected key=value, got '%s'\n", a);
+			return 2;
+		}
+		else
+		{
+			owned[req.naxes] = strndup(a, (size_t) (eq - a));
+			keys[req.naxes] = owned[req.naxes];
+			vals[req.naxes] = eq + 1;
+			req.naxes++;
+		}
+	}
+	if (describe)
+		rc = kb_describe(&req, &res);
+	else
+		rc = kb_run(&req, &res);
+	if (res.status == KB_INVALID_REQUEST || res.status == KB_DEVICE_UNAVAILABLE || res.status == KB_CANCELED)
+		fprintf(stderr, "kbench: %s\n", res.message);
+	else if (json)
+		print_json_result(&res);
+	else
+		print_text_result(&res, req.op, req.mode);
+	if (!json && res.status != KB_PASSED && res.status != KB_INVALID_REQUEST &&
+		res.status != KB_DEVICE_UNAVAILABLE)
+		fprintf(stderr, "kbench: %s: %s\n", kb_status_name(res.status), res.message);
+	kb_free_result(&res);
+	for (int i = 0; i < req.naxes; i++)
+		free(owned[i]);
+	free(owned);
+	free(keys);
+	free(vals);
+	return exit_code((kb_status) rc);
+}
+
+int
+main(int argc, char **argv)
+{
+	int			json = argc > 2 && strcmp(argv[2], "--json") == 0;
+
+	if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0)
+	{
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (strcmp(argv[1], "list") == 0)
+		return cmd_list(json);
+	if (strcmp(argv[1], "devices") == 0)
+		return cmd_devices(json);
+	if (strcmp(argv[1], "run") == 0)
+		return cmd_run(argc - 2, argv + 2, 0);
+	if (strcmp(argv[1], "describe") == 0)
+		return cmd_run(argc - 2, argv + 2, 1);
+	fprintf(stderr, "kbench: unknown command '%s'; allowed: list, devices, describe, run, help\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

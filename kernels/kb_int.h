@@ -1,0 +1,241 @@
+/*
+ * kb_int.h: internals of libkbench shared by registry.c, run.c, the
+ * backends and the operations in ops/.  Not installed, not for callers.
+ */
+#ifndef KB_INT_H
+#define KB_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kb_abi.h"
+#include "kbench.h"
+
+/* ------------------------------------------------------------ registry */
+
+typedef struct kb_axis_def
+{
+	const char *name;
+	const char *role;			/* "variable" or "derived" */
+	const char *expression;		/* derived axes only, e.g. "hidden // 2" */
+} kb_axis_def;
+
+typedef struct kb_tensor_def
+{
+	const char *name;
+	const char *shape[3];		/* axis names, NULL-terminated; "1" for a literal 1 */
+	const char *dtype;			/* "float" (the workload dtype) or a fixed dtype */
+} kb_tensor_def;
+
+typedef struct kb_scalar_def
+{
+	const char *name;
+	const char *dtype;
+	double		value;
+} kb_scalar_def;
+
+/* What a run allocates besides the call's tensors. */
+typedef struct kb_plan
+{
+	const char *name[KB_MAX_TENSORS];
+	int			init[KB_MAX_TENSORS];	/* KB_INIT_* */
+	double		scale[KB_MAX_TENSORS];
+	int64_t		modulo[KB_MAX_TENSORS];
+	int			is_output[KB_MAX_TENSORS];	/* compared with the reference */
+} kb_plan;
+
+typedef struct kb_backend kb_backend;
+
+typedef struct kb_op
+{
+	int			id;				/* KB_OP_* */
+	const char *name;			/* "layer_norm" (CLI, SQL) */
+	const char *slug;			/* "layer-norm" (manifest names) */
+	const char *title;
+	const char *description;
+	const char *source_url;
+	const char *family;
+	bool		modes[KB_MODE_COUNT];
+	const char *timed[KB_MODE_COUNT];	/* what each mode times, for the protocol */
+	int			naxes;			/* variable axes first, then derived */
+	kb_axis_def axes[KB_MAX_AXES];
+	const char *title_axes[KB_MAX_AXES];	/* order used in workload titles */
+	int			ndtypes;
+	int			dtypes[KB_DTYPE_COUNT];
+	int			ninputs;
+	kb_tensor_def inputs[8];
+	int			noutputs;
+	kb_tensor_def outputs[4];
+	int			nscalars;
+	kb_scalar_def scalars[4];
+	const char *c_path;			/* kernels/ops/<op>.c */
+	const char *cu_path;		/* kernels/ops/<op>.cu */
+	const char *cu_symbol;		/* main kernel */
+
+	/* Compute derived axes in ax[], check constraints; false + message. */
+	bool		(*derive) (int64_t *ax, int dtype, char *err, size_t errlen);
+	/* Fill c's tensors (shapes, dtypes) and p (initialisers), workspace. */
+	void		(*plan) (kb_call *c, kb_plan *p, bool cuda);
+	/* Bytes and FLOPs the pass must move and do (the floors). */
+	void		(*cost) (const kb_call *c, double *bytes, double *flops);
+	/* The CPU implementation (timed on the cpu device). */
+	int			(*cpu) (const kb_call *c, int phase);
+	/* Compare the outputs of c (wherever they live) with the float64 reference. */
+	int			(*check) (kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out);
+} kb_op;
+
+extern const kb_op *const kb_ops[KB_OP_COUNT];
+const kb_op *kb_find_op(const char *name);
+const char *kb_mode_name(int mode);
+int			kb_mode_from_name(const char *s);
+const char *kb_dtype_name(int dtype);
+int			kb_dtype_from_name(const char *s);
+size_t		kb_dtype_size(int dtype);
+
+/* A parsed, validated request. */
+typedef struct kb_case
+{
+	const kb_op *op;
+	int			mode;
+	int			dtype;
+	int64_t		ax[KB_MAX_AXES];
+	bool		cuda;
+	int			device;			/* cuda ordinal */
+} kb_case;
+
+/* Parse and validate a request into a case (no device access). */
+kb_status	kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen);
+
+/* ------------------------------------------------------------ json writer */
+
+typedef struct kb_jw
+{
+	char	   *buf;
+	size_t		len;
+	size_t		cap;
+	bool		need_comma;
+	bool		oom;
+} kb_jw;
+
+void		kb_jw_init(kb_jw *w);
+void		kb_jw_raw(kb_jw *w, const char *s);
+void		kb_jw_obj(kb_jw *w);	/* { */
+void		kb_jw_end_obj(kb_jw *w);	/* } */
+void		kb_jw_arr(kb_jw *w);
+void		kb_jw_end_arr(kb_jw *w);
+void		kb_jw_key(kb_jw *w, const char *k);
+void		kb_jw_str(kb_jw *w, const char *s);
+void		kb_jw_num(kb_jw *w, double d);
+void		kb_jw_int(kb_jw *w, int64_t v);
+void		kb_jw_bool(kb_jw *w, bool b);
+/* Splice already-valid JSON text as a value. */
+void		kb_jw_json(kb_jw *w, const char *json);
+/* Shorthands: key then value. */
+void		kb_jw_kstr(kb_jw *w, const char *k, const char *s);
+void		kb_jw_kint(kb_jw *w, const char *k, int64_t v);
+void		kb_jw_knum(kb_jw *w, const char *k, double d);
+/* Take the text (NUL-terminated, malloc'd); the writer is reset. */
+char	   *kb_jw_take(kb_jw *w);
+
+/* ------------------------------------------------------------ manifests */
+
+/* The OperationSpec / WorkloadCase text built from the registry tables. */
+char	   *kb_operation_text(const kb_op *op);
+char	   *kb_workload_text(const kb_case *cs, const char *operation_digest);
+
+/*
+ * Validate + normalize + canonicalize a manifest text through the identity
+ * core.  On success *canon is the canonical text (malloc'd) and digest is
+ * filled; on failure err says the first problem (path: message).
+ */
+bool		kb_manifest_finish(const char *text, char **canon, char digest[72], char *err, size_t errlen);
+
+/* ------------------------------------------------------------ statistics */
+
+/* Quantile by linear interpolation of sorted values (numpy "linear"). */
+double		kb_quantile(const double *sorted, int64_t n, double q);
+/* Median, quantiles, mean, min, max, MAD and the CI of the median of v[0..n). */
+void		kb_compute_stats(const double *v, int64_t n, kb_stats *st);
+/* 1-based order statistics (lo, hi) bounding a >=95% interval of the median. */
+void		kb_median_ci_ranks(int64_t n, int64_t *lo, int64_t *hi);
+
+/* ------------------------------------------------------------ backends */
+
+struct kb_backend
+{
+	bool		cuda;
+	int			device;
+	const kbc_api *api;
+	void	   *ctx;
+	kbc_device_info info;
+	void	   *nvml;			/* NVML device handle, or NULL */
+	double		clock_default_mhz;
+	char		err[512];
+};
+
+/* Load libkbench_cuda.so once; NULL (and why) when unavailable. */
+const kbc_api *kb_cuda_api(char *why, size_t whylen);
+
+int			kb_be_open(kb_backend *be, bool cuda, int device);
+void		kb_be_close(kb_backend *be);
+int			kb_be_alloc(kb_backend *be, size_t bytes, void **p);
+void		kb_be_free(kb_backend *be, void *p);
+int			kb_be_fill(kb_backend *be, void *p, int dtype, int64_t rows, int64_t cols, int init,
+					   double scale, int64_t modulo, uint64_t seed, uint32_t stream);
+int			kb_be_to_host(kb_backend *be, void *dst, const void *src, size_t bytes);
+int			kb_be_call(kb_backend *be, const kb_call *c, int phase);
+int			kb_be_sync(kb_backend *be, double timeout_s);
+int			kb_be_time_one(kb_backend *be, const kb_call *c, void *flush, size_t flush_bytes,
+						   double *op_ns, double *total_ns, double timeout_s);
+/* Current SM clock in MHz, or -1 when it cannot be read. */
+double		kb_be_clock_mhz(kb_backend *be);
+
+/* Fill a host tensor (the CPU backend, and tests). */
+void		kb_fill_host(void *p, int dtype, int64_t rows, int64_t cols, int init,
+						 double scale, int64_t modulo, uint64_t seed, uint32_t stream);
+
+/* NVML through dlopen; every function fails softly. */
+void	   *kb_nvml_device(const char *pci_bus_id);
+double		kb_nvml_sm_clock(void *dev);
+double		kb_nvml_default_sm_clock(void *dev);
+bool		kb_nvml_driver_version(char *out, size_t len);
+
+/* ------------------------------------------------------------ environment */
+
+/* The ExecutionEnvironment manifest text of the backend's device. */
+char	   *kb_environment_text(const kb_backend *be);
+
+/* ------------------------------------------------------------ time */
+
+int64_t		kb_now_ns(void);	/* CLOCK_MONOTONIC */
+
+/* ------------------------------------------------------------ checking helpers (ops/common.c) */
+
+typedef struct kb_cmp
+{
+	double		rtol;
+	double		atol_factor;	/* atol = atol_factor * max |reference| of the tensor */
+	double		max_abs;
+	double		max_rel;
+	int64_t		n;
+	int64_t		matched;
+	char		detail[256];
+} kb_cmp;
+
+void		kb_cmp_init(kb_cmp *m, int dtype);
+/* Compare got with ref (n values) under the tolerance; name for messages. */
+void		kb_cmp_values(kb_cmp *m, const char *name, const double *ref, const double *got, int64_t n);
+void		kb_cmp_finish(const kb_cmp *m, kb_correctness *out);
+
+/* Rows [row0, row0 + nrows) of tensor ti of c, converted to double. */
+int			kb_fetch_rows(kb_backend *be, const kb_call *c, int ti, int64_t row0, int64_t nrows, double *out);
+/* A deterministic sample of at most max distinct rows out of rows (sorted). */
+int			kb_sample_rows(int64_t rows, int max, int64_t *out);
+/* Read element i of a host buffer of dtype as double, and store. */
+double		kb_get(const void *p, int dtype, int64_t i);
+void		kb_set(void *p, int dtype, int64_t i, double v);
+
+void	   *kb_xmalloc(size_t n);	/* malloc or NULL, never aborts */
+
+#endif							/* KB_INT_H */

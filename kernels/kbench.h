@@ -1,0 +1,197 @@
+/*
+ * kbench.h: the public C API of kernels/ (libkbench.a).
+ *
+ * Runs one GPU-kernel benchmark under the kernelindex timing protocol and
+ * returns its statistics, raw samples and manifests.  Plain C11, no
+ * PostgreSQL: the extension's background worker and the kbench CLI both
+ * call these functions.
+ *
+ * Properties the caller can rely on:
+ *  - Every returned string and array is malloc'd and owned by the caller
+ *    (kb_free for strings, kb_free_result for results).
+ *  - No global mutable state other than the lazily loaded CUDA backend
+ *    (loaded once, thread-safe); kb_run may be called any number of times in
+ *    one process.  Calls are thread-compatible: concurrent kb_run calls on
+ *    different devices are fine, on one device they serialise on the GPU.
+ *  - libkbench.a does not link libcuda or libcudart.  The CUDA code lives in
+ *    libkbench_cuda.so, dlopen()ed only when a request names a cuda device
+ *    (or kb_devices_json is called).  Search order: $KBENCH_CUDA_LIB, the
+ *    directory of the object that contains libkbench (the extension's .so or
+ *    the kbench program), then the dynamic loader's path.
+ *  - Every manifest returned was built from the registry's tables and then
+ *    parsed, validated, normalized and digested by the identity core
+ *    (src/core/ki_json.h), the code the database uses.
+ *  - After a CUDA fault (sticky error) the run reports KB_RUNTIME_ERROR and
+ *    the next kb_run on that device resets it (cudaDeviceReset) first.
+ */
+#ifndef KBENCH_H
+#define KBENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KB_VERSION "0.1.0"
+
+/* Outcome of a request.  kb_status_name gives the BenchmarkRun status token. */
+typedef enum kb_status
+{
+	KB_PASSED = 0,				/* "passed" */
+	KB_INCORRECT_NUMERICAL,		/* "incorrect_numerical": outputs differ from the reference */
+	KB_RUNTIME_ERROR,			/* "runtime_error": a CUDA or system call failed */
+	KB_TIMEOUT,					/* "timeout": the deadline passed */
+	KB_RESOURCE_EXCEEDED,		/* "resource_exceeded": does not fit the device's free memory */
+	KB_CANCELED,				/* *cancel became non-zero; no manifests */
+	KB_INVALID_REQUEST,			/* bad op, mode, axis, dtype, impl or device; no manifests */
+	KB_DEVICE_UNAVAILABLE		/* the device does not exist or CUDA cannot load; no manifests */
+} kb_status;
+
+const char *kb_status_name(kb_status s);
+
+/*
+ * A request.  Initialise with kb_request_init, then set op, mode and the
+ * workload, either as axes_json (a JSON object text such as
+ * {"rows": 4096, "hidden": 4096, "dtype": "fp32"}) or as naxes key/value
+ * string pairs ("rows"="4096", "dtype"="fp32").  "dtype" is one of the
+ * workload keys; when absent the operation's first dtype is used.
+ */
+typedef struct kb_request
+{
+	const char *op;				/* "layer_norm", "megatron_cross_entropy", "distill_jsd_loss", "jsd" */
+	const char *mode;			/* "forward", "backward", "full" (what the op allows) */
+	const char *axes_json;		/* JSON object text, or NULL to use keys/values */
+	int			naxes;
+	const char *const *keys;
+	const char *const *values;
+	const char *impl;			/* "cpu" or "cuda"; NULL: the device's implementation */
+	const char *device;			/* "cpu" or "cuda:N"; NULL: "cpu" */
+
+	/* Protocol parameters; the defaults are the kernelindex protocol. */
+	double		warmup_ms;		/* <= 0: 25 ms */
+	double		rep_ms;			/* <= 0: 100 ms */
+	int64_t		flush_bytes;	/* < 0: 256 MiB; 0: no cache flush */
+	int64_t		max_samples;	/* <= 0: 100000 */
+	uint64_t	seed;			/* input generator seed (default 0) */
+	int			check;			/* 1 (default): compare with the float64 reference */
+
+	/* Control from the caller (the background worker). */
+	volatile int *cancel;		/* polled between calls; non-zero: stop, KB_CANCELED */
+	int64_t		deadline_ns;	/* CLOCK_MONOTONIC ns; 0: none; passing it: KB_TIMEOUT */
+	void		(*progress) (void *arg, double fraction);	/* 0..1, may be NULL */
+	void	   *progress_arg;
+} kb_request;
+
+void		kb_request_init(kb_request *r);
+
+/* Statistics of the kept samples, in nanoseconds. */
+typedef struct kb_stats
+{
+	int64_t		samples;		/* kept samples */
+	int64_t		discarded_throttled;	/* dropped: SM clock < 75% of default */
+	int			clock_available;	/* SM clock was sampled (NVML) */
+	double		clock_mhz_min;
+	double		clock_mhz_default;
+	int64_t		warmup_iterations;
+	int64_t		estimate_ns;	/* five-call estimate per call, flush included */
+	double		median, p05, p20, p80, p95, mean, minimum, maximum, mad;
+	double		ci95_lo, ci95_hi;	/* distribution-free interval of the median */
+} kb_stats;
+
+typedef struct kb_correctness
+{
+	int			checked;
+	int64_t		compared;		/* elements compared */
+	double		max_abs_error;
+	double		max_rel_error;
+	double		matched_ratio;
+	double		rtol, atol_factor;
+	char		detail[256];	/* which output failed, first mismatch */
+} kb_correctness;
+
+/* A result; every pointer is malloc'd, release with kb_free_result. */
+typedef struct kb_result
+{
+	kb_status	status;
+	char		message[512];	/* what happened, for humans */
+	kb_stats	stats;
+	double	   *samples_ns;		/* raw samples in call order, all of them */
+	unsigned char *sample_kept;	/* 1 kept, 0 discarded (throttled) */
+	int64_t		nsamples;
+	kb_correctness correctness;
+	double		bytes;			/* bytes the pass must move (the floor's numerator) */
+	double		flops;			/* FLOPs the pass must do */
+	double		achieved_gbps;	/* bytes / median */
+	double		achieved_tflops;	/* flops / median */
+
+	/* Manifests: canonical (RFC 8785) JSON text, validated by the core. */
+	char	   *composite_json;	/* {"run":..,"protocol":..,"environment":..} */
+	char	   *workload_json;
+	char	   *implementation_json;
+	char	   *operation_json;
+	char		run_digest[72];
+	char		protocol_digest[72];
+	char		environment_digest[72];
+	char		workload_digest[72];
+	char		implementation_digest[72];
+	char		operation_digest[72];
+} kb_result;
+
+/*
+ * Everything that can be asked for, as JSON text (caller frees with kb_free):
+ * {"version":..,"operations":[{"name","title","modes","axes","dtypes",
+ *  "implementations","operationDigest"}..],"devices":[..]}.
+ */
+char	   *kb_list_json(void);
+
+/* The devices present: [{"name":"cpu",...},{"name":"cuda:0","product":..}]. */
+char	   *kb_devices_json(void);
+
+/*
+ * 1 when libkbench_cuda.so loaded and reports at least one device; else 0
+ * with the reason (library not found, no driver, no device) in why.
+ */
+int			kb_cuda_available(char *why, size_t whylen);
+
+/*
+ * Validate a request without running it: unknown op/mode/axis/dtype/impl/
+ * device, missing or non-positive sizes, sizes too large (for a cuda device:
+ * more than its free memory).  axes_json as in kb_request.  Returns
+ * KB_PASSED (0) when the request can be queued, else KB_INVALID_REQUEST,
+ * KB_RESOURCE_EXCEEDED or KB_DEVICE_UNAVAILABLE with a message in errbuf
+ * that says what is allowed.
+ */
+kb_status	kb_check_request(const char *op, const char *mode, const char *axes_json,
+							 const char *impl, const char *device,
+							 char *errbuf, size_t errlen);
+
+/* The same for a full request (key/value axes allowed). */
+kb_status	kb_check(const kb_request *req, char *errbuf, size_t errlen);
+
+/*
+ * The manifests of a request without running it: the OperationSpec and the
+ * WorkloadCase (canonical text and digests), as the Liger import makes them.
+ */
+kb_status	kb_describe(const kb_request *req, kb_result *res);
+
+/*
+ * Run a request: validate, allocate and fill inputs (refusing what does not
+ * fit, before allocating), warm up, time under the protocol, check against
+ * the float64 reference, and build the manifests.  Always fills *res (call
+ * kb_free_result afterwards) and returns res->status.  Manifests are present
+ * for PASSED, INCORRECT_NUMERICAL, RUNTIME_ERROR, TIMEOUT and
+ * RESOURCE_EXCEEDED; absent for CANCELED, INVALID_REQUEST and
+ * DEVICE_UNAVAILABLE.
+ */
+kb_status	kb_run(const kb_request *req, kb_result *res);
+
+void		kb_free_result(kb_result *res);
+void		kb_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* KBENCH_H */

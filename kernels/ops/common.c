@@ -1,0 +1,121 @@
+/*
+ * common.c: what every operation's correctness check shares: tolerances by
+ * dtype, element comparison, reading rows back from the device, and the
+ * deterministic sample of rows checked when the full reference is too slow.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kb_int.h"
+
+/* Tolerances: rtol 1e-5 for fp32, 1e-2 for bf16; absolute floor rtol * max|ref|. */
+void
+kb_cmp_init(kb_cmp *m, int dtype)
+{
+	memset(m, 0, sizeof(*m));
+	m->rtol = dtype == KB_BF16 ? 1e-2 : 1e-5;
+	m->atol_factor = m->rtol;
+}
+
+void
+kb_cmp_values(kb_cmp *m, const char *name, const double *ref, const double *got, int64_t n)
+{
+	double		scale = 0;
+
+	for (int64_t i = 0; i < n; i++)
+		if (isfinite(ref[i]) && fabs(ref[i]) > scale)
+			scale = fabs(ref[i]);
+	for (int64_t i = 0; i < n; i++)
+	{
+		double		err = fabs(got[i] - ref[i]);
+		double		rel = err / (fabs(ref[i]) > 1e-30 ? fabs(ref[i]) : 1e-30);
+		bool		ok = isfinite(got[i]) && err <= m->rtol * fabs(ref[i]) + m->atol_factor * scale;
+
+		if (!isfinite(got[i]))
+			err = rel = INFINITY;
+		if (err > m->max_abs)
+			m->max_abs = err;
+		if (rel > m->max_rel && isfinite(ref[i]))
+			m->max_rel = rel;
+		m->n++;
+		if (ok)
+			m->matched++;
+		else if (!m->detail[0])
+			snprintf(m->detail, sizeof(m->detail), "%s[%lld]: got %.9g, reference %.9g (tolerance %.3g)",
+					 name, (long long) i, got[i], ref[i], m->rtol * fabs(ref[i]) + m->atol_factor * scale);
+	}
+}
+
+void
+kb_cmp_finish(const kb_cmp *m, kb_correctness *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->checked = 1;
+	out->compared = m->n;
+	out->max_abs_error = isfinite(m->max_abs) ? m->max_abs : 1e308;
+	out->max_rel_error = isfinite(m->max_rel) ? m->max_rel : 1e308;
+	out->matched_ratio = m->n ? (double) m->matched / (double) m->n : 1.0;
+	out->rtol = m->rtol;
+	out->atol_factor = m->atol_factor;
+	snprintf(out->detail, sizeof(out->detail), "%s", m->detail);
+}
+
+int
+kb_fetch_rows(kb_backend *be, const kb_call *c, int ti, int64_t row0, int64_t nrows, double *out)
+{
+	size_t		es = kb_dtype_size(c->tdtype[ti]);
+	int64_t		n = nrows * c->cols[ti];
+	void	   *tmp = malloc((size_t) n * es + 1);
+	int			rc;
+
+	if (!tmp)
+	{
+		snprintf(be->err, sizeof(be->err), "out of host memory reading %s rows", "output");
+		return KBC_NOMEM;
+	}
+	rc = kb_be_to_host(be, tmp, (const char *) c->t[ti] + (size_t) (row0 * c->cols[ti]) * es, (size_t) n * es);
+	if (rc == KBC_OK)
+		for (int64_t i = 0; i < n; i++)
+			out[i] = kb_get(tmp, c->tdtype[ti], i);
+	free(tmp);
+	return rc;
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t		x = *(const int64_t *) a,
+				y = *(const int64_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* All rows when rows <= max; else the first, the last and hashed ones. */
+int
+kb_sample_rows(int64_t rows, int max, int64_t *out)
+{
+	int			n = 0;
+
+	if (rows <= max)
+	{
+		for (int64_t r = 0; r < rows; r++)
+			out[n++] = r;
+		return n;
+	}
+	out[n++] = 0;
+	out[n++] = rows - 1;
+	for (uint64_t k = 0; n < max && k < 1000; k++)
+	{
+		int64_t		r = (int64_t) (kb_hash(0x5eedULL, 99, k) % (uint64_t) rows);
+		bool		dup = false;
+
+		for (int i = 0; i < n; i++)
+			dup |= out[i] == r;
+		if (!dup)
+			out[n++] = r;
+	}
+	qsort(out, (size_t) n, sizeof(int64_t), cmp_i64);
+	return n;
+}

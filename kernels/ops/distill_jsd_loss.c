@@ -1,0 +1,426 @@
+/*
+ * distill_jsd_loss.c: chunked distillation loss (Liger's LigerFusedLinear
+ * JSD distillation, benchmark_distill_jsd_loss.py): a student of hidden/2
+ * and a teacher of hidden, each projected through its own vocab x hidden LM
+ * head, combined as
+ *   loss = sum_t [ w_hard * CE(z_s[t], target[t]) + w_soft * JSD_beta(z_s[t], z_t[t]) ] / tokens
+ * with w_hard = w_soft = 0.5, beta 0.5, temperature 1, where
+ *   JSD_beta = beta KL(P_t || M) + (1-beta) KL(P_s || M),  M = (1-beta) P_s + beta P_t.
+ * Liger's forward computes the student gradients too (grad_student_input,
+ * grad_student_weight), so:
+ *   forward   loss + both student gradients (what Liger's forward times)
+ *   full      forward + backward (upstream gradient 1: no extra work)
+ * The gradient of the loss w.r.t. the student logits of token t is
+ *   dz = [ w_hard (P_s - onehot) + w_soft (g - P_s sum(g)) ] / tokens,
+ *   g  = (1-beta) P_s (log P_s - log M).
+ *
+ * Float64 reference, CPU implementation, check and registry entry; the
+ * CUDA implementation (cuBLASLt GEMMs + fused loss kernel) is in
+ * distill_jsd_loss.cu.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kb_int.h"
+#include "distill_jsd_loss.h"
+
+/* ------------------------------------------------------------ float64 reference */
+
+/*
+ * One token from its logits: returns the token's loss (already divided by
+ * tokens) and, when dz is not NULL, the gradient w.r.t. the student logits.
+ */
+double
+distill_jsd_ref_token(const double *zs, const double *zt, int64_t V, int64_t target, int64_t T, double *dz)
+{
+	double		ms = -INFINITY,
+				mt = -INFINITY,
+				ss = 0,
+				st = 0,
+				lse_s,
+				lse_t,
+				jsd = 0,
+				sumg = 0;
+
+	for (int64_t j = 0; j < V; j++)
+	{
+		ms = fmax(ms, zs[j] / DJ_TEMPERATURE);
+		mt = fmax(mt, zt[j] / DJ_TEMPERATURE);
+	}
+	for (int64_t j = 0; j < V; j++)
+	{
+		ss += exp(zs[j] / DJ_TEMPERATURE - ms);
+		st += exp(zt[j] / DJ_TEMPERATURE - mt);
+	}
+	lse_s = ms + log(ss);
+	lse_t = mt + log(st);
+	for (int64_t j = 0; j < V; j++)
+	{
+		double		ls = zs[j] / DJ_TEMPERATURE - lse_s,
+					lt = zt[j] / DJ_TEMPERATURE - lse_t;
+		double		ps = exp(ls),
+					pt = exp(lt);
+		double		logm = log((1 - DJ_BETA) * ps + DJ_BETA * pt);
+
+		jsd += DJ_BETA * pt * (lt - logm) + (1 - DJ_BETA) * ps * (ls - logm);
+		sumg += (1 - DJ_BETA) * ps * (ls - logm);
+	}
+	if (dz)
+		for (int64_t j = 0; j < V; j++)
+		{
+			double		ls = zs[j] / DJ_TEMPERATURE - lse_s,
+						lt = zt[j] / DJ_TEMPERATURE - lse_t;
+			double		ps = exp(ls),
+						pt = exp(lt);
+			double		logm = log((1 - DJ_BETA) * ps + DJ_BETA * pt);
+			double		g = (1 - DJ_BETA) * ps * (ls - logm);
+
+			dz[j] = (DJ_WEIGHT_HARD * (ps - (j == target ? 1.0 : 0.0))
+					 + DJ_WEIGHT_SOFT * (g - ps * sumg)) / DJ_TEMPERATURE / (double) T;
+		}
+	return (DJ_WEIGHT_HARD * (lse_s - zs[target] / DJ_TEMPERATURE) + DJ_WEIGHT_SOFT * jsd) / (double) T;
+}
+
+/* ------------------------------------------------------------ CPU implementation */
+
+static int
+dj_cpu(const kb_call *c, int phase)
+{
+	int64_t		T = c->ax[DJ_T],
+				V = c->ax[DJ_V],
+				H = c->ax[DJ_H],
+				Hs = c->ax[DJ_HS];
+	const uint16_t *xs = c->t[DJ_XS],
+			   *ws = c->t[DJ_WS],
+			   *xt = c->t[DJ_XT],
+			   *wt = c->t[DJ_WT];
+	const int64_t *target = c->t[DJ_TARGET];
+	float	   *zs = c->ws,
+			   *zt = zs + V,
+			   *gw = zt + V;
+	double		total = 0;
+
+	if (phase == KB_PHASE_PREPARE)
+		return 0;
+	memset(gw, 0, sizeof(float) * (size_t) (V * Hs));
+	for (int64_t t = 0; t < T; t++)
+	{
+		float		ms = -INFINITY,
+					mt = -INFINITY,
+					ss = 0,
+					st = 0,
+					lse_s,
+					lse_t,
+					jsd = 0,
+					sumg = 0,
+					loss;
+
+		for (int64_t v = 0; v < V; v++)
+		{
+			float		a = 0,
+						b = 0;
+
+			for (int64_t k = 0; k < Hs; k++)
+				a += kb_bf2f(xs[t * Hs + k]) * kb_bf2f(ws[v * Hs + k]);
+			for (int64_t k = 0; k < H; k++)
+				b += kb_bf2f(xt[t * H + k]) * kb_bf2f(wt[v * H + k]);
+			zs[v] = a;
+			zt[v] = b;
+			ms = fmaxf(ms, a);
+			mt = fmaxf(mt, b);
+		}
+		for (int64_t v = 0; v < V; v++)
+		{
+			ss += expf(zs[v] - ms);
+			st += expf(zt[v] - mt);
+		}
+		lse_s = ms + logf(ss);
+		lse_t = mt + logf(st);
+		for (int64_t v = 0; v < V; v++)
+		{
+			float		ls = zs[v] - lse_s,
+						lt = zt[v] - lse_t;
+			float		ps = expf(ls),
+						pt = expf(lt);
+			float		logm = logf((float) (1 - DJ_BETA) * ps + (float) DJ_BETA * pt);
+
+			jsd += (float) DJ_BETA * pt * (lt - logm) + (float) (1 - DJ_BETA) * ps * (ls - logm);
+			sumg += (float) (1 - DJ_BETA) * ps * (ls - logm);
+		}
+		loss = ((float) DJ_WEIGHT_HARD * (lse_s - zs[target[t]]) + (float) DJ_WEIGHT_SOFT * jsd) / (float) T;
+		((float *) c->t[DJ_TOKEN_LOSS])[t] = loss;
+		total += loss;
+		/* dz overwrites zs; grad_student_input[t] = dz @ Ws; grad_Ws += dz^T x_s[t] */
+		for (int64_t v = 0; v < V; v++)
+		{
+			float		ls = zs[v] - lse_s,
+						lt = zt[v] - lse_t;
+			float		ps = expf(ls),
+						pt = expf(lt);
+			float		logm = logf((float) (1 - DJ_BETA) * ps + (float) DJ_BETA * pt);
+			float		g = (float) (1 - DJ_BETA) * ps * (ls - logm);
+
+			zs[v] = ((float) DJ_WEIGHT_HARD * (ps - (v == target[t] ? 1.0f : 0.0f))
+					 + (float) DJ_WEIGHT_SOFT * (g - ps * sumg)) / (float) T;
+		}
+		for (int64_t k = 0; k < Hs; k++)
+		{
+			float		a = 0;
+
+			for (int64_t v = 0; v < V; v++)
+				a += zs[v] * kb_bf2f(ws[v * Hs + k]);
+			((uint16_t *) c->t[DJ_GXS])[t * Hs + k] = kb_f2bf(a);
+		}
+		for (int64_t v = 0; v < V; v++)
+			for (int64_t k = 0; k < Hs; k++)
+				gw[v * Hs + k] += zs[v] * kb_bf2f(xs[t * Hs + k]);
+	}
+	for (int64_t i = 0; i < V * Hs; i++)
+		((uint16_t *) c->t[DJ_GWS])[i] = kb_f2bf(gw[i]);
+	((float *) c->t[DJ_LOSS])[0] = (float) total;
+	return 0;
+}
+
+/* ------------------------------------------------------------ registry hooks */
+
+static bool
+dj_derive(int64_t *ax, int dtype, char *err, size_t errlen)
+{
+	(void) dtype;
+	if (ax[DJ_H] < 2)
+	{
+		snprintf(err, errlen, "axis 'hidden' must be at least 2 (the student has hidden // 2)");
+		return false;
+	}
+	ax[DJ_HS] = ax[DJ_H] / 2;
+	return true;
+}
+
+static void
+dj_plan(kb_call *c, kb_plan *p, bool cuda)
+{
+	int64_t		T = c->ax[DJ_T],
+				V = c->ax[DJ_V],
+				H = c->ax[DJ_H],
+				Hs = c->ax[DJ_HS];
+	static const char *const names[DJ_NT] = {"student_input", "student_weight", "teacher_input", "teacher_weight",
+	"target", "loss", "grad_student_input", "grad_student_weight", "token_loss"};
+	const int64_t shape[DJ_NT][2] = {{T, Hs}, {V, Hs}, {T, H}, {V, H}, {T, 1}, {1, 1}, {T, Hs}, {V, Hs}, {T, 1}};
+
+	c->ntensors = DJ_NT;
+	for (int i = 0; i < DJ_NT; i++)
+	{
+		p->name[i] = names[i];
+		c->rows[i] = shape[i][0];
+		c->cols[i] = shape[i][1];
+		c->tdtype[i] = KB_BF16;
+	}
+	c->tdtype[DJ_TARGET] = KB_I64;
+	c->tdtype[DJ_LOSS] = c->tdtype[DJ_TOKEN_LOSS] = KB_FP32;
+	p->init[DJ_XS] = p->init[DJ_XT] = p->init[DJ_WS] = p->init[DJ_WT] = KB_INIT_UNIFORM;
+	p->scale[DJ_XS] = p->scale[DJ_XT] = 1.0;
+	p->scale[DJ_WS] = p->scale[DJ_WT] = 1.0 / 32;
+	p->init[DJ_TARGET] = KB_INIT_TARGETS;
+	p->modulo[DJ_TARGET] = V;
+	p->is_output[DJ_LOSS] = p->is_output[DJ_GXS] = p->is_output[DJ_GWS] = true;
+	if (cuda)
+	{
+		dj_layout	l = dj_cuda_layout(T, V, Hs);
+
+		c->chunk = l.chunk;
+		c->ws_bytes = l.total;
+	}
+	else
+		c->ws_bytes = (int64_t) sizeof(float) * (2 * V + V * Hs);
+}
+
+static void
+dj_cost(const kb_call *c, double *bytes, double *flops)
+{
+	double		T = (double) c->ax[DJ_T],
+				V = (double) c->ax[DJ_V],
+				H = (double) c->ax[DJ_H],
+				Hs = (double) c->ax[DJ_HS];
+
+	/* Four GEMMs: z_s = X_s W_s^T, z_t = X_t W_t^T, dX_s = dz W_s, dW_s = dz^T X_s. */
+	*flops = 2 * T * V * (3 * Hs + H);
+	/* Compulsory traffic: inputs, weights, targets once; gradients written once. */
+	*bytes = 2 * (T * (Hs + H) + V * (Hs + H)) + 8 * T + 2 * (T * Hs + V * Hs) + 4 * T;
+}
+
+/* Fetch a whole bf16 tensor raw to the host. */
+static uint16_t *
+fetch_bf16(kb_backend *be, const kb_call *c, int ti)
+{
+	size_t		n = (size_t) (c->rows[ti] * c->cols[ti]);
+	uint16_t   *h = malloc(n * 2 + 2);
+
+	if (h && kb_be_to_host(be, h, c->t[ti], n * 2) != KBC_OK)
+	{
+		free(h);
+		h = NULL;
+	}
+	return h;
+}
+
+static int
+dj_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out)
+{
+	int64_t		T = c->ax[DJ_T],
+				V = c->ax[DJ_V],
+				H = c->ax[DJ_H],
+				Hs = c->ax[DJ_HS];
+	double		per_token = (double) V * (double) (H + 2 * Hs);
+	int			maxrows = per_token * 16 <= 4e9 ? 16 : per_token * 4 <= 4e9 ? 4 : 2;
+	bool		full = (double) T * per_token <= 2e9;
+	int64_t    *rows = malloc(sizeof(int64_t) * (size_t) (full ? T : maxrows));
+	int			nr;
+	uint16_t   *ws = fetch_bf16(be, c, DJ_WS),
+			   *wt = fetch_bf16(be, c, DJ_WT);
+	double	   *xs = malloc(sizeof(double) * (size_t) (Hs + H + 3 * V + Hs));
+	double	   *xt = xs + Hs,
+			   *zs = xt + H,
+			   *zt = zs + V,
+			   *dz = zt + V,
+			   *gx = dz + V;
+	double	   *gw = full ? calloc((size_t) (V * Hs), sizeof(double)) : NULL;
+	double		total = 0,
+				got;
+	kb_cmp		m;
+	int			rc = 0;
+
+	(void) p;
+	if (!rows || !ws || !wt || !xs || (full && !gw))
+	{
+		free(rows);
+		free(ws);
+		free(wt);
+		free(xs);
+		free(gw);
+		return -1;
+	}
+	if (full)
+	{
+		for (int64_t t = 0; t < T; t++)
+			rows[t] = t;
+		nr = (int) T;
+	}
+	else
+		nr = kb_sample_rows(T, maxrows, rows);
+	kb_cmp_init(&m, KB_BF16);
+	for (int k = 0; k < nr && rc == 0; k++)
+	{
+		int64_t		t = rows[k];
+		double		tg,
+					lr,
+					lg;
+		double	   *got_gx = malloc(sizeof(double) * (size_t) Hs);
+
+		if (!got_gx)
+		{
+			rc = -1;
+			break;
+		}
+		rc |= kb_fetch_rows(be, c, DJ_XS, t, 1, xs);
+		rc |= kb_fetch_rows(be, c, DJ_XT, t, 1, xt);
+		rc |= kb_fetch_rows(be, c, DJ_TARGET, t, 1, &tg);
+		rc |= kb_fetch_rows(be, c, DJ_TOKEN_LOSS, t, 1, &lg);
+		rc |= kb_fetch_rows(be, c, DJ_GXS, t, 1, got_gx);
+		for (int64_t v = 0; v < V && rc == 0; v++)
+		{
+			double		a = 0,
+						b = 0;
+
+			for (int64_t i = 0; i < Hs; i++)
+				a += xs[i] * kb_bf2f(ws[v * Hs + i]);
+			for (int64_t i = 0; i < H; i++)
+				b += xt[i] * kb_bf2f(wt[v * H + i]);
+			zs[v] = a;
+			zt[v] = b;
+		}
+		lr = distill_jsd_ref_token(zs, zt, V, (int64_t) tg, T, dz);
+		total += lr;
+		for (int64_t i = 0; i < Hs; i++)
+			gx[i] = 0;
+		for (int64_t v = 0; v < V; v++)
+			for (int64_t i = 0; i < Hs; i++)
+				gx[i] += dz[v] * kb_bf2f(ws[v * Hs + i]);
+		if (gw)
+			for (int64_t v = 0; v < V; v++)
+				for (int64_t i = 0; i < Hs; i++)
+					gw[v * Hs + i] += dz[v] * xs[i];
+		kb_cmp_values(&m, "token_loss", &lr, &lg, 1);
+		kb_cmp_values(&m, "grad_student_input", gx, got_gx, Hs);
+		free(got_gx);
+	}
+	if (rc == 0 && full)
+	{
+		double	   *g = malloc(sizeof(double) * (size_t) (V * Hs));
+
+		rc |= g ? kb_fetch_rows(be, c, DJ_GWS, 0, V, g) : -1;
+		rc |= kb_fetch_rows(be, c, DJ_LOSS, 0, 1, &got);
+		if (rc == 0)
+		{
+			kb_cmp_values(&m, "grad_student_weight", gw, g, V * Hs);
+			kb_cmp_values(&m, "loss", &total, &got, 1);
+		}
+		free(g);
+	}
+	free(rows);
+	free(ws);
+	free(wt);
+	free(xs);
+	free(gw);
+	if (rc)
+		return -1;
+	kb_cmp_finish(&m, out);
+	return 0;
+}
+
+const kb_op kb_op_distill_jsd_loss = {
+	.id = KB_OP_DISTILL_JSD,
+	.name = "distill_jsd_loss",
+	.slug = "distill-jsd-loss",
+	.title = "Chunked distillation JSD loss",
+	.description = "Distillation loss combining hard cross-entropy and soft JSD between a hidden/2 student and a hidden teacher, each projected through its own LM head (equal hard/soft weights).",
+	.source_url = "https://github.com/linkedin/Liger-Kernel/blob/2120862ba532c9449e72d603ba6324310ae756e7/benchmark/scripts/benchmark_distill_jsd_loss.py",
+	.family = "jsd",
+	.modes = {true, false, true},
+	.timed = {
+		"the forward pass, which also computes grad_student_input and grad_student_weight as Liger's chunked forward does (beta 0.5, temperature 1, hard/soft weights 0.5, normalised by tokens)",
+		"",
+		"the forward pass followed by the backward pass (upstream gradient 1: the backward does no extra work, as in Liger)",
+	},
+	.naxes = 4,
+	.axes = {
+		{"tokens", "variable", NULL},
+		{"vocab", "variable", NULL},
+		{"hidden", "variable", NULL},
+		{"student_hidden", "derived", "hidden // 2"},
+	},
+	.title_axes = {"tokens", "hidden", "vocab", NULL},
+	.ndtypes = 1,
+	.dtypes = {KB_BF16},
+	.ninputs = 5,
+	.inputs = {
+		{"student_input", {"tokens", "student_hidden", NULL}, "float"},
+		{"student_weight", {"vocab", "student_hidden", NULL}, "float"},
+		{"teacher_input", {"tokens", "hidden", NULL}, "float"},
+		{"teacher_weight", {"vocab", "hidden", NULL}, "float"},
+		{"target", {"tokens", NULL}, "int64"},
+	},
+	.noutputs = 1,
+	.outputs = {{"loss", {"1", NULL}, "float"}},
+	.nscalars = 2,
+	.scalars = {{"weight_hard_loss", "fp32", 0.5}, {"weight_soft_loss", "fp32", 0.5}},
+	.c_path = "kernels/ops/distill_jsd_loss.c",
+	.cu_path = "kernels/ops/distill_jsd_loss.cu",
+	.cu_symbol = "distill_jsd_loss_cuda",
+	.derive = dj_derive,
+	.plan = dj_plan,
+	.cost = dj_cost,
+	.cpu = dj_cpu,
+	.check = dj_check,
+};

@@ -1,0 +1,62 @@
+/*
+ * distill_jsd_loss.h: constants and the workspace layout shared by the C
+ * side (distill_jsd_loss.c plans the memory) and the CUDA side
+ * (distill_jsd_loss.cu uses it).
+ */
+#ifndef KB_DISTILL_JSD_LOSS_H
+#define KB_DISTILL_JSD_LOSS_H
+
+#include "../kb_abi.h"
+
+#define DJ_BETA 0.5
+#define DJ_WEIGHT_HARD 0.5
+#define DJ_WEIGHT_SOFT 0.5
+#define DJ_TEMPERATURE 1.0
+/* Bytes the two chunk logits buffers may use together on the GPU. */
+#define DJ_CHUNK_BUDGET ((int64_t) 1 << 30)
+#define DJ_CUBLAS_WS ((int64_t) 32 << 20)
+
+/* Axis slots (the OperationSpec's order). */
+enum { DJ_T = 0, DJ_V = 1, DJ_H = 2, DJ_HS = 3 };
+
+/* Tensor slots. */
+enum { DJ_XS, DJ_WS, DJ_XT, DJ_WT, DJ_TARGET, DJ_LOSS, DJ_GXS, DJ_GWS, DJ_TOKEN_LOSS, DJ_NT };
+
+/* Workspace of the CUDA implementation, in bytes from c->ws. */
+typedef struct dj_layout
+{
+	int64_t		chunk;			/* tokens per chunk */
+	int64_t		zs;				/* student logits / gradient, [chunk, V] bf16 */
+	int64_t		zt;				/* teacher logits, [chunk, V] bf16 */
+	int64_t		gw;				/* fp32 accumulator of grad_student_weight, [V, Hs] */
+	int64_t		stats;			/* per-row statistics, [chunk, 4] fp32 */
+	int64_t		cublas;			/* cuBLASLt workspace */
+	int64_t		total;
+} dj_layout;
+
+KB_HD int64_t
+dj_align(int64_t x)
+{
+	return (x + 255) / 256 * 256;
+}
+
+KB_HD dj_layout
+dj_cuda_layout(int64_t T, int64_t V, int64_t Hs)
+{
+	dj_layout	l;
+	int64_t		c = DJ_CHUNK_BUDGET / (V * 2 * 2);
+
+	c = c >= 256 ? c / 256 * 256 : (c < 1 ? 1 : c);
+	if (c > T)
+		c = T;
+	l.chunk = c;
+	l.zs = 0;
+	l.zt = dj_align(l.zs + c * V * 2);
+	l.gw = dj_align(l.zt + c * V * 2);
+	l.stats = dj_align(l.gw + V * Hs * 4);
+	l.cublas = dj_align(l.stats + c * 4 * 4);
+	l.total = l.cublas + DJ_CUBLAS_WS;
+	return l;
+}
+
+#endif

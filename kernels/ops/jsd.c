@@ -1,0 +1,225 @@
+/*
+ * jsd.c: generalized Jensen-Shannon divergence loss between student and
+ * teacher log-probabilities over tokens x vocab, beta 0.5, batchmean, as
+ * Liger's benchmark_jsd.py runs LigerJSD.  With X = student log-probs
+ * (log Q), Y = teacher log-probs (log P) and M = beta P + (1-beta) Q:
+ *   loss = sum_rows sum_j [beta P (Y - log M) + (1-beta) Q (X - log M)] / tokens
+ *   dX   = (1-beta) Q (X - log M) / tokens
+ * Liger's forward computes the loss and dX together; its backward only
+ * scales dX by the upstream gradient (skipped when that is 1).
+ *   forward   loss and dX
+ *   full      forward + backward (upstream gradient 1: no extra work)
+ *
+ * Float64 reference, CPU implementation, check and registry entry; the
+ * CUDA kernels are in jsd.cu.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kb_int.h"
+
+#define JSD_BETA 0.5
+
+enum { JSD_X, JSD_Y, JSD_LOSS, JSD_DX, JSD_ROW_LOSS, JSD_NT };
+
+/* ------------------------------------------------------------ float64 reference */
+
+/* One row: its loss contribution (not yet divided by tokens), dX * tokens in dx (may be NULL). */
+double
+jsd_ref_row(const double *x, const double *y, int64_t V, double beta, double *dx)
+{
+	double		loss = 0;
+
+	for (int64_t j = 0; j < V; j++)
+	{
+		double		q = exp(x[j]),
+					p = exp(y[j]);
+		double		logm = log(beta * p + (1 - beta) * q);
+
+		loss += beta * p * (y[j] - logm) + (1 - beta) * q * (x[j] - logm);
+		if (dx)
+			dx[j] = (1 - beta) * q * (x[j] - logm);
+	}
+	return loss;
+}
+
+/* ------------------------------------------------------------ CPU implementation */
+
+static int
+jsd_cpu(const kb_call *c, int phase)
+{
+	int64_t		T = c->ax[0],
+				V = c->ax[1];
+	int			dt = c->dtype;
+	float		inv = 1.0f / (float) T;
+	double		total = 0;
+
+	if (phase == KB_PHASE_PREPARE)
+		return 0;
+	for (int64_t r = 0; r < T; r++)
+	{
+		float		acc = 0;
+
+		for (int64_t j = 0; j < V; j++)
+		{
+			float		x = (float) kb_get(c->t[JSD_X], dt, r * V + j);
+			float		y = (float) kb_get(c->t[JSD_Y], dt, r * V + j);
+			float		q = expf(x),
+						p = expf(y);
+			float		logm = logf((float) JSD_BETA * p + (1.0f - (float) JSD_BETA) * q);
+
+			acc += (float) JSD_BETA * p * (y - logm) + (1.0f - (float) JSD_BETA) * q * (x - logm);
+			kb_set(c->t[JSD_DX], dt, r * V + j, (1.0f - (float) JSD_BETA) * q * (x - logm) * inv);
+		}
+		((float *) c->t[JSD_ROW_LOSS])[r] = acc * inv;
+		total += acc * inv;
+	}
+	((float *) c->t[JSD_LOSS])[0] = (float) total;
+	return 0;
+}
+
+/* ------------------------------------------------------------ registry hooks */
+
+static bool
+jsd_derive(int64_t *ax, int dtype, char *err, size_t errlen)
+{
+	(void) ax;
+	(void) dtype;
+	(void) err;
+	(void) errlen;
+	return true;
+}
+
+static void
+jsd_plan(kb_call *c, kb_plan *p, bool cuda)
+{
+	int64_t		T = c->ax[0],
+				V = c->ax[1];
+	static const char *const names[JSD_NT] = {"student_log_probs", "teacher_log_probs", "loss", "grad_input", "row_loss"};
+
+	(void) cuda;
+	c->ntensors = JSD_NT;
+	for (int i = 0; i < JSD_NT; i++)
+	{
+		p->name[i] = names[i];
+		c->rows[i] = T;
+		c->cols[i] = V;
+		c->tdtype[i] = c->dtype;
+	}
+	c->rows[JSD_LOSS] = 1;
+	c->cols[JSD_LOSS] = c->cols[JSD_ROW_LOSS] = 1;
+	c->tdtype[JSD_LOSS] = c->tdtype[JSD_ROW_LOSS] = KB_FP32;
+	p->init[JSD_X] = p->init[JSD_Y] = KB_INIT_LOGSOFTMAX;
+	p->scale[JSD_X] = p->scale[JSD_Y] = 2.0;
+	p->is_output[JSD_LOSS] = p->is_output[JSD_DX] = true;
+	/* Per-block partial sums of the loss (deterministic reduction). */
+	c->ws_bytes = sizeof(double) * 4096;
+}
+
+static void
+jsd_cost(const kb_call *c, double *bytes, double *flops)
+{
+	double		T = (double) c->ax[0],
+				V = (double) c->ax[1],
+				s = (double) kb_dtype_size(c->dtype);
+
+	*bytes = 3 * s * T * V + 4 * T + 4;	/* read X and Y, write dX */
+	*flops = 12 * T * V;		/* 2 exp, 1 log counted as one each */
+}
+
+static int
+jsd_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out)
+{
+	int64_t		T = c->ax[0],
+				V = c->ax[1];
+	int64_t		rows[32];
+	int			nr = kb_sample_rows(T, 32, rows);
+	double	   *x = malloc(sizeof(double) * (size_t) V * 4);
+	double	   *y = x + V,
+			   *ref = x + 2 * V,
+			   *got = x + 3 * V;
+	double		total_ref = 0,
+				total_rows = 0,
+				total_got = 0;
+	double	   *rl = malloc(sizeof(double) * (size_t) T);
+	kb_cmp		m;
+	int			rc = 0;
+
+	(void) p;
+	if (!x || !rl)
+	{
+		free(x);
+		free(rl);
+		return -1;
+	}
+	kb_cmp_init(&m, c->dtype);
+	for (int k = 0; k < nr && rc == 0; k++)
+	{
+		double		lr,
+					lg;
+
+		rc |= kb_fetch_rows(be, c, JSD_X, rows[k], 1, x);
+		rc |= kb_fetch_rows(be, c, JSD_Y, rows[k], 1, y);
+		rc |= kb_fetch_rows(be, c, JSD_DX, rows[k], 1, got);
+		rc |= kb_fetch_rows(be, c, JSD_ROW_LOSS, rows[k], 1, &lg);
+		if (rc)
+			break;
+		lr = jsd_ref_row(x, y, V, JSD_BETA, ref) / (double) T;
+		total_ref += lr;
+		for (int64_t j = 0; j < V; j++)
+			ref[j] /= (double) T;
+		kb_cmp_values(&m, "grad_input", ref, got, V);
+		kb_cmp_values(&m, "row_loss", &lr, &lg, 1);
+	}
+	/* The total: against the reference when every row was checked, else
+	 * against the sum of the kernel's own per-row losses. */
+	rc |= kb_fetch_rows(be, c, JSD_ROW_LOSS, 0, T, rl);
+	rc |= kb_fetch_rows(be, c, JSD_LOSS, 0, 1, &total_got);
+	for (int64_t r = 0; r < T; r++)
+		total_rows += rl[r];
+	if (rc == 0)
+		kb_cmp_values(&m, "loss", nr == T ? &total_ref : &total_rows, &total_got, 1);
+	free(x);
+	free(rl);
+	if (rc)
+		return -1;
+	kb_cmp_finish(&m, out);
+	return 0;
+}
+
+const kb_op kb_op_jsd = {
+	.id = KB_OP_JSD,
+	.name = "jsd",
+	.slug = "jsd",
+	.title = "Jensen-Shannon divergence loss",
+	.description = "Generalized JSD between student and teacher log-probabilities over tokens\xc3\x97vocab; the benchmark generates fp32 log-probs.",
+	.source_url = "https://github.com/linkedin/Liger-Kernel/blob/2120862ba532c9449e72d603ba6324310ae756e7/benchmark/scripts/benchmark_jsd.py",
+	.family = "jsd",
+	.modes = {true, false, true},
+	.timed = {
+		"the forward pass (loss and grad_input together, as Liger's forward computes them; beta 0.5, batchmean)",
+		"",
+		"the forward pass followed by the backward pass (upstream gradient 1: the backward does no extra work, as in Liger)",
+	},
+	.naxes = 2,
+	.axes = {{"tokens", "variable", NULL}, {"vocab", "variable", NULL}},
+	.title_axes = {"tokens", "vocab", NULL},
+	.ndtypes = 2,
+	.dtypes = {KB_FP32, KB_BF16},
+	.ninputs = 2,
+	.inputs = {
+		{"student_log_probs", {"tokens", "vocab", NULL}, "float"},
+		{"teacher_log_probs", {"tokens", "vocab", NULL}, "float"},
+	},
+	.noutputs = 1,
+	.outputs = {{"loss", {"1", NULL}, "float"}},
+	.c_path = "kernels/ops/jsd.c",
+	.cu_path = "kernels/ops/jsd.cu",
+	.cu_symbol = "jsd_cuda",
+	.derive = jsd_derive,
+	.plan = jsd_plan,
+	.cost = jsd_cost,
+	.cpu = jsd_cpu,
+	.check = jsd_check,
+};

@@ -1,0 +1,339 @@
+/*
+ * layer_norm.c: LayerNorm over the hidden dimension of a rows x hidden
+ * activation with learned weight and bias (eps 1e-6), as Liger's
+ * benchmark_layer_norm.py measures it:
+ *   forward   y = (x - mean) * rstd * w + b, saving mean and rstd
+ *   backward  dx, dw, db from dy (the forward's mean/rstd prepared, untimed)
+ *   full      forward then backward
+ *
+ * This file holds the float64 reference, the CPU implementation (fp32
+ * accumulation), the correctness check and the registry entry.  The CUDA
+ * kernels are in layer_norm.cu; the tests in test/kernels/test_kernels.c.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kb_int.h"
+
+#define LN_EPS 1e-6
+
+/* Tensor slots of a layer_norm call. */
+enum { LN_X, LN_W, LN_B, LN_Y, LN_MEAN, LN_RSTD, LN_DY, LN_DX, LN_DW, LN_DB, LN_NT };
+
+/* ------------------------------------------------------------ float64 reference */
+
+/* One row forward: y (may be NULL), mean and rstd of x. */
+void
+layer_norm_ref_row(const double *x, const double *w, const double *b, int64_t H,
+				   double *y, double *mean, double *rstd)
+{
+	double		m = 0,
+				v = 0;
+
+	for (int64_t j = 0; j < H; j++)
+		m += x[j];
+	m /= (double) H;
+	for (int64_t j = 0; j < H; j++)
+		v += (x[j] - m) * (x[j] - m);
+	v /= (double) H;
+	*mean = m;
+	*rstd = 1.0 / sqrt(v + LN_EPS);
+	if (y)
+		for (int64_t j = 0; j < H; j++)
+			y[j] = (x[j] - m) * *rstd * w[j] + b[j];
+}
+
+/* One row backward: dx, and this row's contributions added to dw, db (may be NULL). */
+void
+layer_norm_ref_row_backward(const double *x, const double *w, const double *dy, int64_t H,
+							double *dx, double *dw, double *db)
+{
+	double		mean,
+				rstd,
+				c1 = 0,
+				c2 = 0;
+
+	layer_norm_ref_row(x, w, w, H, NULL, &mean, &rstd);
+	for (int64_t j = 0; j < H; j++)
+	{
+		double		xhat = (x[j] - mean) * rstd;
+		double		wdy = w[j] * dy[j];
+
+		c1 += xhat * wdy;
+		c2 += wdy;
+		if (dw)
+			dw[j] += dy[j] * xhat;
+		if (db)
+			db[j] += dy[j];
+	}
+	c1 /= (double) H;
+	c2 /= (double) H;
+	for (int64_t j = 0; j < H; j++)
+	{
+		double		xhat = (x[j] - mean) * rstd;
+
+		dx[j] = (w[j] * dy[j] - xhat * c1 - c2) * rstd;
+	}
+}
+
+/* ------------------------------------------------------------ CPU implementation (fp32 accumulation) */
+
+static void
+cpu_forward(const kb_call *c)
+{
+	int64_t		R = c->ax[0],
+				H = c->ax[1];
+	int			dt = c->dtype;
+
+	for (int64_t r = 0; r < R; r++)
+	{
+		float		m = 0,
+					v = 0,
+					rs;
+
+		for (int64_t j = 0; j < H; j++)
+			m += (float) kb_get(c->t[LN_X], dt, r * H + j);
+		m /= (float) H;
+		for (int64_t j = 0; j < H; j++)
+		{
+			float		d = (float) kb_get(c->t[LN_X], dt, r * H + j) - m;
+
+			v += d * d;
+		}
+		v /= (float) H;
+		rs = 1.0f / sqrtf(v + (float) LN_EPS);
+		((float *) c->t[LN_MEAN])[r] = m;
+		((float *) c->t[LN_RSTD])[r] = rs;
+		for (int64_t j = 0; j < H; j++)
+			kb_set(c->t[LN_Y], dt, r * H + j,
+				   ((float) kb_get(c->t[LN_X], dt, r * H + j) - m) * rs * (float) kb_get(c->t[LN_W], dt, j)
+				   + (float) kb_get(c->t[LN_B], dt, j));
+	}
+}
+
+static void
+cpu_backward(const kb_call *c)
+{
+	int64_t		R = c->ax[0],
+				H = c->ax[1];
+	int			dt = c->dtype;
+	float	   *dw = (float *) c->ws;
+	float	   *db = dw + H;
+
+	memset(dw, 0, sizeof(float) * 2 * (size_t) H);
+	for (int64_t r = 0; r < R; r++)
+	{
+		float		m = ((float *) c->t[LN_MEAN])[r];
+		float		rs = ((float *) c->t[LN_RSTD])[r];
+		float		c1 = 0,
+					c2 = 0;
+
+		for (int64_t j = 0; j < H; j++)
+		{
+			float		xhat = ((float) kb_get(c->t[LN_X], dt, r * H + j) - m) * rs;
+			float		dy = (float) kb_get(c->t[LN_DY], dt, r * H + j);
+			float		wdy = (float) kb_get(c->t[LN_W], dt, j) * dy;
+
+			c1 += xhat * wdy;
+			c2 += wdy;
+			dw[j] += dy * xhat;
+			db[j] += dy;
+		}
+		c1 /= (float) H;
+		c2 /= (float) H;
+		for (int64_t j = 0; j < H; j++)
+		{
+			float		xhat = ((float) kb_get(c->t[LN_X], dt, r * H + j) - m) * rs;
+			float		wdy = (float) kb_get(c->t[LN_W], dt, j) * (float) kb_get(c->t[LN_DY], dt, r * H + j);
+
+			kb_set(c->t[LN_DX], dt, r * H + j, (wdy - xhat * c1 - c2) * rs);
+		}
+	}
+	for (int64_t j = 0; j < H; j++)
+	{
+		kb_set(c->t[LN_DW], dt, j, dw[j]);
+		kb_set(c->t[LN_DB], dt, j, db[j]);
+	}
+}
+
+static int
+ln_cpu(const kb_call *c, int phase)
+{
+	if (phase == KB_PHASE_PREPARE)
+	{
+		if (c->mode == KB_BACKWARD)
+			cpu_forward(c);
+		return 0;
+	}
+	if (c->mode != KB_BACKWARD)
+		cpu_forward(c);
+	if (c->mode != KB_FORWARD)
+		cpu_backward(c);
+	return 0;
+}
+
+/* ------------------------------------------------------------ registry hooks */
+
+static bool
+ln_derive(int64_t *ax, int dtype, char *err, size_t errlen)
+{
+	(void) ax;
+	(void) dtype;
+	(void) err;
+	(void) errlen;
+	return true;
+}
+
+static void
+ln_plan(kb_call *c, kb_plan *p, bool cuda)
+{
+	int64_t		R = c->ax[0],
+				H = c->ax[1];
+	int			dt = c->dtype;
+	static const char *const names[LN_NT] = {"x", "weight", "bias", "y", "mean", "rstd", "dy", "dx", "dweight", "dbias"};
+
+	c->ntensors = LN_NT;
+	for (int i = 0; i < LN_NT; i++)
+	{
+		p->name[i] = names[i];
+		c->tdtype[i] = dt;
+		c->rows[i] = R;
+		c->cols[i] = H;
+	}
+	c->rows[LN_W] = c->rows[LN_B] = c->rows[LN_DW] = c->rows[LN_DB] = 1;
+	c->cols[LN_MEAN] = c->cols[LN_RSTD] = 1;
+	c->tdtype[LN_MEAN] = c->tdtype[LN_RSTD] = KB_FP32;
+	p->init[LN_X] = p->init[LN_W] = p->init[LN_B] = p->init[LN_DY] = KB_INIT_UNIFORM;
+	p->scale[LN_X] = 2.0;
+	p->scale[LN_W] = p->scale[LN_B] = p->scale[LN_DY] = 1.0;
+	p->is_output[LN_Y] = c->mode != KB_BACKWARD;
+	p->is_output[LN_DX] = p->is_output[LN_DW] = p->is_output[LN_DB] = c->mode != KB_FORWARD;
+	/* dw/db partial sums: per block on the GPU (at most 1024 blocks), one row on the CPU. */
+	c->ws_bytes = (int64_t) sizeof(float) * 2 * H * (cuda ? 1024 : 1);
+}
+
+static void
+ln_cost(const kb_call *c, double *bytes, double *flops)
+{
+	double		R = (double) c->ax[0],
+				H = (double) c->ax[1],
+				s = (double) kb_dtype_size(c->dtype);
+	double		fb = s * (2 * R * H + 2 * H) + 8 * R;	/* read x, w, b; write y, mean, rstd */
+	double		bb = s * (3 * R * H + 3 * H) + 8 * R;	/* read x, dy, w, mean, rstd; write dx, dw, db */
+
+	*bytes = c->mode == KB_FORWARD ? fb : c->mode == KB_BACKWARD ? bb : fb + bb;
+	*flops = c->mode == KB_FORWARD ? 8 * R * H : c->mode == KB_BACKWARD ? 14 * R * H : 22 * R * H;
+}
+
+static int
+ln_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out)
+{
+	int64_t		R = c->ax[0],
+				H = c->ax[1];
+	int64_t		rows[64];
+	int			nr = kb_sample_rows(R, 64, rows);
+	double	   *x = malloc(sizeof(double) * (size_t) H * 8);
+	double	   *w = x + H,
+			   *b = x + 2 * H,
+			   *dy = x + 3 * H,
+			   *ref = x + 4 * H,
+			   *got = x + 5 * H,
+			   *dw = x + 6 * H,
+			   *db = x + 7 * H;
+	double		mean,
+				rstd,
+				gm,
+				gr;
+	kb_cmp		m;
+	int			rc = 0;
+
+	(void) p;
+	if (!x)
+		return -1;
+	kb_cmp_init(&m, c->dtype);
+	rc |= kb_fetch_rows(be, c, LN_W, 0, 1, w);
+	rc |= kb_fetch_rows(be, c, LN_B, 0, 1, b);
+	for (int k = 0; k < nr && rc == 0; k++)
+	{
+		int64_t		r = rows[k];
+
+		rc |= kb_fetch_rows(be, c, LN_X, r, 1, x);
+		if (c->mode != KB_BACKWARD)
+		{
+			layer_norm_ref_row(x, w, b, H, ref, &mean, &rstd);
+			rc |= kb_fetch_rows(be, c, LN_Y, r, 1, got);
+			rc |= kb_fetch_rows(be, c, LN_MEAN, r, 1, &gm);
+			rc |= kb_fetch_rows(be, c, LN_RSTD, r, 1, &gr);
+			kb_cmp_values(&m, "y", ref, got, H);
+			kb_cmp_values(&m, "mean", &mean, &gm, 1);
+			kb_cmp_values(&m, "rstd", &rstd, &gr, 1);
+		}
+		if (c->mode != KB_FORWARD)
+		{
+			rc |= kb_fetch_rows(be, c, LN_DY, r, 1, dy);
+			layer_norm_ref_row_backward(x, w, dy, H, ref, NULL, NULL);
+			rc |= kb_fetch_rows(be, c, LN_DX, r, 1, got);
+			kb_cmp_values(&m, "dx", ref, got, H);
+		}
+	}
+	/* dweight and dbias sum over every row: checked in full up to 2^28 elements. */
+	if (rc == 0 && c->mode != KB_FORWARD && (double) R * (double) H <= (double) (1 << 28))
+	{
+		memset(dw, 0, sizeof(double) * (size_t) H * 2);
+		for (int64_t r = 0; r < R && rc == 0; r++)
+		{
+			rc |= kb_fetch_rows(be, c, LN_X, r, 1, x);
+			rc |= kb_fetch_rows(be, c, LN_DY, r, 1, dy);
+			layer_norm_ref_row_backward(x, w, dy, H, ref, dw, db);
+		}
+		rc |= kb_fetch_rows(be, c, LN_DW, 0, 1, got);
+		kb_cmp_values(&m, "dweight", dw, got, H);
+		rc |= kb_fetch_rows(be, c, LN_DB, 0, 1, got);
+		kb_cmp_values(&m, "dbias", db, got, H);
+	}
+	free(x);
+	if (rc)
+		return -1;
+	kb_cmp_finish(&m, out);
+	return 0;
+}
+
+const kb_op kb_op_layer_norm = {
+	.id = KB_OP_LAYER_NORM,
+	.name = "layer_norm",
+	.slug = "layer-norm",
+	.title = "LayerNorm",
+	.description = "Layer normalization of a rows\xc3\x97hidden activation with learned weight and bias.",
+	.source_url = "https://github.com/linkedin/Liger-Kernel/blob/2120862ba532c9449e72d603ba6324310ae756e7/benchmark/scripts/benchmark_layer_norm.py",
+	.family = "layernorm",
+	.modes = {true, true, true},
+	.timed = {
+		"the forward pass y = LayerNorm(x) with weight and bias, saving mean and rstd",
+		"the backward pass (dx, dweight, dbias from a random upstream gradient; the forward's mean and rstd computed before timing)",
+		"the forward pass followed by the backward pass",
+	},
+	.naxes = 2,
+	.axes = {{"rows", "variable", NULL}, {"hidden", "variable", NULL}},
+	.title_axes = {"rows", "hidden", NULL},
+	.ndtypes = 2,
+	.dtypes = {KB_FP32, KB_BF16},
+	.ninputs = 3,
+	.inputs = {
+		{"x", {"rows", "hidden", NULL}, "float"},
+		{"weight", {"hidden", NULL}, "float"},
+		{"bias", {"hidden", NULL}, "float"},
+	},
+	.noutputs = 1,
+	.outputs = {{"y", {"rows", "hidden", NULL}, "float"}},
+	.nscalars = 1,
+	.scalars = {{"eps", "fp32", 1e-6}},
+	.c_path = "kernels/ops/layer_norm.c",
+	.cu_path = "kernels/ops/layer_norm.cu",
+	.cu_symbol = "layer_norm_cuda",
+	.derive = ln_derive,
+	.plan = ln_plan,
+	.cost = ln_cost,
+	.cpu = ln_cpu,
+	.check = ln_check,
+};

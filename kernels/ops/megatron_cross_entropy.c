@@ -1,0 +1,220 @@
+/*
+ * megatron_cross_entropy.c: vocab-parallel cross-entropy at TP=1, Megatron
+ * layout: logits [seq, batch, vocab] (rows = seq*batch) against int64
+ * targets, per-token fp32 losses loss = logsumexp(z) - z[target].
+ *   forward   the per-token losses
+ *   backward  forward + backward, as Liger's harness times its "backward"
+ *             (grad_logits = (softmax(z) - onehot(target)) * grad_loss)
+ *   full      forward + backward
+ *
+ * Float64 reference, CPU implementation (fp32 accumulation), check and
+ * registry entry; the CUDA kernels are in megatron_cross_entropy.cu.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kb_int.h"
+
+enum { CE_LOGITS, CE_TARGET, CE_LOSS, CE_GRAD_LOSS, CE_GRAD, CE_NT };
+
+/* ------------------------------------------------------------ float64 reference */
+
+/* One row: the loss, and when grad is not NULL the logits' gradient scaled by g. */
+double
+megatron_ce_ref_row(const double *z, int64_t V, int64_t target, double g, double *grad)
+{
+	double		mx = -INFINITY,
+				sum = 0,
+				lse;
+
+	for (int64_t j = 0; j < V; j++)
+		mx = fmax(mx, z[j]);
+	for (int64_t j = 0; j < V; j++)
+		sum += exp(z[j] - mx);
+	lse = mx + log(sum);
+	if (grad)
+		for (int64_t j = 0; j < V; j++)
+			grad[j] = (exp(z[j] - lse) - (j == target ? 1.0 : 0.0)) * g;
+	return lse - z[target];
+}
+
+/* ------------------------------------------------------------ CPU implementation */
+
+static int
+ce_cpu(const kb_call *c, int phase)
+{
+	int64_t		N = c->ax[0] * c->ax[1],
+				V = c->ax[2];
+	int			dt = c->dtype;
+
+	if (phase == KB_PHASE_PREPARE)
+		return 0;
+	for (int64_t r = 0; r < N; r++)
+	{
+		const void *z = c->t[CE_LOGITS];
+		int64_t		t = ((const int64_t *) c->t[CE_TARGET])[r];
+		float		mx = -INFINITY,
+					sum = 0,
+					lse;
+
+		for (int64_t j = 0; j < V; j++)
+			mx = fmaxf(mx, (float) kb_get(z, dt, r * V + j));
+		for (int64_t j = 0; j < V; j++)
+			sum += expf((float) kb_get(z, dt, r * V + j) - mx);
+		lse = mx + logf(sum);
+		((float *) c->t[CE_LOSS])[r] = lse - (float) kb_get(z, dt, r * V + t);
+		if (c->mode != KB_FORWARD)
+		{
+			float		g = ((const float *) c->t[CE_GRAD_LOSS])[r];
+
+			for (int64_t j = 0; j < V; j++)
+				kb_set(c->t[CE_GRAD], dt, r * V + j,
+					   (expf((float) kb_get(z, dt, r * V + j) - lse) - (j == t ? 1.0f : 0.0f)) * g);
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ registry hooks */
+
+static bool
+ce_derive(int64_t *ax, int dtype, char *err, size_t errlen)
+{
+	(void) ax;
+	(void) dtype;
+	(void) err;
+	(void) errlen;
+	return true;
+}
+
+static void
+ce_plan(kb_call *c, kb_plan *p, bool cuda)
+{
+	int64_t		N = c->ax[0] * c->ax[1],
+				V = c->ax[2];
+	static const char *const names[CE_NT] = {"logits", "target", "loss", "grad_loss", "grad_logits"};
+
+	(void) cuda;
+	c->ntensors = CE_NT;
+	for (int i = 0; i < CE_NT; i++)
+	{
+		p->name[i] = names[i];
+		c->rows[i] = N;
+		c->cols[i] = 1;
+		c->tdtype[i] = KB_FP32;
+	}
+	c->cols[CE_LOGITS] = c->cols[CE_GRAD] = V;
+	c->tdtype[CE_LOGITS] = c->tdtype[CE_GRAD] = c->dtype;
+	c->tdtype[CE_TARGET] = KB_I64;
+	if (c->mode == KB_FORWARD)
+		c->rows[CE_GRAD] = 0;	/* not needed */
+	p->init[CE_LOGITS] = KB_INIT_UNIFORM;
+	p->scale[CE_LOGITS] = 4.0;
+	p->init[CE_TARGET] = KB_INIT_TARGETS;
+	p->modulo[CE_TARGET] = V;
+	p->init[CE_GRAD_LOSS] = KB_INIT_UNIFORM;
+	p->scale[CE_GRAD_LOSS] = 1.0;
+	p->is_output[CE_LOSS] = true;
+	p->is_output[CE_GRAD] = c->mode != KB_FORWARD;
+}
+
+static void
+ce_cost(const kb_call *c, double *bytes, double *flops)
+{
+	double		N = (double) (c->ax[0] * c->ax[1]),
+				V = (double) c->ax[2],
+				s = (double) kb_dtype_size(c->dtype);
+
+	if (c->mode == KB_FORWARD)
+	{
+		*bytes = s * N * V + 12 * N;	/* read logits, targets; write losses */
+		*flops = 4 * N * V;
+	}
+	else
+	{
+		*bytes = 2 * s * N * V + 16 * N;	/* read logits once, write the gradient */
+		*flops = 9 * N * V;
+	}
+}
+
+static int
+ce_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out)
+{
+	int64_t		N = c->ax[0] * c->ax[1],
+				V = c->ax[2];
+	int64_t		rows[32];
+	int			nr = kb_sample_rows(N, 32, rows);
+	double	   *z = malloc(sizeof(double) * (size_t) V * 3);
+	double	   *ref = z + V,
+			   *got = z + 2 * V;
+	kb_cmp		m;
+	int			rc = 0;
+
+	(void) p;
+	if (!z)
+		return -1;
+	kb_cmp_init(&m, c->dtype);
+	for (int k = 0; k < nr && rc == 0; k++)
+	{
+		double		t,
+					g,
+					loss,
+					gl;
+
+		rc |= kb_fetch_rows(be, c, CE_LOGITS, rows[k], 1, z);
+		rc |= kb_fetch_rows(be, c, CE_TARGET, rows[k], 1, &t);
+		rc |= kb_fetch_rows(be, c, CE_GRAD_LOSS, rows[k], 1, &g);
+		rc |= kb_fetch_rows(be, c, CE_LOSS, rows[k], 1, &gl);
+		if (rc)
+			break;
+		loss = megatron_ce_ref_row(z, V, (int64_t) t, g, c->mode != KB_FORWARD ? ref : NULL);
+		kb_cmp_values(&m, "loss", &loss, &gl, 1);
+		if (c->mode != KB_FORWARD)
+		{
+			rc |= kb_fetch_rows(be, c, CE_GRAD, rows[k], 1, got);
+			kb_cmp_values(&m, "grad_logits", ref, got, V);
+		}
+	}
+	free(z);
+	if (rc)
+		return -1;
+	kb_cmp_finish(&m, out);
+	return 0;
+}
+
+const kb_op kb_op_megatron_cross_entropy = {
+	.id = KB_OP_MEGATRON_CE,
+	.name = "megatron_cross_entropy",
+	.slug = "megatron-cross-entropy",
+	.title = "Vocab-parallel cross-entropy, Megatron layout",
+	.description = "Vocab-parallel cross-entropy over seq\xc3\x97" "batch\xc3\x97vocab bf16 logits against integer targets, returning per-token fp32 losses. Only TP=1 rows import; sharded-vocab rows would change the local logits shape.",
+	.source_url = "https://github.com/linkedin/Liger-Kernel/blob/2120862ba532c9449e72d603ba6324310ae756e7/benchmark/scripts/benchmark_megatron_cross_entropy.py",
+	.family = "cross-entropy",
+	.modes = {true, true, true},
+	.timed = {
+		"the forward pass (per-token losses)",
+		"the forward pass followed by the backward pass, as Liger's harness times its megatron backward (grad_logits from a random per-token upstream gradient)",
+		"the forward pass followed by the backward pass",
+	},
+	.naxes = 3,
+	.axes = {{"seq", "variable", NULL}, {"batch", "variable", NULL}, {"vocab", "variable", NULL}},
+	.title_axes = {"seq", "batch", "vocab", NULL},
+	.ndtypes = 2,
+	.dtypes = {KB_BF16, KB_FP32},
+	.ninputs = 2,
+	.inputs = {
+		{"logits", {"seq", "batch", "vocab"}, "float"},
+		{"target", {"seq", "batch", NULL}, "int64"},
+	},
+	.noutputs = 1,
+	.outputs = {{"loss", {"seq", "batch", NULL}, "fp32"}},
+	.c_path = "kernels/ops/megatron_cross_entropy.c",
+	.cu_path = "kernels/ops/megatron_cross_entropy.cu",
+	.cu_symbol = "megatron_cross_entropy_cuda",
+	.derive = ce_derive,
+	.plan = ce_plan,
+	.cost = ce_cost,
+	.cpu = ce_cpu,
+	.check = ce_check,
+};
