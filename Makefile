@@ -5,14 +5,15 @@ EXTENSION = kernelindex
 EXTVERSION = 0.1.0
 MODULE_big = kernelindex
 
-CORE_SRCS = $(sort $(wildcard src/core/*.c))
+CORE_SRCS = $(sort $(wildcard src/core/*.c)) $(sort $(wildcard src/liger/*.c))
 EXT_SRCS = $(sort $(wildcard src/*.c))
 OBJS = $(CORE_SRCS:.c=.o) $(EXT_SRCS:.c=.o)
 
-DATA = $(wildcard sql/$(EXTENSION)--*.sql)
+SQL_PARTS = $(sort $(wildcard sql/[0-9][0-9]_*.sql))
+DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 
 PG_CONFIG ?= pg_config
-PG_CPPFLAGS = -Isrc -isystem $(shell $(PG_CONFIG) --includedir-server) -std=c11 -D_GNU_SOURCE
+PG_CPPFLAGS = -Isrc -Isrc/core -isystem $(shell $(PG_CONFIG) --includedir-server) -std=c11 -D_GNU_SOURCE
 PG_CFLAGS = -Wall -Wextra -Werror
 SHLIB_LINK = -lcrypto -lm
 
@@ -28,4 +29,8 @@ include $(PGXS)
 src/core/schemas_data.c: $(wildcard schemas/*.json) tools/embed_schemas.sh
 	tools/embed_schemas.sh schemas > $@
 
-$(OBJS): src/core/ki_json.h src/core/ki_schema.h src/kernelindex.h
+$(OBJS): src/core/ki_json.h src/core/ki_schema.h src/kernelindex.h $(wildcard src/liger/*.h)
+
+# The install script is the sql/NN_*.sql parts in order.
+sql/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_PARTS)
+	cat $^ > $@

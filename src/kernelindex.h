@@ -36,4 +36,14 @@ void		ki_pg_report(const ki_errors *errs, const char *what) pg_attribute_noretur
 /* Parse, validate and normalize a manifest argument, or raise. */
 ki_value   *ki_pg_manifest_arg(FunctionCallInfo fcinfo, int argno, ki_arena *a, ki_kind *kind);
 
+/*
+ * Store one validated, normalized manifest through kbench__store(); true
+ * when it was new.  Connected to SPI.  raw_samples: an int8[] or 0.
+ */
+bool		ki_store_manifest(ki_kind kind, const char *digest, const ki_value *manifest,
+							  const char *source, Datum raw_samples);
+
+/* The extension's schema name, quoted (cached per backend). */
+const char *ext_schema(void);
+
 #endif							/* KERNELINDEX_H */

@@ -1,5 +1,4 @@
--- kernelindex 0.1.0: install script.
-\echo Use "CREATE EXTENSION kernelindex" to load this file. \quit
+-- Identity: canonical JSON, digests, normalization, validation (IDENTITY.md, src/identity.c).
 
 --------------------------------------------------------------------------
 -- Identity: canonical JSON, digests, normalization, validation (IDENTITY.md)

@@ -1,0 +1,656 @@
+-- Catalog: content-addressed, append-only tables of manifests (src/catalog.c).
+--
+-- Every row is keyed by its manifest's digest and holds the normalized
+-- manifest (jsonb) beside typed columns for what is filtered and ranked.
+-- Everything enters through kbench_ingest() (or the imports, which call the
+-- same code); identity columns never change and runs are never deleted.
+
+CREATE TYPE kbench_status AS ENUM (
+	'passed', 'incorrect_shape', 'incorrect_dtype', 'incorrect_numerical',
+	'compile_error', 'runtime_error', 'timeout', 'resource_exceeded',
+	'invalid_reference', 'policy_violation', 'suspected_reward_hack',
+	'incomplete_evidence', 'revoked');
+
+-- The typed shape of a run, a protocol and an environment: what the tables
+-- store beside the manifest, and what kbench_run_of() & co. return.
+CREATE TYPE kbench_run AS (
+	digest text,
+	implementation_digest text,
+	workload_digest text,
+	protocol_digest text,
+	environment_digest text,
+	status kbench_status,
+	observed_at timestamptz,
+	primary_statistic text,
+	primary_ns bigint,          -- the primary statistic in integer ns, when it is a time
+	median_ns bigint,
+	mean_ns bigint,
+	min_ns bigint,
+	max_ns bigint,
+	mad_ns bigint,
+	p20_ns bigint,
+	p80_ns bigint,
+	ci95_low_ns bigint,
+	ci95_high_ns bigint,
+	samples bigint,
+	source text,                -- sourceNative.source
+	external_id text            -- sourceNative.externalId
+);
+
+CREATE TYPE kbench_protocol AS (
+	digest text,
+	family text,                -- comparability.family
+	harness text,
+	timer text,
+	primary_statistic text,
+	warmup_ns bigint
+);
+
+CREATE TYPE kbench_environment AS (
+	digest text,
+	vendor text,
+	product text,
+	architecture text,
+	form_factor text,
+	memory_bytes bigint,
+	driver text,
+	cuda_toolkit text
+);
+
+-- A duration statistic of latencyNs as bigint ns.
+CREATE FUNCTION kbench__ns(jsonb) RETURNS bigint
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	RETURN CASE WHEN jsonb_typeof($1) = 'number' THEN round(($1)::numeric)::bigint END;
+
+-- A latency measurement of a run's measurements list, converted to ns.
+CREATE FUNCTION kbench__measurement_ns(spec jsonb, statistic text) RETURNS bigint
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	RETURN (SELECT round((m->>'value')::numeric * CASE m->>'unit'
+	                WHEN 'ns' THEN 1 WHEN 'us' THEN 1e3 WHEN 'ms' THEN 1e6 WHEN 's' THEN 1e9 END)::bigint
+	          FROM jsonb_array_elements(CASE WHEN jsonb_typeof(spec->'measurements') = 'array'
+	                                         THEN spec->'measurements' ELSE '[]' END) m
+	         WHERE m->>'statistic' = statistic AND m->>'unit' IN ('ns', 'us', 'ms', 's')
+	           AND m->>'metric' IN ('latency', 'time', 'duration', 'score', 'runtime')
+	         LIMIT 1);
+
+-- The typed run of a normalized BenchmarkRun manifest.
+CREATE FUNCTION kbench_run_of(digest text, manifest jsonb) RETURNS kbench_run
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	RETURN (SELECT ROW(
+		digest,
+		s->>'implementationDigest', s->>'workloadDigest', s->>'protocolDigest', s->>'environmentDigest',
+		(s->>'status')::kbench_status,
+		(s->>'observedAt')::timestamptz,
+		ps,
+		coalesce(kbench__ns(l->ps), kbench__measurement_ns(s, ps),
+		         CASE WHEN ps IS NULL THEN coalesce(kbench__ns(l->'median'), kbench__ns(l->'mean')) END),
+		kbench__ns(l->'median'), kbench__ns(l->'mean'), kbench__ns(l->'minimum'), kbench__ns(l->'maximum'),
+		kbench__ns(l->'mad'),
+		coalesce(kbench__measurement_ns(s, 'p20'), kbench__ns(l->'p05')),
+		coalesce(kbench__measurement_ns(s, 'p80'), kbench__ns(l->'p95')),
+		kbench__ns(l->'confidence95'->0), kbench__ns(l->'confidence95'->1),
+		(s->'timing'->>'samples')::bigint,
+		s->'sourceNative'->>'source', s->'sourceNative'->>'externalId')::kbench_run
+	   FROM (SELECT manifest->'spec' AS s, manifest->'spec'->'timing'->'latencyNs' AS l,
+	                coalesce(manifest->'spec'->'timing'->>'primaryStatistic',
+	                         manifest->'spec'->'measurements'->0->>'statistic') AS ps) x);
+
+-- The typed protocol of a normalized BenchmarkProtocol manifest.
+CREATE FUNCTION kbench_protocol_of(digest text, manifest jsonb) RETURNS kbench_protocol
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	RETURN ROW(digest, manifest->'spec'->'comparability'->>'family', manifest->'spec'->'harness'->>'name',
+	           manifest->'spec'->'measurement'->>'timer', manifest->'spec'->'measurement'->>'primaryStatistic',
+	           kbench__ns(manifest->'spec'->'measurement'->'warmupDuration'))::kbench_protocol;
+
+-- The typed environment of a normalized ExecutionEnvironment manifest.
+CREATE FUNCTION kbench_environment_of(digest text, manifest jsonb) RETURNS kbench_environment
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	RETURN ROW(digest, manifest->'spec'->'hardware'->>'vendor', manifest->'spec'->'hardware'->>'product',
+	           manifest->'spec'->'hardware'->>'architecture', manifest->'spec'->'hardware'->>'formFactor',
+	           (manifest->'spec'->'hardware'->>'memoryBytes')::bigint,
+	           manifest->'spec'->'software'->>'driver', manifest->'spec'->'software'->>'cudaToolkit')::kbench_environment;
+
+CREATE TABLE kbench_operations (
+	digest text PRIMARY KEY,
+	name text NOT NULL,                 -- metadata.name
+	family text NOT NULL,
+	manifest jsonb NOT NULL,
+	source text,
+	ingested_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX ON kbench_operations (name);
+
+CREATE TABLE kbench_workloads (
+	digest text PRIMARY KEY,
+	kind text NOT NULL CHECK (kind IN ('WorkloadCase', 'WorkloadSuite')),
+	name text NOT NULL,
+	operation_digest text NOT NULL,
+	operation_resolved boolean NOT NULL,  -- false until the operation's manifest arrives
+	axes jsonb,                           -- {"rows": 4096, "hidden": 4096} for a case
+	dtypes text[],
+	manifest jsonb NOT NULL,
+	source text,
+	ingested_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX ON kbench_workloads (operation_digest);
+
+CREATE TABLE kbench_projects (
+	digest text PRIMARY KEY,
+	name text NOT NULL,
+	repository text,
+	manifest jsonb NOT NULL,
+	source text,
+	ingested_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE kbench_implementations (
+	digest text PRIMARY KEY,
+	name text NOT NULL,
+	operation_digest text NOT NULL,
+	operation_resolved boolean NOT NULL,
+	language text,
+	version text,                         -- projectRevision.version
+	architectures text[],
+	dtypes text[],
+	manifest jsonb NOT NULL,
+	source text,
+	ingested_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX ON kbench_implementations (operation_digest);
+CREATE INDEX ON kbench_implementations (name);
+
+CREATE TABLE kbench_protocols (
+	digest text PRIMARY KEY,
+	family text,
+	harness text,
+	timer text,
+	primary_statistic text,
+	warmup_ns bigint,
+	name text NOT NULL,
+	manifest jsonb NOT NULL,
+	source text,
+	ingested_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE kbench_environments (
+	digest text PRIMARY KEY,
+	vendor text,
+	product text,
+	architecture text,
+	form_factor text,
+	memory_bytes bigint,
+	driver text,
+	cuda_toolkit text,
+	name text NOT NULL,
+	manifest jsonb NOT NULL,
+	source text,
+	ingested_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX ON kbench_environments (vendor, product, architecture);
+
+CREATE TABLE kbench_runs (
+	digest text PRIMARY KEY,
+	implementation_digest text NOT NULL,
+	workload_digest text NOT NULL,
+	protocol_digest text NOT NULL,
+	environment_digest text NOT NULL,
+	status kbench_status NOT NULL,
+	observed_at timestamptz NOT NULL,
+	primary_statistic text,
+	primary_ns bigint,
+	median_ns bigint,
+	mean_ns bigint,
+	min_ns bigint,
+	max_ns bigint,
+	mad_ns bigint,
+	p20_ns bigint,
+	p80_ns bigint,
+	ci95_low_ns bigint,
+	ci95_high_ns bigint,
+	samples bigint,
+	source text,
+	external_id text,
+	name text NOT NULL,
+	manifest jsonb NOT NULL,
+	raw_samples_ns bigint[],              -- when the run was measured here
+	-- references whose manifests have not arrived yet:
+	-- a subset of {implementation, workload, protocol, environment}
+	unresolved text[] NOT NULL DEFAULT '{}',
+	retracted_at timestamptz,
+	retraction_reason text,
+	superseded_by text,
+	supersession_reason text,
+	ingested_at timestamptz NOT NULL DEFAULT now(),
+	CHECK ((retracted_at IS NULL) = (retraction_reason IS NULL)),
+	CHECK ((superseded_by IS NULL) = (supersession_reason IS NULL))
+);
+CREATE INDEX ON kbench_runs (workload_digest, protocol_digest, environment_digest, implementation_digest);
+CREATE INDEX ON kbench_runs (implementation_digest);
+CREATE INDEX ON kbench_runs (protocol_digest);
+CREATE INDEX ON kbench_runs (environment_digest);
+CREATE INDEX ON kbench_runs (observed_at);
+CREATE INDEX ON kbench_runs (source, external_id);
+CREATE INDEX ON kbench_runs (digest) WHERE cardinality(unresolved) > 0;
+
+CREATE TABLE kbench_measurements (
+	run_digest text NOT NULL,           -- kbench_runs.digest (no FK, so pg_dump's data order never matters)
+	ordinal int NOT NULL,
+	metric text NOT NULL,
+	unit text NOT NULL,
+	statistic text NOT NULL,
+	value double precision NOT NULL,
+	sample_count bigint,
+	PRIMARY KEY (run_digest, ordinal)
+);
+CREATE INDEX ON kbench_measurements (metric, statistic);
+
+-- The serving kinds (ModelRevision, ServingStackRevision, ServingConfiguration,
+-- ServingWorkload, ServingRun) are validated and stored, not yet analysed.
+CREATE TABLE kbench_serving_manifests (
+	digest text PRIMARY KEY,
+	kind text NOT NULL,
+	name text NOT NULL,
+	manifest jsonb NOT NULL,
+	source text,
+	ingested_at timestamptz NOT NULL DEFAULT now()
+);
+
+-- Rows of a catalog export that carry no manifest of their own (measurements,
+-- record events, artifacts, sources, aliases), kept verbatim so that an
+-- export re-imports to the same rows: nothing imported is lost.
+CREATE TABLE kbench_catalog_rows (
+	table_name text NOT NULL,
+	row_id text NOT NULL,
+	row jsonb NOT NULL,
+	ingested_at timestamptz NOT NULL DEFAULT now(),
+	PRIMARY KEY (table_name, row_id)
+);
+
+-- The catalog export's own row for a manifest (its ids, summaries and
+-- flags), so an export reproduces it.
+CREATE TABLE kbench_catalog_source_rows (
+	digest text NOT NULL,
+	table_name text NOT NULL,
+	row jsonb NOT NULL,
+	PRIMARY KEY (table_name, digest)
+);
+
+-- Imports and what each one did.
+CREATE TABLE kbench_imports (
+	id bigserial PRIMARY KEY,
+	kind text NOT NULL,                   -- 'catalog' or 'liger'
+	source text,
+	started_at timestamptz NOT NULL DEFAULT now(),
+	finished_at timestamptz,
+	lines bigint NOT NULL DEFAULT 0,
+	inserted bigint NOT NULL DEFAULT 0,
+	present bigint NOT NULL DEFAULT 0,
+	skipped bigint NOT NULL DEFAULT 0,
+	rejected bigint NOT NULL DEFAULT 0
+);
+
+CREATE TABLE kbench_import_rejections (
+	import_id bigint NOT NULL,          -- kbench_imports.id
+	line bigint NOT NULL,
+	reason text NOT NULL,
+	skipped boolean NOT NULL DEFAULT false,  -- skipped by rule (e.g. a memory row) rather than rejected
+	PRIMARY KEY (import_id, line)
+);
+
+-- A staging table for client-side imports:
+--   \copy kbench_import_staging (line) FROM 'catalog.jsonl' WITH (FORMAT csv, QUOTE E'\x01', DELIMITER E'\x02')
+-- (the csv options pass each line through untouched), then
+--   SELECT * FROM kbench_import_catalog_staged();
+CREATE TABLE kbench_import_staging (
+	n bigserial,
+	line text
+);
+
+--------------------------------------------------------------------------
+-- Append-only: identity never changes, runs are never deleted.
+--------------------------------------------------------------------------
+
+-- Refuse an UPDATE that changes any column but the ones named in TG_ARGV.
+CREATE FUNCTION kbench__immutable() RETURNS trigger
+	LANGUAGE plpgsql AS $$
+DECLARE
+	changed text;
+BEGIN
+	SELECT string_agg(o.key, ', ' ORDER BY o.key) INTO changed
+	  FROM jsonb_each(to_jsonb(OLD)) o
+	  JOIN jsonb_each(to_jsonb(NEW)) n USING (key)
+	 WHERE o.value IS DISTINCT FROM n.value AND NOT (o.key = ANY (coalesce(TG_ARGV, '{}')));
+	IF changed IS NOT NULL THEN
+		RAISE EXCEPTION 'cannot change % of % %', changed, TG_TABLE_NAME, OLD.digest
+			USING ERRCODE = 'restrict_violation',
+			      DETAIL = 'Catalog rows are content-addressed: their manifest and what is derived from it never change.',
+			      HINT = CASE WHEN TG_TABLE_NAME = 'kbench_runs'
+			                  THEN 'Retract it with kbench_retract() or supersede it with kbench_supersede().'
+			                  ELSE 'Ingest the corrected manifest: it gets a digest of its own.' END;
+	END IF;
+	IF TG_TABLE_NAME = 'kbench_runs' THEN
+		IF to_jsonb(OLD)->>'retracted_at' IS NOT NULL
+		   AND (to_jsonb(NEW)->'retracted_at', to_jsonb(NEW)->'retraction_reason')
+		       IS DISTINCT FROM (to_jsonb(OLD)->'retracted_at', to_jsonb(OLD)->'retraction_reason') THEN
+			RAISE EXCEPTION 'run % is already retracted', OLD.digest
+				USING ERRCODE = 'restrict_violation', DETAIL = 'A retraction is permanent.';
+		END IF;
+		IF to_jsonb(OLD)->>'superseded_by' IS NOT NULL
+		   AND to_jsonb(NEW)->'superseded_by' IS DISTINCT FROM to_jsonb(OLD)->'superseded_by' THEN
+			RAISE EXCEPTION 'run % is already superseded by %', OLD.digest, to_jsonb(OLD)->>'superseded_by'
+				USING ERRCODE = 'restrict_violation', DETAIL = 'A supersession is permanent.';
+		END IF;
+	END IF;
+	RETURN NEW;
+END $$;
+
+-- Refuse DELETE and TRUNCATE.
+CREATE FUNCTION kbench__no_delete() RETURNS trigger
+	LANGUAGE plpgsql AS $$
+BEGIN
+	RAISE EXCEPTION 'cannot delete from %: the catalog is append-only', TG_TABLE_NAME
+		USING ERRCODE = 'restrict_violation',
+		      HINT = CASE WHEN TG_TABLE_NAME = 'kbench_runs'
+		                  THEN 'Retract the run with kbench_retract(digest, reason); it stays, marked and explained.'
+		                  ELSE 'Catalog rows are never deleted.' END;
+END $$;
+
+CREATE TRIGGER immutable BEFORE UPDATE ON kbench_runs
+	FOR EACH ROW EXECUTE FUNCTION kbench__immutable('unresolved', 'retracted_at', 'retraction_reason', 'superseded_by', 'supersession_reason');
+CREATE TRIGGER immutable BEFORE UPDATE ON kbench_workloads
+	FOR EACH ROW EXECUTE FUNCTION kbench__immutable('operation_resolved');
+CREATE TRIGGER immutable BEFORE UPDATE ON kbench_implementations
+	FOR EACH ROW EXECUTE FUNCTION kbench__immutable('operation_resolved');
+CREATE TRIGGER immutable BEFORE UPDATE ON kbench_operations
+	FOR EACH ROW EXECUTE FUNCTION kbench__immutable();
+CREATE TRIGGER immutable BEFORE UPDATE ON kbench_projects
+	FOR EACH ROW EXECUTE FUNCTION kbench__immutable();
+CREATE TRIGGER immutable BEFORE UPDATE ON kbench_protocols
+	FOR EACH ROW EXECUTE FUNCTION kbench__immutable();
+CREATE TRIGGER immutable BEFORE UPDATE ON kbench_environments
+	FOR EACH ROW EXECUTE FUNCTION kbench__immutable();
+CREATE TRIGGER immutable BEFORE UPDATE ON kbench_serving_manifests
+	FOR EACH ROW EXECUTE FUNCTION kbench__immutable();
+
+CREATE TRIGGER append_only BEFORE DELETE ON kbench_runs FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
+CREATE TRIGGER append_only BEFORE DELETE ON kbench_measurements FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
+CREATE TRIGGER append_only BEFORE DELETE ON kbench_operations FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
+CREATE TRIGGER append_only BEFORE DELETE ON kbench_workloads FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
+CREATE TRIGGER append_only BEFORE DELETE ON kbench_implementations FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
+CREATE TRIGGER append_only BEFORE DELETE ON kbench_protocols FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
+CREATE TRIGGER append_only BEFORE DELETE ON kbench_environments FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
+CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_runs FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
+CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_measurements FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
+
+-- Retract a run: it stays in the catalog, marked, with the reason.
+CREATE FUNCTION kbench_retract(run_digest text, reason text) RETURNS kbench_runs
+	LANGUAGE plpgsql AS $$
+DECLARE
+	r kbench_runs;
+BEGIN
+	IF reason IS NULL OR btrim(reason) = '' THEN
+		RAISE EXCEPTION 'a retraction needs a reason' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	UPDATE kbench_runs SET retracted_at = now(), retraction_reason = reason
+	 WHERE digest = run_digest RETURNING * INTO r;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'run % is not in the catalog', run_digest USING ERRCODE = 'no_data_found';
+	END IF;
+	RETURN r;
+END $$;
+
+-- Supersede a run by a newer one (both stay; the old one points to the new).
+CREATE FUNCTION kbench_supersede(old_digest text, new_digest text, reason text) RETURNS kbench_runs
+	LANGUAGE plpgsql AS $$
+DECLARE
+	r kbench_runs;
+BEGIN
+	IF reason IS NULL OR btrim(reason) = '' THEN
+		RAISE EXCEPTION 'a supersession needs a reason' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF old_digest = new_digest THEN
+		RAISE EXCEPTION 'a run cannot supersede itself' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF NOT EXISTS (SELECT 1 FROM kbench_runs WHERE digest = new_digest) THEN
+		RAISE EXCEPTION 'run % is not in the catalog', new_digest USING ERRCODE = 'no_data_found',
+			HINT = 'Ingest the superseding run first.';
+	END IF;
+	UPDATE kbench_runs SET superseded_by = new_digest, supersession_reason = reason
+	 WHERE digest = old_digest RETURNING * INTO r;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'run % is not in the catalog', old_digest USING ERRCODE = 'no_data_found';
+	END IF;
+	RETURN r;
+END $$;
+
+--------------------------------------------------------------------------
+-- Storing one validated, normalized manifest (called by the C ingest path).
+--------------------------------------------------------------------------
+
+-- Insert a manifest into its table; true when new, false when already there.
+-- Resolves references waiting for it.  Not for direct use: kbench_ingest()
+-- validates and digests first.
+CREATE FUNCTION kbench__store(p_kind text, p_digest text, p_manifest jsonb, p_source text, p_raw_samples bigint[] DEFAULT NULL)
+	RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+	n int;
+	s jsonb := p_manifest->'spec';
+	nm text := p_manifest->'metadata'->>'name';
+	r kbench_run;
+	p kbench_protocol;
+	e kbench_environment;
+	missing text[] := '{}';
+BEGIN
+	CASE p_kind
+	WHEN 'OperationSpec' THEN
+		INSERT INTO kbench_operations (digest, name, family, manifest, source)
+		VALUES (p_digest, nm, s->>'family', p_manifest, p_source) ON CONFLICT DO NOTHING;
+		GET DIAGNOSTICS n = ROW_COUNT;
+		IF n > 0 THEN
+			UPDATE kbench_workloads w SET operation_resolved = true
+			 WHERE w.operation_digest = p_digest AND NOT w.operation_resolved;
+			UPDATE kbench_implementations i SET operation_resolved = true
+			 WHERE i.operation_digest = p_digest AND NOT i.operation_resolved;
+		END IF;
+	WHEN 'WorkloadCase', 'WorkloadSuite' THEN
+		INSERT INTO kbench_workloads (digest, kind, name, operation_digest, operation_resolved, axes, dtypes, manifest, source)
+		VALUES (p_digest, p_kind, nm, s->>'operationSpecDigest',
+		        EXISTS (SELECT 1 FROM kbench_operations o WHERE o.digest = s->>'operationSpecDigest'),
+		        s->'axes',
+		        (SELECT array_agg(DISTINCT t.value->>'dtype' ORDER BY t.value->>'dtype')
+		           FROM jsonb_each(CASE WHEN jsonb_typeof(s->'tensors') = 'object' THEN s->'tensors' ELSE '{}' END) t),
+		        p_manifest, p_source)
+		ON CONFLICT DO NOTHING;
+		GET DIAGNOSTICS n = ROW_COUNT;
+		IF n > 0 THEN
+			UPDATE kbench_runs SET unresolved = array_remove(unresolved, 'workload')
+			 WHERE workload_digest = p_digest AND 'workload' = ANY (unresolved);
+		END IF;
+	WHEN 'SoftwareProject' THEN
+		INSERT INTO kbench_projects (digest, name, repository, manifest, source)
+		VALUES (p_digest, s->>'name', s->>'repository', p_manifest, p_source) ON CONFLICT DO NOTHING;
+		GET DIAGNOSTICS n = ROW_COUNT;
+	WHEN 'ImplementationRevision' THEN
+		INSERT INTO kbench_implementations (digest, name, operation_digest, operation_resolved, language, version,
+		                                    architectures, dtypes, manifest, source)
+		VALUES (p_digest, nm, s->'operation'->>'specDigest',
+		        EXISTS (SELECT 1 FROM kbench_operations o WHERE o.digest = s->'operation'->>'specDigest'),
+		        s->'callable'->>'language', s->'projectRevision'->>'version',
+		        ARRAY(SELECT jsonb_array_elements_text(s->'support'->'hardwareArchitectures')),
+		        ARRAY(SELECT jsonb_array_elements_text(s->'support'->'dtypes')),
+		        p_manifest, p_source)
+		ON CONFLICT DO NOTHING;
+		GET DIAGNOSTICS n = ROW_COUNT;
+		IF n > 0 THEN
+			UPDATE kbench_runs SET unresolved = array_remove(unresolved, 'implementation')
+			 WHERE implementation_digest = p_digest AND 'implementation' = ANY (unresolved);
+		END IF;
+	WHEN 'BenchmarkProtocol' THEN
+		p := kbench_protocol_of(p_digest, p_manifest);
+		INSERT INTO kbench_protocols (digest, family, harness, timer, primary_statistic, warmup_ns, name, manifest, source)
+		VALUES (p_digest, p.family, p.harness, p.timer, p.primary_statistic, p.warmup_ns, nm, p_manifest, p_source)
+		ON CONFLICT DO NOTHING;
+		GET DIAGNOSTICS n = ROW_COUNT;
+		IF n > 0 THEN
+			UPDATE kbench_runs SET unresolved = array_remove(unresolved, 'protocol')
+			 WHERE protocol_digest = p_digest AND 'protocol' = ANY (unresolved);
+		END IF;
+	WHEN 'ExecutionEnvironment' THEN
+		e := kbench_environment_of(p_digest, p_manifest);
+		INSERT INTO kbench_environments (digest, vendor, product, architecture, form_factor, memory_bytes,
+		                                 driver, cuda_toolkit, name, manifest, source)
+		VALUES (p_digest, e.vendor, e.product, e.architecture, e.form_factor, e.memory_bytes,
+		        e.driver, e.cuda_toolkit, nm, p_manifest, p_source)
+		ON CONFLICT DO NOTHING;
+		GET DIAGNOSTICS n = ROW_COUNT;
+		IF n > 0 THEN
+			UPDATE kbench_runs SET unresolved = array_remove(unresolved, 'environment')
+			 WHERE environment_digest = p_digest AND 'environment' = ANY (unresolved);
+		END IF;
+	WHEN 'BenchmarkRun' THEN
+		r := kbench_run_of(p_digest, p_manifest);
+		IF NOT EXISTS (SELECT 1 FROM kbench_implementations i WHERE i.digest = r.implementation_digest) THEN
+			missing := missing || 'implementation'::text;
+		END IF;
+		IF NOT EXISTS (SELECT 1 FROM kbench_workloads w WHERE w.digest = r.workload_digest) THEN
+			missing := missing || 'workload'::text;
+		END IF;
+		IF NOT EXISTS (SELECT 1 FROM kbench_protocols x WHERE x.digest = r.protocol_digest) THEN
+			missing := missing || 'protocol'::text;
+		END IF;
+		IF NOT EXISTS (SELECT 1 FROM kbench_environments x WHERE x.digest = r.environment_digest) THEN
+			missing := missing || 'environment'::text;
+		END IF;
+		INSERT INTO kbench_runs (digest, implementation_digest, workload_digest, protocol_digest, environment_digest,
+		                         status, observed_at, primary_statistic, primary_ns, median_ns, mean_ns, min_ns, max_ns,
+		                         mad_ns, p20_ns, p80_ns, ci95_low_ns, ci95_high_ns, samples, source, external_id,
+		                         name, manifest, raw_samples_ns, unresolved)
+		VALUES (p_digest, r.implementation_digest, r.workload_digest, r.protocol_digest, r.environment_digest,
+		        r.status, r.observed_at, r.primary_statistic, r.primary_ns, r.median_ns, r.mean_ns, r.min_ns, r.max_ns,
+		        r.mad_ns, r.p20_ns, r.p80_ns, r.ci95_low_ns, r.ci95_high_ns, r.samples, coalesce(r.source, p_source),
+		        r.external_id, nm, p_manifest, p_raw_samples, missing)
+		ON CONFLICT DO NOTHING;
+		GET DIAGNOSTICS n = ROW_COUNT;
+		IF n > 0 THEN
+			INSERT INTO kbench_measurements (run_digest, ordinal, metric, unit, statistic, value, sample_count)
+			SELECT p_digest, m.ord::int, m.v->>'metric', m.v->>'unit', m.v->>'statistic', (m.v->>'value')::float8,
+			       (m.v->>'sampleCount')::bigint
+			  FROM jsonb_array_elements(CASE WHEN jsonb_typeof(s->'measurements') = 'array'
+			                                 THEN s->'measurements' ELSE '[]' END) WITH ORDINALITY AS m(v, ord);
+		END IF;
+	ELSE
+		INSERT INTO kbench_serving_manifests (digest, kind, name, manifest, source)
+		VALUES (p_digest, p_kind, nm, p_manifest, p_source) ON CONFLICT DO NOTHING;
+		GET DIAGNOSTICS n = ROW_COUNT;
+	END CASE;
+	RETURN n > 0;
+END $$;
+
+-- Ingest any manifest, or a composite {run, protocol, environment}
+-- document: validate, normalize, digest, store.  One row per manifest:
+-- its kind, its digest, and whether it was new.  Ingesting the same content
+-- again adds nothing.
+CREATE FUNCTION kbench_ingest(json, source text DEFAULT NULL, OUT kind text, OUT digest text, OUT inserted boolean)
+	RETURNS SETOF record AS 'MODULE_PATHNAME', 'kbench_ingest' LANGUAGE C VOLATILE;
+CREATE FUNCTION kbench_ingest(jsonb, source text DEFAULT NULL, OUT kind text, OUT digest text, OUT inserted boolean)
+	RETURNS SETOF record AS 'MODULE_PATHNAME', 'kbench_ingest' LANGUAGE C VOLATILE;
+CREATE FUNCTION kbench_ingest(text, source text DEFAULT NULL, OUT kind text, OUT digest text, OUT inserted boolean)
+	RETURNS SETOF record AS 'MODULE_PATHNAME', 'kbench_ingest' LANGUAGE C VOLATILE;
+
+-- pg_dump keeps the catalog's contents (the extension's own objects are recreated).
+SELECT pg_catalog.pg_extension_config_dump('kbench_operations', '');
+SELECT pg_catalog.pg_extension_config_dump('kbench_workloads', '');
+SELECT pg_catalog.pg_extension_config_dump('kbench_projects', '');
+SELECT pg_catalog.pg_extension_config_dump('kbench_implementations', '');
+SELECT pg_catalog.pg_extension_config_dump('kbench_protocols', '');
+SELECT pg_catalog.pg_extension_config_dump('kbench_environments', '');
+SELECT pg_catalog.pg_extension_config_dump('kbench_runs', '');
+SELECT pg_catalog.pg_extension_config_dump('kbench_measurements', '');
+SELECT pg_catalog.pg_extension_config_dump('kbench_serving_manifests', '');
+SELECT pg_catalog.pg_extension_config_dump('kbench_catalog_rows', '');
+SELECT pg_catalog.pg_extension_config_dump('kbench_catalog_source_rows', '');
+SELECT pg_catalog.pg_extension_config_dump('kbench_imports', '');
+SELECT pg_catalog.pg_extension_config_dump('kbench_import_rejections', '');
+SELECT pg_catalog.pg_extension_config_dump('kbench_imports_id_seq', '');
+
+--------------------------------------------------------------------------
+-- Imports and export
+--------------------------------------------------------------------------
+
+-- Import what kbench_import_staging holds (see the table's comment), in line
+-- order; the staging table is emptied.  Every rejected line is recorded in
+-- kbench_import_rejections with its line number and reason.
+CREATE FUNCTION kbench_import_catalog_staged(source text DEFAULT NULL,
+	OUT import_id bigint, OUT lines bigint, OUT inserted bigint, OUT present bigint, OUT skipped bigint, OUT rejected bigint)
+	RETURNS record AS 'MODULE_PATHNAME', 'kbench_import_catalog_staged' LANGUAGE C VOLATILE;
+
+-- Import a catalog export from a file on the server (.jsonl, or .jsonl.zst
+-- through the zstd program).  Needs the privileges of COPY FROM a file.
+CREATE FUNCTION kbench_import_catalog(path text,
+	OUT import_id bigint, OUT lines bigint, OUT inserted bigint, OUT present bigint, OUT skipped bigint, OUT rejected bigint)
+	RETURNS record LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE 'LOCK TABLE kbench_import_staging IN EXCLUSIVE MODE';
+	IF path LIKE '%.zst' THEN
+		EXECUTE format('COPY kbench_import_staging (line) FROM PROGRAM %L WITH (FORMAT csv, QUOTE E''\x01'', DELIMITER E''\x02'')',
+		               'zstd -dc ' || quote_literal(path));
+	ELSE
+		EXECUTE format('COPY kbench_import_staging (line) FROM %L WITH (FORMAT csv, QUOTE E''\x01'', DELIMITER E''\x02'')', path);
+	END IF;
+	SELECT * INTO import_id, lines, inserted, present, skipped, rejected FROM kbench_import_catalog_staged(path);
+END $$;
+
+-- Import Liger-Kernel's all_benchmark_data.csv, given as text:
+--   \set csv `cat all_benchmark_data.csv`
+--   SELECT * FROM kbench_import_liger(:'csv');
+CREATE FUNCTION kbench_import_liger(csv text, source text DEFAULT NULL,
+	OUT import_id bigint, OUT lines bigint, OUT inserted bigint, OUT present bigint, OUT skipped bigint, OUT rejected bigint)
+	RETURNS record AS 'MODULE_PATHNAME', 'kbench_import_liger' LANGUAGE C VOLATILE;
+
+-- The same from a file on the server (needs pg_read_server_files).
+CREATE FUNCTION kbench_import_liger_file(path text,
+	OUT import_id bigint, OUT lines bigint, OUT inserted bigint, OUT present bigint, OUT skipped bigint, OUT rejected bigint)
+	RETURNS record LANGUAGE sql
+	RETURN (SELECT r FROM kbench_import_liger(pg_read_file(path), 'liger-kernel-bench') r);
+
+-- The catalog as JSON lines in the kernelindex.dev export format
+-- ({"table": ..., "row": {...}}), which re-import to the same rows and digests.
+-- Rows that came from an export keep that export's columns.
+CREATE FUNCTION kbench_export_catalog() RETURNS SETOF text
+	LANGUAGE sql STABLE AS $$
+	SELECT jsonb_build_object('table', t, 'row', row)::text FROM (
+		SELECT 1 AS ord, 'operations' AS t, o.digest,
+		       coalesce(s.row, '{}') || jsonb_build_object('semanticDigest', o.digest, 'manifest', o.manifest) AS row
+		  FROM kbench_operations o LEFT JOIN kbench_catalog_source_rows s ON s.table_name = 'operations' AND s.digest = o.digest
+		UNION ALL
+		SELECT 2, 'projects', p.digest, coalesce(s.row, '{}') || jsonb_build_object('manifest', p.manifest)
+		  FROM kbench_projects p LEFT JOIN kbench_catalog_source_rows s ON s.table_name = 'projects' AND s.digest = p.digest
+		UNION ALL
+		SELECT 3, 'workloads', w.digest,
+		       coalesce(s.row, '{}') || jsonb_build_object('workloadDigest', w.digest, 'manifest', w.manifest)
+		  FROM kbench_workloads w LEFT JOIN kbench_catalog_source_rows s ON s.table_name = 'workloads' AND s.digest = w.digest
+		UNION ALL
+		SELECT 4, 'implementations', i.digest,
+		       coalesce(s.row, '{}') || jsonb_build_object('implementationDigest', i.digest, 'manifest', i.manifest)
+		  FROM kbench_implementations i LEFT JOIN kbench_catalog_source_rows s ON s.table_name = 'implementations' AND s.digest = i.digest
+		UNION ALL
+		SELECT 5, 'benchmark_runs', r.digest,
+		       coalesce(s.row, '{}') || jsonb_build_object('runDigest', r.digest, 'manifest',
+		           jsonb_build_object('run', r.manifest, 'protocol', p.manifest, 'environment', e.manifest))
+		  FROM kbench_runs r
+		  JOIN kbench_protocols p ON p.digest = r.protocol_digest
+		  JOIN kbench_environments e ON e.digest = r.environment_digest
+		  LEFT JOIN kbench_catalog_source_rows s ON s.table_name = 'benchmark_runs' AND s.digest = r.digest
+		UNION ALL
+		SELECT 6, CASE m.kind WHEN 'ServingRun' THEN 'serving_runs' WHEN 'ServingConfiguration' THEN 'serving_configurations'
+		                      WHEN 'ServingStackRevision' THEN 'serving_stack_revisions' WHEN 'ServingWorkload' THEN 'serving_workloads'
+		                      ELSE 'model_revisions' END, m.digest,
+		       coalesce(s.row, '{}') || jsonb_build_object(CASE m.kind WHEN 'ServingRun' THEN 'runDigest'
+		           WHEN 'ServingConfiguration' THEN 'configurationDigest' WHEN 'ServingStackRevision' THEN 'stackDigest'
+		           WHEN 'ServingWorkload' THEN 'workloadDigest' ELSE 'modelDigest' END, m.digest, 'manifest', m.manifest)
+		  FROM kbench_serving_manifests m
+		  LEFT JOIN kbench_catalog_source_rows s ON s.digest = m.digest AND s.table_name LIKE 'serving%' OR s.digest = m.digest AND s.table_name = 'model_revisions'
+		UNION ALL
+		SELECT 7, c.table_name, c.row_id, c.row FROM kbench_catalog_rows c
+	) x ORDER BY ord, digest
+$$;
