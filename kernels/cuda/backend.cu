@@ -1,0 +1,467 @@
+/*
+ * backend.cu: libkbench_cuda.so's entry point.  Exposes the kbc_api table
+ * (kb_abi.h) that libkbench dlopen()s: device discovery, memory, input
+ * generation on the device, one call of an operation, and one timed sample
+ * (cache flush, event pair, bounded wait).  Every CUDA call is checked; a
+ * failure marks the device so the next open() resets it (cudaDeviceReset)
+ * and the worker can go on after a sticky error.
+ */
+#include <cstdio>
+#include <new>
+#include <cstring>
+#include <ctime>
+#include <unistd.h>
+
+#include "kbc.cuh"
+
+static thread_local char kbc_err[512];
+static bool g_needs_reset[1024];
+static int	g_current_dev = -1;
+
+void
+kbc_fail(cudaError_t e, const char *what, const char *file, int line)
+{
+	const char *base = strrchr(file, '/');
+
+	snprintf(kbc_err, sizeof(kbc_err), "%s (%s) at %s:%d: %s", cudaGetErrorName(e), cudaGetErrorString(e),
+			 base ? base + 1 : file, line, what);
+	if (g_current_dev >= 0 && g_current_dev < 1024 && e != cudaErrorMemoryAllocation)
+		g_needs_reset[g_current_dev] = true;
+	if (e == cudaErrorMemoryAllocation)
+		(void) cudaGetLastError();	/* not sticky: clear it */
+}
+
+void
+kbc_fail_msg(const char *msg)
+{
+	snprintf(kbc_err, sizeof(kbc_err), "%s", msg);
+}
+
+static int
+report(int rc, char *err, size_t errlen)
+{
+	if (rc != KBC_OK && err && errlen)
+		snprintf(err, errlen, "%s", kbc_err[0] ? kbc_err : "CUDA error");
+	return rc;
+}
+
+/* ------------------------------------------------------------ devices */
+
+static int
+api_device_count(char *err, size_t errlen)
+{
+	int			n = 0;
+	cudaError_t e = cudaGetDeviceCount(&n);
+
+	if (e == cudaErrorNoDevice)
+		return 0;
+	if (e != cudaSuccess)
+	{
+		snprintf(err, errlen, "%s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
+		return -1;
+	}
+	return n;
+}
+
+static int
+device_info(int dev, kbc_device_info *out)
+{
+	cudaDeviceProp p;
+	size_t		freeb = 0,
+				totalb = 0;
+	int			v = 0;
+
+	memset(out, 0, sizeof(*out));
+	KBC_CHECK(cudaGetDeviceProperties(&p, dev));
+	snprintf(out->name, sizeof(out->name), "%s", p.name);
+	KBC_CHECK(cudaDeviceGetPCIBusId(out->pci_bus_id, sizeof(out->pci_bus_id), dev));
+	out->cc_major = p.major;
+	out->cc_minor = p.minor;
+	out->total_mem = (int64_t) p.totalGlobalMem;
+	out->sm_count = p.multiProcessorCount;
+	out->l2_bytes = p.l2CacheSize;
+	out->ecc = p.ECCEnabled;
+	if (cudaDeviceGetAttribute(&v, cudaDevAttrClockRate, dev) == cudaSuccess)
+		out->clock_khz = v;
+	if (cudaDeviceGetAttribute(&v, cudaDevAttrMemoryClockRate, dev) == cudaSuccess)
+		out->mem_clock_khz = v;
+	if (cudaDeviceGetAttribute(&v, cudaDevAttrGlobalMemoryBusWidth, dev) == cudaSuccess)
+		out->mem_bus_width = v;
+	(void) cudaGetLastError();
+	KBC_CHECK(cudaDriverGetVersion(&out->driver_version));
+	KBC_CHECK(cudaRuntimeGetVersion(&out->runtime_version));
+	out->cublaslt_version = (int) cublasLtGetVersion();
+	snprintf(out->compiler, sizeof(out->compiler), "nvcc %d.%d", __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__);
+	KBC_CHECK(cudaSetDevice(dev));
+	g_current_dev = dev;
+	KBC_CHECK(cudaMemGetInfo(&freeb, &totalb));
+	out->free_mem = (int64_t) freeb;
+	return KBC_OK;
+}
+
+static int
+api_device_info(int dev, kbc_device_info *out, char *err, size_t errlen)
+{
+	kbc_err[0] = '\0';
+	return report(device_info(dev, out), err, errlen);
+}
+
+/* ------------------------------------------------------------ open / close */
+
+static int
+open_dev(int dev, kbc_ctx **out)
+{
+	kbc_ctx    *c;
+	int			v = 0;
+
+	*out = nullptr;
+	if (dev < 0 || dev >= 1024)
+	{
+		kbc_fail_msg("device ordinal out of range");
+		return KBC_ERROR;
+	}
+	KBC_CHECK(cudaSetDevice(dev));
+	g_current_dev = dev;
+	if (g_needs_reset[dev] || cudaFree(0) != cudaSuccess || cudaGetLastError() != cudaSuccess)
+	{
+		/* A previous run left a sticky error: start from a fresh context. */
+		(void) cudaDeviceReset();
+		(void) cudaGetLastError();
+		g_needs_reset[dev] = false;
+		KBC_CHECK(cudaSetDevice(dev));
+		KBC_CHECK(cudaFree(0));
+	}
+	c = new (std::nothrow) kbc_ctx();
+	if (!c)
+	{
+		kbc_fail_msg("out of host memory");
+		return KBC_ERROR;
+	}
+	c->dev = dev;
+	*out = c;
+	KBC_CHECK(cudaDeviceGetAttribute(&c->sm_count, cudaDevAttrMultiProcessorCount, dev));
+	KBC_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+	c->smem_optin = (size_t) v;
+	KBC_CHECK(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+	KBC_CHECK(cudaEventCreate(&c->ev_pre));
+	KBC_CHECK(cudaEventCreate(&c->ev_start));
+	KBC_CHECK(cudaEventCreate(&c->ev_stop));
+	if (cublasLtCreate(&c->lt) != CUBLAS_STATUS_SUCCESS)
+	{
+		kbc_fail_msg("cublasLtCreate failed");
+		return KBC_ERROR;
+	}
+	return KBC_OK;
+}
+
+static void
+api_close(void *p)
+{
+	kbc_ctx    *c = (kbc_ctx *) p;
+
+	if (!c)
+		return;
+	if (c->stream)
+		(void) cudaStreamSynchronize(c->stream);
+	if (c->lt)
+		cublasLtDestroy(c->lt);
+	if (c->ev_pre)
+		cudaEventDestroy(c->ev_pre);
+	if (c->ev_start)
+		cudaEventDestroy(c->ev_start);
+	if (c->ev_stop)
+		cudaEventDestroy(c->ev_stop);
+	if (c->stream)
+		cudaStreamDestroy(c->stream);
+	if (cudaGetLastError() != cudaSuccess)
+		g_needs_reset[c->dev] = true;
+	delete c;
+}
+
+static int
+api_open(int dev, void **ctx, char *err, size_t errlen)
+{
+	kbc_ctx    *c = nullptr;
+	int			rc;
+
+	kbc_err[0] = '\0';
+	rc = open_dev(dev, &c);
+	if (rc != KBC_OK)
+	{
+		api_close(c);
+		c = nullptr;
+	}
+	*ctx = c;
+	return report(rc, err, errlen);
+}
+
+/* ------------------------------------------------------------ memory */
+
+static int
+api_alloc(void *ctx, size_t bytes, void **p, char *err, size_t errlen)
+{
+	cudaError_t e;
+
+	(void) ctx;
+	*p = nullptr;
+	if (bytes == 0)
+		return KBC_OK;
+	e = cudaMalloc(p, bytes);
+	if (e == cudaErrorMemoryAllocation)
+	{
+		(void) cudaGetLastError();
+		snprintf(err, errlen, "cudaMalloc of %zu bytes: out of device memory", bytes);
+		return KBC_NOMEM;
+	}
+	if (e != cudaSuccess)
+	{
+		kbc_fail(e, "cudaMalloc", __FILE__, __LINE__);
+		return report(KBC_ERROR, err, errlen);
+	}
+	return KBC_OK;
+}
+
+static void
+api_free(void *ctx, void *p)
+{
+	(void) ctx;
+	if (p && cudaFree(p) != cudaSuccess)
+		g_needs_reset[g_current_dev >= 0 ? g_current_dev : 0] = true;
+}
+
+static int
+api_to_host(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t errlen)
+{
+	kbc_ctx    *c = (kbc_ctx *) ctx;
+	int			rc = KBC_OK;
+
+	kbc_err[0] = '\0';
+	if (bytes)
+	{
+		cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, c->stream);
+
+		if (e == cudaSuccess)
+			e = cudaStreamSynchronize(c->stream);
+		if (e != cudaSuccess)
+		{
+			kbc_fail(e, "cudaMemcpy device to host", __FILE__, __LINE__);
+			rc = KBC_ERROR;
+		}
+	}
+	return report(rc, err, errlen);
+}
+
+/* ------------------------------------------------------------ input generation */
+
+/* Uniform values scale * u, u in [-1, 1): the same bits as kb_fill_host. */
+template <typename T>
+__global__ void
+fill_uniform_kernel(T *p, int64_t n, float scale, uint64_t seed, uint32_t stream)
+{
+	for (int64_t i = blockIdx.x * (int64_t) blockDim.x + threadIdx.x; i < n; i += (int64_t) gridDim.x * blockDim.x)
+		p[i] = from_f<T>(scale * kb_uniform(seed, stream, (uint64_t) i));
+}
+
+__global__ void
+fill_targets_kernel(int64_t *p, int64_t n, int64_t modulo, uint64_t seed, uint32_t stream)
+{
+	for (int64_t i = blockIdx.x * (int64_t) blockDim.x + threadIdx.x; i < n; i += (int64_t) gridDim.x * blockDim.x)
+		p[i] = (int64_t) (kb_hash(seed, stream, (uint64_t) i) % (uint64_t) modulo);
+}
+
+/* One block per row: log_softmax(scale * u) (float arithmetic; the check reads the inputs back). */
+template <typename T>
+__global__ void
+fill_logsoftmax_kernel(T *p, int64_t cols, float scale, uint64_t seed, uint32_t stream)
+{
+	__shared__ float scratch[64];
+	int64_t		r = blockIdx.x;
+	float		m = -INFINITY,
+				s = 0;
+
+	for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
+	{
+		float		x = scale * kb_uniform(seed, stream, (uint64_t) (r * cols + j));
+
+		softmax_merge(m, s, x, 1.0f);
+	}
+	block_softmax_merge(m, s, scratch);
+	for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
+		p[r * cols + j] = from_f<T>(scale * kb_uniform(seed, stream, (uint64_t) (r * cols + j)) - (m + logf(s)));
+}
+
+static int
+fill(kbc_ctx *c, void *p, int dtype, int64_t rows, int64_t cols, int init, double scale, int64_t modulo,
+	 uint64_t seed, uint32_t stream)
+{
+	int64_t		n = rows * cols;
+	int			grid = c->sm_count * 8;
+
+	if (!p || n == 0)
+		return KBC_OK;
+	switch (init)
+	{
+		case KB_INIT_ZERO:
+			KBC_CHECK(cudaMemsetAsync(p, 0, (size_t) n * (dtype == KB_BF16 ? 2 : dtype == KB_FP32 ? 4 : 8), c->stream));
+			break;
+		case KB_INIT_UNIFORM:
+			if (dtype == KB_FP32)
+				fill_uniform_kernel<float><<<grid, 256, 0, c->stream>>>((float *) p, n, (float) scale, seed, stream);
+			else
+				fill_uniform_kernel<__nv_bfloat16><<<grid, 256, 0, c->stream>>>((__nv_bfloat16 *) p, n, (float) scale, seed, stream);
+			KBC_CHECK_LAUNCH();
+			break;
+		case KB_INIT_LOGSOFTMAX:
+			if (dtype == KB_FP32)
+				fill_logsoftmax_kernel<float><<<(unsigned) rows, 512, 0, c->stream>>>((float *) p, cols, (float) scale, seed, stream);
+			else
+				fill_logsoftmax_kernel<__nv_bfloat16><<<(unsigned) rows, 512, 0, c->stream>>>((__nv_bfloat16 *) p, cols, (float) scale, seed, stream);
+			KBC_CHECK_LAUNCH();
+			break;
+		case KB_INIT_TARGETS:
+			fill_targets_kernel<<<grid, 256, 0, c->stream>>>((int64_t *) p, n, modulo, seed, stream);
+			KBC_CHECK_LAUNCH();
+			break;
+		default:
+			break;
+	}
+	KBC_CHECK(cudaStreamSynchronize(c->stream));
+	return KBC_OK;
+}
+
+static int
+api_fill(void *ctx, void *p, int dtype, int64_t rows, int64_t cols, int init, double scale, int64_t modulo,
+		 uint64_t seed, uint32_t stream, char *err, size_t errlen)
+{
+	kbc_err[0] = '\0';
+	return report(fill((kbc_ctx *) ctx, p, dtype, rows, cols, init, scale, modulo, seed, stream), err, errlen);
+}
+
+/* ------------------------------------------------------------ calls and timing */
+
+static int
+call(kbc_ctx *c, const kb_call *k, int phase)
+{
+	switch (k->op)
+	{
+		case KB_OP_LAYER_NORM:
+			return layer_norm_cuda(c, k, phase);
+		case KB_OP_MEGATRON_CE:
+			return megatron_cross_entropy_cuda(c, k, phase);
+		case KB_OP_DISTILL_JSD:
+			return distill_jsd_loss_cuda(c, k, phase);
+		case KB_OP_JSD:
+			return jsd_cuda(c, k, phase);
+	}
+	kbc_fail_msg("unknown operation id");
+	return KBC_ERROR;
+}
+
+static int
+api_call(void *ctx, const kb_call *k, int phase, char *err, size_t errlen)
+{
+	kbc_err[0] = '\0';
+	return report(call((kbc_ctx *) ctx, k, phase), err, errlen);
+}
+
+/* Wait for an event without hanging: poll with a deadline. */
+static int
+wait_event(cudaEvent_t ev, double timeout_s)
+{
+	struct timespec t0,
+				t;
+	cudaError_t e;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;)
+	{
+		e = cudaEventQuery(ev);
+		if (e == cudaSuccess)
+			return KBC_OK;
+		if (e != cudaErrorNotReady)
+		{
+			kbc_fail(e, "waiting for the device", __FILE__, __LINE__);
+			return KBC_ERROR;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((double) (t.tv_sec - t0.tv_sec) + 1e-9 * (double) (t.tv_nsec - t0.tv_nsec) > timeout_s)
+		{
+			snprintf(kbc_err, sizeof(kbc_err), "the device did not finish within %.0f s", timeout_s);
+			if (g_current_dev >= 0)
+				g_needs_reset[g_current_dev] = true;
+			return KBC_TIMEOUT;
+		}
+		usleep(20);
+	}
+}
+
+static int
+api_sync(void *ctx, double timeout_s, char *err, size_t errlen)
+{
+	kbc_ctx    *c = (kbc_ctx *) ctx;
+	int			rc;
+
+	kbc_err[0] = '\0';
+	if (cudaEventRecord(c->ev_stop, c->stream) != cudaSuccess)
+	{
+		kbc_fail(cudaGetLastError(), "cudaEventRecord", __FILE__, __LINE__);
+		return report(KBC_ERROR, err, errlen);
+	}
+	rc = wait_event(c->ev_stop, timeout_s);
+	return report(rc, err, errlen);
+}
+
+static int
+time_one(kbc_ctx *c, const kb_call *k, void *flush, size_t flush_bytes, double *op_ns, double *total_ns,
+		 double timeout_s)
+{
+	float		ms_op = 0,
+				ms_total = 0;
+	int			rc;
+
+	KBC_CHECK(cudaEventRecord(c->ev_pre, c->stream));
+	if (flush && flush_bytes)
+		KBC_CHECK(cudaMemsetAsync(flush, 0, flush_bytes, c->stream));
+	KBC_CHECK(cudaEventRecord(c->ev_start, c->stream));
+	rc = call(c, k, KB_PHASE_TIMED);
+	if (rc != KBC_OK)
+		return rc;
+	KBC_CHECK(cudaEventRecord(c->ev_stop, c->stream));
+	rc = wait_event(c->ev_stop, timeout_s);
+	if (rc != KBC_OK)
+		return rc;
+	KBC_CHECK(cudaEventElapsedTime(&ms_op, c->ev_start, c->ev_stop));
+	KBC_CHECK(cudaEventElapsedTime(&ms_total, c->ev_pre, c->ev_stop));
+	*op_ns = (double) ms_op * 1e6;
+	*total_ns = (double) ms_total * 1e6;
+	return KBC_OK;
+}
+
+static int
+api_time_one(void *ctx, const kb_call *k, void *flush, size_t flush_bytes, double *op_ns, double *total_ns,
+			 double timeout_s, char *err, size_t errlen)
+{
+	kbc_err[0] = '\0';
+	return report(time_one((kbc_ctx *) ctx, k, flush, flush_bytes, op_ns, total_ns, timeout_s), err, errlen);
+}
+
+static const kbc_api api = {
+	KBC_ABI_VERSION,
+	api_device_count,
+	api_device_info,
+	api_open,
+	api_close,
+	api_alloc,
+	api_free,
+	api_fill,
+	api_to_host,
+	api_call,
+	api_sync,
+	api_time_one,
+};
+
+extern "C" __attribute__((visibility("default"))) const kbc_api *
+kbc_get_api(int abi)
+{
+	return abi == KBC_ABI_VERSION ? &api : nullptr;
+}

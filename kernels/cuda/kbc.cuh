@@ -1,0 +1,193 @@
+/*
+ * kbc.cuh: what the CUDA files of libkbench_cuda.so share: the context of
+ * an open device, error checking, reductions and 16-byte vector loads.
+ */
+#ifndef KBC_CUH
+#define KBC_CUH
+
+#include <cstdint>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <cublasLt.h>
+
+extern "C" {
+#include "../kb_abi.h"
+}
+
+/* An open device: one stream, timing events, a cuBLASLt handle. */
+struct kbc_ctx
+{
+	int			dev;
+	int			sm_count;
+	size_t		smem_optin;		/* max dynamic shared memory per block */
+	cudaStream_t stream;
+	cudaEvent_t ev_pre;			/* before the flush */
+	cudaEvent_t ev_start;		/* after the flush, before the call */
+	cudaEvent_t ev_stop;
+	cublasLtHandle_t lt;
+};
+
+/* Record a failure (file, line, call, CUDA's words) for the caller; marks the device for reset. */
+void		kbc_fail(cudaError_t e, const char *what, const char *file, int line);
+void		kbc_fail_msg(const char *msg);
+
+#define KBC_CHECK(call) \
+	do { \
+		cudaError_t e_ = (call); \
+		if (e_ != cudaSuccess) { kbc_fail(e_, #call, __FILE__, __LINE__); return KBC_ERROR; } \
+	} while (0)
+
+/* After a launch: launch-configuration errors surface here. */
+#define KBC_CHECK_LAUNCH() KBC_CHECK(cudaGetLastError())
+
+/* The operations' host entry points (ops/<op>.cu). */
+int			layer_norm_cuda(kbc_ctx *ctx, const kb_call *c, int phase);
+int			megatron_cross_entropy_cuda(kbc_ctx *ctx, const kb_call *c, int phase);
+int			distill_jsd_loss_cuda(kbc_ctx *ctx, const kb_call *c, int phase);
+int			jsd_cuda(kbc_ctx *ctx, const kb_call *c, int phase);
+
+/* ------------------------------------------------------------ device helpers */
+
+__device__ __forceinline__ float
+warp_sum(float v)
+{
+	for (int o = 16; o > 0; o >>= 1)
+		v += __shfl_xor_sync(0xffffffffu, v, o);
+	return v;
+}
+
+__device__ __forceinline__ float
+warp_max(float v)
+{
+	for (int o = 16; o > 0; o >>= 1)
+		v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+	return v;
+}
+
+/* Sum over the block; every thread gets the result.  scratch: 32 floats of shared memory. */
+__device__ __forceinline__ float
+block_sum(float v, float *scratch)
+{
+	int			lane = threadIdx.x & 31,
+				warp = threadIdx.x >> 5,
+				nw = (blockDim.x + 31) >> 5;
+
+	v = warp_sum(v);
+	__syncthreads();			/* scratch may still be read from a previous call */
+	if (lane == 0)
+		scratch[warp] = v;
+	__syncthreads();
+	v = lane < nw ? scratch[lane] : 0.0f;
+	return warp_sum(v);
+}
+
+/* Online-softmax merge of (max, sum of exp(x - max)) pairs. */
+__device__ __forceinline__ void
+softmax_merge(float &m, float &s, float m2, float s2)
+{
+	float		mx = fmaxf(m, m2);
+
+	if (mx == -INFINITY)
+		return;
+	s = s * __expf(m - mx) + s2 * __expf(m2 - mx);
+	m = mx;
+}
+
+/* Block-wide merge of online-softmax states; every thread gets the result.
+ * scratch: 64 floats of shared memory. */
+__device__ __forceinline__ void
+block_softmax_merge(float &m, float &s, float *scratch)
+{
+	int			lane = threadIdx.x & 31,
+				warp = threadIdx.x >> 5,
+				nw = (blockDim.x + 31) >> 5;
+
+	for (int o = 16; o > 0; o >>= 1)
+		softmax_merge(m, s, __shfl_xor_sync(0xffffffffu, m, o), __shfl_xor_sync(0xffffffffu, s, o));
+	__syncthreads();
+	if (lane == 0)
+	{
+		scratch[warp] = m;
+		scratch[32 + warp] = s;
+	}
+	__syncthreads();
+	m = lane < nw ? scratch[lane] : -INFINITY;
+	s = lane < nw ? scratch[32 + lane] : 0.0f;
+	for (int o = 16; o > 0; o >>= 1)
+		softmax_merge(m, s, __shfl_xor_sync(0xffffffffu, m, o), __shfl_xor_sync(0xffffffffu, s, o));
+}
+
+/* Elements of T per 16-byte vector. */
+template <typename T> struct vec_of { static constexpr int n = 16 / sizeof(T); };
+
+__device__ __forceinline__ float to_f(float x) { return x; }
+__device__ __forceinline__ float to_f(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <typename T> __device__ __forceinline__ T from_f(float x);
+template <> __device__ __forceinline__ float from_f<float>(float x) { return x; }
+template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+
+/*
+ * Load chunk k (elements [k*N, k*N+N)) of a row of n elements into v[N] as
+ * floats: one 16-byte load when the row is 16-byte aligned and the chunk is
+ * whole, element by element otherwise (missing elements get fill).
+ */
+template <typename T>
+__device__ __forceinline__ void
+load_chunk(const T *row, int64_t k, int64_t n, bool aligned, float *v, float fill)
+{
+	constexpr int N = vec_of<T>::n;
+	int64_t		base = k * N;
+
+	if (aligned && base + N <= n)
+	{
+		uint4		raw = __ldg(reinterpret_cast<const uint4 *>(row + base));
+		const T    *e = reinterpret_cast<const T *>(&raw);
+
+#pragma unroll
+		for (int i = 0; i < N; i++)
+			v[i] = to_f(e[i]);
+	}
+	else
+	{
+#pragma unroll
+		for (int i = 0; i < N; i++)
+			v[i] = base + i < n ? to_f(row[base + i]) : fill;
+	}
+}
+
+/* Store chunk k of a row (the counterpart of load_chunk). */
+template <typename T>
+__device__ __forceinline__ void
+store_chunk(T *row, int64_t k, int64_t n, bool aligned, const float *v)
+{
+	constexpr int N = vec_of<T>::n;
+	int64_t		base = k * N;
+
+	if (aligned && base + N <= n)
+	{
+		uint4		raw;
+		T		   *e = reinterpret_cast<T *>(&raw);
+
+#pragma unroll
+		for (int i = 0; i < N; i++)
+			e[i] = from_f<T>(v[i]);
+		*reinterpret_cast<uint4 *>(row + base) = raw;
+	}
+	else
+	{
+#pragma unroll
+		for (int i = 0; i < N; i++)
+			if (base + i < n)
+				row[base + i] = from_f<T>(v[i]);
+	}
+}
+
+/* True when every row of n elements of T starts on a 16-byte boundary. */
+template <typename T>
+static inline bool
+rows_aligned(const void *p, int64_t n)
+{
+	return (reinterpret_cast<uintptr_t>(p) % 16) == 0 && (n * (int64_t) sizeof(T)) % 16 == 0;
+}
+
+#endif
