@@ -193,6 +193,18 @@ print_text_result(const kb_result *r, const char *op, const char *mode)
 			   r->environment_digest, r->composite_json);
 }
 
+static int
+is_value_option(const char *a)
+{
+	static const char *const opts[] = {"--impl", "--device", "--warmup-ms", "--rep-ms", "--flush-bytes",
+	"--max-samples", "--seed"};
+
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (strcmp(a, opts[i]) == 0)
+			return 1;
+	return 0;
+}
+
 static void
 progress_cb(void *arg, double f)
 {
@@ -235,7 +247,7 @@ cmd_run(int argc, char **argv, int describe)
 			json = 1;
 		else if (strcmp(a, "--no-check") == 0)
 			req.check = 0;
-		else if (strncmp(a, "--", 2) == 0 && !next)
+		else if (strncmp(a, "--", 2) == 0 && !next && is_value_option(a))
 		{
 			fprintf(stderr, "kbench: option %s needs a value\n", a);
 			return 2;

@@ -1,0 +1,598 @@
+/*
+ * test_kernels.c: C unit tests of kernels/ (TAP lines "ok N - ..." /
+ * "not ok N - ..."), run on the CPU: the float64 references against
+ * independent facts (moments, gradient sums, finite differences), the
+ * statistics, the manifests (through the identity core), the seed
+ * digests, request validation, and kb_run's control paths (repeat,
+ * cancel, deadline, progress).  TAP_START offsets the numbering.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kb_int.h"
+#include "kbench.h"
+#include "ki_json.h"
+
+/* The references, defined in kernels/ops/<op>.c. */
+void		layer_norm_ref_row(const double *x, const double *w, const double *b, int64_t H,
+							   double *y, double *mean, double *rstd);
+void		layer_norm_ref_row_backward(const double *x, const double *w, const double *dy, int64_t H,
+										double *dx, double *dw, double *db);
+double		megatron_ce_ref_row(const double *z, int64_t V, int64_t target, double g, double *grad);
+double		jsd_ref_row(const double *x, const double *y, int64_t V, double beta, double *dx);
+double		distill_jsd_ref_token(const double *zs, const double *zt, int64_t V, int64_t target, int64_t T, double *dz);
+
+static int	ntest;
+static int	nfail;
+
+static void
+ok(int cond, const char *fmt,...)
+{
+	va_list		ap;
+
+	printf("%sok %d - ", cond ? "" : "not ", ++ntest);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!cond)
+		nfail++;
+}
+
+static double
+urand(uint64_t i)
+{
+	return (double) kb_uniform(42, 7, i);
+}
+
+/* ------------------------------------------------------------ references */
+
+static void
+test_layer_norm_ref(void)
+{
+	enum { H = 257 };
+	double		x[H], w[H], b[H], y[H], dy[H], dx[H], dxp[H], mean, rstd, m = 0, v = 0;
+	double		maxerr = 0;
+
+	for (int j = 0; j < H; j++)
+	{
+		x[j] = 3 + 2 * urand(j);
+		w[j] = 1;
+		b[j] = 0;
+		dy[j] = urand(1000 + j);
+	}
+	layer_norm_ref_row(x, w, b, H, y, &mean, &rstd);
+	for (int j = 0; j < H; j++)
+		m += y[j];
+	m /= H;
+	for (int j = 0; j < H; j++)
+		v += (y[j] - m) * (y[j] - m);
+	v /= H;
+	ok(fabs(m) < 1e-12 && fabs(v - 1) < 1e-4, "layer_norm reference: a row has mean 0 and variance 1 before the affine (mean %.2g, var %.8f)", m, v);
+
+	/* dx against central differences of L = sum(dy * y) with random w, b. */
+	for (int j = 0; j < H; j++)
+	{
+		w[j] = 1 + 0.5 * urand(2000 + j);
+		b[j] = urand(3000 + j);
+	}
+	layer_norm_ref_row_backward(x, w, dy, H, dx, NULL, NULL);
+	for (int j = 0; j < H; j += 16)
+	{
+		double		h = 1e-6, lp = 0, lm = 0, xs = x[j];
+
+		x[j] = xs + h;
+		layer_norm_ref_row(x, w, b, H, y, &mean, &rstd);
+		for (int k = 0; k < H; k++)
+			lp += dy[k] * y[k];
+		x[j] = xs - h;
+		layer_norm_ref_row(x, w, b, H, y, &mean, &rstd);
+		for (int k = 0; k < H; k++)
+			lm += dy[k] * y[k];
+		x[j] = xs;
+		dxp[j] = (lp - lm) / (2 * h);
+		if (fabs(dxp[j] - dx[j]) > maxerr)
+			maxerr = fabs(dxp[j] - dx[j]);
+	}
+	ok(maxerr < 1e-6, "layer_norm reference: dx matches finite differences (max error %.2g)", maxerr);
+}
+
+static void
+test_ce_ref(void)
+{
+	enum { V = 1000 };
+	double		z[V], g[V], sum = 0, loss;
+
+	for (int j = 0; j < V; j++)
+		z[j] = 4 * urand(j);
+	loss = megatron_ce_ref_row(z, V, 17, 1.0, g);
+	for (int j = 0; j < V; j++)
+		sum += g[j];
+	ok(fabs(sum) < 1e-12, "megatron_cross_entropy reference: the gradient of a row sums to zero (%.2g)", sum);
+	ok(loss > 0 && g[17] < 0, "megatron_cross_entropy reference: loss positive, gradient negative at the target");
+	{
+		double		h = 1e-6, zs = z[3], lp, lm;
+
+		z[3] = zs + h;
+		lp = megatron_ce_ref_row(z, V, 17, 1.0, NULL);
+		z[3] = zs - h;
+		lm = megatron_ce_ref_row(z, V, 17, 1.0, NULL);
+		z[3] = zs;
+		ok(fabs((lp - lm) / (2 * h) - g[3]) < 1e-7, "megatron_cross_entropy reference: gradient matches finite differences");
+	}
+}
+
+static void
+test_jsd_ref(void)
+{
+	enum { V = 50 };
+	double		x[V], y[V], dx[V], mx = -1e9, s = 0, loss, maxerr = 0;
+
+	for (int j = 0; j < V; j++)
+	{
+		x[j] = 2 * urand(j);
+		mx = fmax(mx, x[j]);
+	}
+	for (int j = 0; j < V; j++)
+		s += exp(x[j] - mx);
+	for (int j = 0; j < V; j++)
+		x[j] -= mx + log(s);
+	loss = jsd_ref_row(x, x, V, 0.5, dx);
+	{
+		double		gmax = 0;
+
+		for (int j = 0; j < V; j++)
+			gmax = fmax(gmax, fabs(dx[j]));
+		ok(fabs(loss) < 1e-15 && gmax < 1e-15, "jsd reference: identical distributions give loss 0 and gradient 0");
+	}
+	for (int j = 0; j < V; j++)
+		y[j] = x[(j * 7) % V];
+	jsd_ref_row(x, y, V, 0.5, dx);
+	for (int j = 0; j < V; j++)
+	{
+		double		h = 1e-6, xs = x[j], lp, lm;
+
+		x[j] = xs + h;
+		lp = jsd_ref_row(x, y, V, 0.5, NULL);
+		x[j] = xs - h;
+		lm = jsd_ref_row(x, y, V, 0.5, NULL);
+		x[j] = xs;
+		maxerr = fmax(maxerr, fabs((lp - lm) / (2 * h) - dx[j]));
+	}
+	ok(maxerr < 1e-8, "jsd reference: gradient matches finite differences (max error %.2g)", maxerr);
+	loss = jsd_ref_row(x, y, V, 0.5, NULL);
+	ok(loss > 0 && loss <= log(2) + 1e-12, "jsd reference: 0 < JSD <= log 2 for different distributions (%.4f)", loss);
+}
+
+/* Total distillation loss of tiny double inputs; grads when gx/gw are not NULL. */
+static double
+distill_total(int T, int V, int H, int Hs, const double *xs, const double *ws, const double *xt, const double *wt,
+			  const int64_t *tg, double *gx, double *gw)
+{
+	double		total = 0;
+	double		zs[16], zt[16], dz[16];
+
+	if (gx)
+		memset(gx, 0, sizeof(double) * T * Hs);
+	if (gw)
+		memset(gw, 0, sizeof(double) * V * Hs);
+	for (int t = 0; t < T; t++)
+	{
+		for (int v = 0; v < V; v++)
+		{
+			zs[v] = zt[v] = 0;
+			for (int i = 0; i < Hs; i++)
+				zs[v] += xs[t * Hs + i] * ws[v * Hs + i];
+			for (int i = 0; i < H; i++)
+				zt[v] += xt[t * H + i] * wt[v * H + i];
+		}
+		total += distill_jsd_ref_token(zs, zt, V, tg[t], T, dz);
+		for (int v = 0; v < V; v++)
+			for (int i = 0; i < Hs; i++)
+			{
+				if (gx)
+					gx[t * Hs + i] += dz[v] * ws[v * Hs + i];
+				if (gw)
+					gw[v * Hs + i] += dz[v] * xs[t * Hs + i];
+			}
+	}
+	return total;
+}
+
+static void
+test_distill_ref(void)
+{
+	enum { T = 3, V = 7, H = 8, Hs = 4 };
+	double		xs[T * Hs], ws[V * Hs], xt[T * H], wt[V * H], gx[T * Hs], gw[V * Hs];
+	int64_t		tg[T] = {1, 6, 3};
+	double		ex = 0, ew = 0, h = 1e-6;
+
+	for (int i = 0; i < T * Hs; i++)
+		xs[i] = urand(i);
+	for (int i = 0; i < V * Hs; i++)
+		ws[i] = urand(100 + i);
+	for (int i = 0; i < T * H; i++)
+		xt[i] = urand(200 + i);
+	for (int i = 0; i < V * H; i++)
+		wt[i] = urand(300 + i);
+	distill_total(T, V, H, Hs, xs, ws, xt, wt, tg, gx, gw);
+	for (int i = 0; i < T * Hs; i++)
+	{
+		double		s = xs[i], lp, lm;
+
+		xs[i] = s + h;
+		lp = distill_total(T, V, H, Hs, xs, ws, xt, wt, tg, NULL, NULL);
+		xs[i] = s - h;
+		lm = distill_total(T, V, H, Hs, xs, ws, xt, wt, tg, NULL, NULL);
+		xs[i] = s;
+		ex = fmax(ex, fabs((lp - lm) / (2 * h) - gx[i]));
+	}
+	for (int i = 0; i < V * Hs; i++)
+	{
+		double		s = ws[i], lp, lm;
+
+		ws[i] = s + h;
+		lp = distill_total(T, V, H, Hs, xs, ws, xt, wt, tg, NULL, NULL);
+		ws[i] = s - h;
+		lm = distill_total(T, V, H, Hs, xs, ws, xt, wt, tg, NULL, NULL);
+		ws[i] = s;
+		ew = fmax(ew, fabs((lp - lm) / (2 * h) - gw[i]));
+	}
+	ok(ex < 1e-8, "distill_jsd_loss reference: grad_student_input matches finite differences (max error %.2g)", ex);
+	ok(ew < 1e-8, "distill_jsd_loss reference: grad_student_weight matches finite differences (max error %.2g)", ew);
+}
+
+/* ------------------------------------------------------------ statistics */
+
+static void
+test_stats(void)
+{
+	double		v[5] = {4, 1, 100, 3, 2};
+	double		s[4] = {1, 2, 3, 4};
+	kb_stats	st;
+	int64_t		lo, hi;
+
+	memset(&st, 0, sizeof(st));
+	kb_compute_stats(v, 5, &st);
+	ok(st.median == 3 && st.minimum == 1 && st.maximum == 100 && st.mean == 22 && st.mad == 1,
+	   "stats: median, min, max, mean and MAD of a small sample");
+	ok(fabs(kb_quantile(s, 4, 0.2) - 1.6) < 1e-12 && fabs(kb_quantile(s, 4, 0.8) - 3.4) < 1e-12,
+	   "stats: p20/p80 by linear interpolation (1.6, 3.4 of 1..4)");
+	kb_median_ci_ranks(100, &lo, &hi);
+	ok(lo == 40 && hi == 61, "stats: 95%% interval of the median of 100 samples is x(40)..x(61) (got %lld..%lld)",
+	   (long long) lo, (long long) hi);
+	kb_median_ci_ranks(5, &lo, &hi);
+	ok(lo == 1 && hi == 5, "stats: fewer than 6 samples give the whole range");
+}
+
+static void
+test_comparator(void)
+{
+	kb_cmp		m;
+	kb_correctness c;
+	double		ref[4] = {1, -2, 3, 0};
+	double		got[4] = {1, -2, 3.0000001, 0};
+	double		bad[4] = {1, -2, 3.04, 0};
+
+	kb_cmp_init(&m, KB_FP32);
+	kb_cmp_values(&m, "t", ref, got, 4);
+	kb_cmp_finish(&m, &c);
+	ok(c.matched_ratio == 1.0 && c.max_abs_error < 1e-6, "comparator: fp32 values within 1e-5 relative match");
+	kb_cmp_init(&m, KB_FP32);
+	kb_cmp_values(&m, "t", ref, bad, 4);
+	kb_cmp_finish(&m, &c);
+	ok(c.matched_ratio == 0.75 && strstr(c.detail, "t[2]") != NULL, "comparator: a 1.3%% error fails fp32 and is named (%s)", c.detail);
+	kb_cmp_init(&m, KB_BF16);
+	kb_cmp_values(&m, "t", ref, bad, 4);
+	kb_cmp_finish(&m, &c);
+	ok(c.matched_ratio == 1.0, "comparator: bf16 tolerance (1e-2 rel + 1e-2 max|ref|) accepts it");
+	got[1] = NAN;
+	kb_cmp_init(&m, KB_BF16);
+	kb_cmp_values(&m, "t", ref, got, 4);
+	kb_cmp_finish(&m, &c);
+	ok(c.matched_ratio < 1.0, "comparator: NaN never matches");
+}
+
+/* ------------------------------------------------------------ manifests and digests */
+
+static kb_status
+describe(const char *op, const char *mode, const char *axes, kb_result *r)
+{
+	kb_request	q;
+
+	kb_request_init(&q);
+	q.op = op;
+	q.mode = mode;
+	q.axes_json = axes;
+	return kb_describe(&q, r);
+}
+
+static void
+test_seed_digests(void)
+{
+	struct
+	{
+		const char *op, *mode, *axes, *workload, *operation;
+	}			seeds[] = {
+		{"layer_norm", "backward", "{\"rows\":4096,\"hidden\":4096,\"dtype\":\"fp32\"}",
+			"sha256:c18a03ab80eee5adfcd97f582de99ab98c459be25807cde44b48ac623ad3af23",
+		"sha256:bc260cced62b2e2874a65a648a5a07ec250fe80ff7cf45f8452b2cd130a252a0"},
+		{"megatron_cross_entropy", "backward", "{\"batch\":4,\"seq\":2048,\"vocab\":131072,\"dtype\":\"bf16\"}",
+			"sha256:02d31ca14b489b3d3e61d5f1853d5de2fe30be5cd0308cef9704156848753d2e",
+		"sha256:9efef198c06e8d940f15c6559883aede757d9608afacaea9803aab5ffbacd44a"},
+		{"distill_jsd_loss", "forward", "{\"hidden\":4096,\"tokens\":8192,\"vocab\":128256,\"dtype\":\"bf16\"}",
+			"sha256:517aa9063603db73b93c3dc57b38a584c48f4988426eade5cd0de1216f25b094",
+		"sha256:4ce30dbf7da705e4eac1f5d2dce3a47ea0174fae11af426c422e0064be63eac5"},
+	};
+
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++)
+	{
+		kb_result	r;
+		kb_status	st = describe(seeds[i].op, seeds[i].mode, seeds[i].axes, &r);
+
+		ok(st == KB_PASSED && strcmp(r.workload_digest, seeds[i].workload) == 0,
+		   "seed workload %s digests to Liger's (%s)", seeds[i].op, r.workload_digest);
+		ok(st == KB_PASSED && strcmp(r.operation_digest, seeds[i].operation) == 0,
+		   "OperationSpec %s digests to Liger's (%s)", seeds[i].op, r.operation_digest);
+		kb_free_result(&r);
+	}
+}
+
+/* Validate a canonical manifest text with the core and return its digest. */
+static bool
+core_digest(const char *text, char out[72])
+{
+	ki_arena	a;
+	ki_errors	e;
+	bool		okk;
+
+	ki_arena_init_malloc(&a);
+	ki_errors_init(&e, &a);
+	okk = ki_digest_text(&a, text, strlen(text), out, &e);
+	ki_arena_reset(&a);
+	return okk;
+}
+
+static kb_status
+quick_run(const char *op, const char *mode, const char *axes, kb_result *r)
+{
+	kb_request	q;
+
+	kb_request_init(&q);
+	q.op = op;
+	q.mode = mode;
+	q.axes_json = axes;
+	q.warmup_ms = 1;
+	q.rep_ms = 3;
+	q.flush_bytes = 1 << 16;
+	return kb_run(&q, r);
+}
+
+static void
+test_runs(void)
+{
+	struct
+	{
+		const char *op, *mode, *axes;
+	}			cases[] = {
+		{"layer_norm", "forward", "{\"rows\":33,\"hidden\":130,\"dtype\":\"fp32\"}"},
+		{"layer_norm", "backward", "{\"rows\":33,\"hidden\":130,\"dtype\":\"bf16\"}"},
+		{"layer_norm", "full", "{\"rows\":9,\"hidden\":64}"},
+		{"megatron_cross_entropy", "forward", "{\"seq\":5,\"batch\":3,\"vocab\":301,\"dtype\":\"bf16\"}"},
+		{"megatron_cross_entropy", "backward", "{\"seq\":5,\"batch\":3,\"vocab\":301,\"dtype\":\"fp32\"}"},
+		{"megatron_cross_entropy", "full", "{\"seq\":4,\"batch\":2,\"vocab\":64,\"dtype\":\"bf16\"}"},
+		{"jsd", "forward", "{\"tokens\":7,\"vocab\":100,\"dtype\":\"fp32\"}"},
+		{"jsd", "full", "{\"tokens\":70,\"vocab\":33,\"dtype\":\"bf16\"}"},
+		{"distill_jsd_loss", "forward", "{\"tokens\":6,\"hidden\":16,\"vocab\":40}"},
+		{"distill_jsd_loss", "full", "{\"tokens\":3,\"hidden\":9,\"vocab\":11,\"dtype\":\"bf16\"}"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		kb_result	r;
+		kb_status	st = quick_run(cases[i].op, cases[i].mode, cases[i].axes, &r);
+		char		d[72] = "";
+		bool		valid = r.composite_json && r.workload_json && r.implementation_json && r.operation_json;
+
+		ok(st == KB_PASSED && r.correctness.checked && r.correctness.matched_ratio == 1.0 && r.nsamples > 0 &&
+		   r.stats.samples == r.nsamples,
+		   "cpu run %s %s %s passes against the float64 reference (%lld values, max rel err %.2g, %lld samples)%s%s",
+		   cases[i].op, cases[i].mode, cases[i].axes, (long long) r.correctness.compared,
+		   r.correctness.max_rel_error, (long long) r.nsamples, r.message[0] ? ": " : "", r.message);
+		if (valid)
+		{
+			ki_arena	a;
+			ki_errors	e;
+			ki_value   *doc;
+			ki_composite comp;
+
+			ki_arena_init_malloc(&a);
+			ki_errors_init(&e, &a);
+			doc = ki_parse(&a, r.composite_json, strlen(r.composite_json), &e);
+			valid = doc && ki_composite_validate(&a, doc, &comp, &e) &&
+				strcmp(comp.run_digest, r.run_digest) == 0 &&
+				core_digest(r.workload_json, d) && strcmp(d, r.workload_digest) == 0 &&
+				core_digest(r.implementation_json, d) && strcmp(d, r.implementation_digest) == 0 &&
+				core_digest(r.operation_json, d) && strcmp(d, r.operation_digest) == 0 &&
+				strstr(r.composite_json, r.workload_digest) && strstr(r.composite_json, r.implementation_digest);
+			ki_arena_reset(&a);
+		}
+		ok(valid, "cpu run %s %s: composite, workload, implementation and operation manifests valid in the core, digests consistent",
+		   cases[i].op, cases[i].mode);
+		kb_free_result(&r);
+	}
+}
+
+static void
+test_stability(void)
+{
+	kb_result	a, b;
+	const char *axes = "{\"rows\":8,\"hidden\":32}";
+	bool		same;
+
+	quick_run("layer_norm", "forward", axes, &a);
+	quick_run("layer_norm", "forward", axes, &b);
+	same = strcmp(a.protocol_digest, b.protocol_digest) == 0 && strcmp(a.environment_digest, b.environment_digest) == 0 &&
+		strcmp(a.implementation_digest, b.implementation_digest) == 0 && strcmp(a.workload_digest, b.workload_digest) == 0 &&
+		strcmp(a.operation_digest, b.operation_digest) == 0 && a.protocol_digest[0];
+	ok(same, "two runs of one request share protocol, environment, implementation, workload and operation digests");
+	kb_free_result(&a);
+	kb_free_result(&b);
+	{
+		kb_result	x, y;
+
+		describe("jsd", "forward", "{\"tokens\":8,\"vocab\":16,\"dtype\":\"bf16\"}", &x);
+		describe("jsd", "forward", "{\"vocab\":16,\"dtype\":\"bf16\",\"tokens\":8}", &y);
+		ok(strcmp(x.workload_digest, y.workload_digest) == 0, "the workload digest does not depend on the order of the axes");
+		kb_free_result(&x);
+		describe("jsd", "forward", "{\"tokens\":8,\"vocab\":16,\"dtype\":\"fp32\"}", &x);
+		ok(strcmp(x.workload_digest, y.workload_digest) != 0, "a different dtype is a different workload");
+		kb_free_result(&x);
+		kb_free_result(&y);
+	}
+}
+
+static int	progress_calls;
+static double progress_last;
+
+static void
+on_progress(void *arg, double f)
+{
+	(void) arg;
+	progress_calls++;
+	progress_last = f;
+}
+
+static void
+test_control(void)
+{
+	kb_request	q;
+	kb_result	r;
+	volatile int cancel = 1;
+	int			passed = 0;
+
+	kb_request_init(&q);
+	q.op = "jsd";
+	q.mode = "forward";
+	q.axes_json = "{\"tokens\":4,\"vocab\":32}";
+	q.warmup_ms = 1;
+	q.rep_ms = 1;
+	q.flush_bytes = 0;
+	for (int i = 0; i < 25; i++)
+	{
+		passed += kb_run(&q, &r) == KB_PASSED;
+		kb_free_result(&r);
+	}
+	ok(passed == 25, "kb_run called 25 times in one process: every run passes");
+
+	q.cancel = &cancel;
+	ok(kb_run(&q, &r) == KB_CANCELED && r.composite_json == NULL, "a set cancel flag stops the run: canceled, no manifests");
+	kb_free_result(&r);
+	q.cancel = NULL;
+	q.deadline_ns = kb_now_ns() - 1;
+	ok(kb_run(&q, &r) == KB_TIMEOUT && r.composite_json && strstr(r.composite_json, "\"status\":\"timeout\""),
+	   "a passed deadline gives status timeout, with a run manifest saying so");
+	kb_free_result(&r);
+	q.deadline_ns = 0;
+	q.progress = on_progress;
+	kb_run(&q, &r);
+	ok(progress_calls >= 2 && progress_last == 1.0, "progress is reported and ends at 1.0 (%d calls)", progress_calls);
+	kb_free_result(&r);
+}
+
+/* ------------------------------------------------------------ request validation */
+
+static void
+test_validation(void)
+{
+	struct
+	{
+		const char *op, *mode, *axes, *device, *impl;
+		kb_status	want;
+		const char *msg;
+	}			bad[] = {
+		{"layernorm", "forward", "{}", NULL, NULL, KB_INVALID_REQUEST, "allowed: layer_norm, megatron_cross_entropy"},
+		{"jsd", "backward", "{\"tokens\":1,\"vocab\":2}", NULL, NULL, KB_INVALID_REQUEST, "allowed: forward, full"},
+		{"jsd", "forward", "{\"tokens\":1,\"vocab\":2,\"rows\":3}", NULL, NULL, KB_INVALID_REQUEST, "unknown axis 'rows'"},
+		{"jsd", "forward", "{\"tokens\":1,\"vocab\":2,\"dtype\":\"fp16\"}", NULL, NULL, KB_INVALID_REQUEST, "allowed: fp32, bf16"},
+		{"distill_jsd_loss", "forward", "{\"tokens\":1,\"vocab\":2,\"hidden\":4,\"dtype\":\"fp32\"}", NULL, NULL, KB_INVALID_REQUEST, "allowed: bf16"},
+		{"jsd", "forward", "{\"tokens\":1}", NULL, NULL, KB_INVALID_REQUEST, "missing axis 'vocab'"},
+		{"jsd", "forward", "{\"tokens\":0,\"vocab\":2}", NULL, NULL, KB_INVALID_REQUEST, "positive integer"},
+		{"jsd", "forward", "{\"tokens\":-3,\"vocab\":2}", NULL, NULL, KB_INVALID_REQUEST, "positive integer"},
+		{"jsd", "forward", "{\"tokens\":2.5,\"vocab\":2}", NULL, NULL, KB_INVALID_REQUEST, "positive integer"},
+		{"jsd", "forward", "{\"tokens\":\"8\",\"vocab\":2}", NULL, NULL, KB_INVALID_REQUEST, "positive integer"},
+		{"jsd", "forward", "{\"tokens\":1,\"vocab\":2", NULL, NULL, KB_INVALID_REQUEST, "not valid JSON"},
+		{"jsd", "forward", "[1,2]", NULL, NULL, KB_INVALID_REQUEST, "must be a JSON object"},
+		{"jsd", "forward", "{\"tokens\":1,\"tokens\":2,\"vocab\":2}", NULL, NULL, KB_INVALID_REQUEST, "not valid JSON"},
+		{"distill_jsd_loss", "forward", "{\"tokens\":1,\"vocab\":2,\"hidden\":1}", NULL, NULL, KB_INVALID_REQUEST, "at least 2"},
+		{"jsd", "forward", "{\"tokens\":1,\"vocab\":2}", "gpu0", NULL, KB_INVALID_REQUEST, "allowed: cpu, cuda:N"},
+		{"jsd", "forward", "{\"tokens\":1,\"vocab\":2}", "cpu", "cuda", KB_INVALID_REQUEST, "does not run on device"},
+		{"jsd", "forward", "{\"tokens\":1,\"vocab\":2}", "cpu", "triton", KB_INVALID_REQUEST, "allowed: cpu, cuda"},
+		{"jsd", "forward", "{\"tokens\":3000000000,\"vocab\":2}", NULL, NULL, KB_INVALID_REQUEST, "too large"},
+		{"jsd", "forward", "{\"tokens\":1048576,\"vocab\":131072}", NULL, NULL, KB_RESOURCE_EXCEEDED, "GiB of host memory"},
+	};
+	char		err[512];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	{
+		kb_status	st = kb_check_request(bad[i].op, bad[i].mode, bad[i].axes, bad[i].impl, bad[i].device, err, sizeof(err));
+
+		ok(st == bad[i].want && strstr(err, bad[i].msg) != NULL, "kb_check_request rejects %s %s %s%s%s: %s",
+		   bad[i].op, bad[i].mode, bad[i].axes, bad[i].device ? " on " : "", bad[i].device ? bad[i].device : "", err);
+	}
+	ok(kb_check_request("layer_norm", "backward", "{\"rows\":4096,\"hidden\":4096,\"dtype\":\"fp32\"}", NULL, "cpu", err, sizeof(err)) == KB_PASSED && err[0] == '\0',
+	   "kb_check_request accepts the seed layer_norm workload on the cpu");
+	{
+		char		why[256];
+		kb_status	st = kb_check_request("jsd", "forward", "{\"tokens\":1,\"vocab\":2}", NULL, "cuda:0", err, sizeof(err));
+
+		if (kb_cuda_available(why, sizeof(why)))
+			ok(st == KB_PASSED, "kb_check_request accepts a tiny workload on cuda:0");
+		else
+			ok(st == KB_DEVICE_UNAVAILABLE, "without a GPU, cuda:0 is refused as unavailable (%s)", err);
+	}
+}
+
+static void
+test_list(void)
+{
+	char	   *s = kb_list_json();
+	ki_arena	a;
+	ki_errors	e;
+	ki_value   *v;
+	ki_value   *ops;
+
+	ki_arena_init_malloc(&a);
+	ki_errors_init(&e, &a);
+	v = s ? ki_parse(&a, s, strlen(s), &e) : NULL;
+	ops = v ? ki_get(v, "operations") : NULL;
+	ok(ops && ops->type == KI_ARRAY && ops->u.arr.count == 4 && ki_get(v, "devices"),
+	   "kb_list_json is JSON with 4 operations and the devices");
+	ki_arena_reset(&a);
+	free(s);
+}
+
+int
+main(void)
+{
+	const char *start = getenv("TAP_START");
+
+	ntest = start ? atoi(start) : 0;
+	test_layer_norm_ref();
+	test_ce_ref();
+	test_jsd_ref();
+	test_distill_ref();
+	test_stats();
+	test_comparator();
+	test_seed_digests();
+	test_runs();
+	test_stability();
+	test_control();
+	test_validation();
+	test_list();
+	printf("# %d failed\n", nfail);
+	return nfail ? 1 : 0;
+}

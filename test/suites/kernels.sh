@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# test/suites/kernels.sh: build kernels/ and test it on the CPU (TAP lines).
+# Run from the repository root.  Needs a C compiler, make, zstd (for the
+# digest comparison with the Liger expectation; skipped without it) and
+# optionally nvcc (the CUDA sources must compile; skipped without it).
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+SHARED=${KI_SHARED:-$ROOT/../shared}
+EXPECTED=$SHARED/data/liger/kernelindex_expected.jsonl.zst
+KB=$ROOT/kernels/kbench
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+check() { local d=$1; shift; if "$@"; then ok "$d"; else notok "$d"; fi; }
+
+NVCC_BIN=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
+if make -s -C kernels -j2 libkbench.a kbench build/test_kernels NVCC= >/tmp/kbench-build.$$ 2>&1; then
+	ok "kernels/ builds with plain cc (libkbench.a, kbench, unit tests)"
+else
+	notok "kernels/ builds with plain cc"; sed 's/^/# /' /tmp/kbench-build.$$; rm -f /tmp/kbench-build.$$; exit 1
+fi
+rm -f /tmp/kbench-build.$$
+if [ -n "$NVCC_BIN" ]; then
+	if make -s -C kernels -j2 libkbench_cuda.so NVCC="$NVCC_BIN" >/tmp/kbench-nvcc.$$ 2>&1; then
+		ok "CUDA sources compile with nvcc (-Werror all-warnings, sm_90 + PTX) into libkbench_cuda.so"
+	else
+		notok "CUDA sources compile with nvcc"; sed 's/^/# /' /tmp/kbench-nvcc.$$
+	fi
+	rm -f /tmp/kbench-nvcc.$$
+	check "libkbench_cuda.so exports kbc_get_api and links no libcuda" \
+		bash -c "nm -D kernels/libkbench_cuda.so | grep -q ' T kbc_get_api' && ! ldd kernels/libkbench_cuda.so | grep -q 'libcuda\.'"
+	export KBENCH_CUDA_LIB=$ROOT/kernels/libkbench_cuda.so
+else
+	ok "# SKIP no nvcc: CUDA sources not compiled"
+	ok "# SKIP no nvcc: libkbench_cuda.so not checked"
+fi
+check "libkbench.a references no CUDA symbol (loads without a driver)" \
+	bash -c "! nm kernels/libkbench.a | grep -Eq ' U (cuda|cu[A-Z]|nvml)'"
+check "libkbench.a is position-independent (links into a shared object)" \
+	bash -c "cc -shared -o /tmp/kbtest.$$.so -Wl,--whole-archive kernels/libkbench.a -Wl,--no-whole-archive -lm -ldl -lpthread $(echo '#include <openssl/evp.h>' | cc -E - >/dev/null 2>&1 && echo -lcrypto) && rm -f /tmp/kbtest.$$.so"
+
+# C unit tests, numbered after ours.
+out=$(TAP_START=$n kernels/build/test_kernels)
+rc=$?
+echo "$out" | grep -E '^(ok|not ok) |^#'
+n=$((n + $(echo "$out" | grep -cE '^(ok|not ok) ')))
+[ $rc -eq 0 ] || fails=$((fails + 1))
+
+# ---------------------------------------------------------------- CLI behaviour
+expect() { # description, wanted exit code, wanted text (stderr+stdout), command...
+	local d=$1 want=$2 text=$3; shift 3
+	local got rc
+	got=$("$@" 2>&1); rc=$?
+	if [ "$rc" = "$want" ] && printf '%s' "$got" | grep -qF -- "$text"; then ok "$d"
+	else notok "$d (exit $rc, wanted $want; output: $(printf '%s' "$got" | head -c 300))"; fi
+}
+expect "kbench list shows the four operations" 0 "distill_jsd_loss" $KB list
+expect "kbench list --json names operation digests" 0 '"operationDigest":"sha256:' $KB list --json
+expect "kbench devices lists the cpu" 0 "cpu" $KB devices
+expect "kbench without a command: usage, exit 2" 2 "usage:" $KB
+expect "unknown command: exit 2, allowed commands named" 2 "allowed: list, devices, describe, run" $KB frobnicate
+expect "unknown operation: exit 2, operations listed" 2 "unknown operation 'layernorm'; allowed: layer_norm" $KB run layernorm forward rows=1 hidden=1
+expect "unknown mode: exit 2, modes listed" 2 "allowed: forward, full" $KB run jsd backward tokens=1 vocab=2
+expect "unknown axis: exit 2, axes listed" 2 "unknown axis 'batch' for jsd; allowed: tokens, vocab, dtype" $KB run jsd forward tokens=1 vocab=2 batch=3
+expect "unknown dtype: exit 2, dtypes listed" 2 "allowed: fp32, bf16" $KB run layer_norm forward rows=1 hidden=2 dtype=fp8
+expect "zero size: exit 2" 2 "axis 'rows' must be a positive integer, got '0'" $KB run layer_norm forward rows=0 hidden=2
+expect "negative size: exit 2" 2 "must be a positive integer, got '-4'" $KB run layer_norm forward rows=-4 hidden=2
+expect "non-numeric size: exit 2" 2 "must be a positive integer, got 'big'" $KB run layer_norm forward rows=big hidden=2
+expect "missing axis: exit 2, required axes listed" 2 "missing axis 'hidden' for layer_norm (required: rows, hidden" $KB run layer_norm forward rows=3
+expect "argument without '=': exit 2" 2 "expected key=value" $KB run layer_norm forward rows
+expect "unknown option: exit 2" 2 "unknown option --fast" $KB run layer_norm forward rows=1 hidden=2 --fast
+expect "bad device: exit 2" 2 "allowed: cpu, cuda:N" $KB run layer_norm forward rows=1 hidden=2 --device tpu
+expect "cuda impl on the cpu device: exit 2" 2 "does not run on device" $KB run layer_norm forward rows=1 hidden=2 --impl cuda
+expect "workload larger than memory: resource_exceeded, exit 4" 4 "resource_exceeded" $KB run jsd forward tokens=1048576 vocab=131072 --rep-ms 1
+if ! $KB devices | grep -q '^cuda:'; then
+	expect "cuda:0 without a GPU: exit 3, says why" 3 "not available" $KB run jsd forward tokens=1 vocab=2 --device cuda:0
+fi
+
+# Every op x mode x dtype on the cpu, quick protocol, JSON output with raw samples.
+Q="--warmup-ms 1 --rep-ms 4 --flush-bytes 65536"
+runcase() {
+	local d="kbench run $* (cpu): passed, manifests and raw samples printed"
+	local got
+	got=$($KB run "$@" $Q --json 2>&1)
+	if [ $? -eq 0 ] && printf '%s' "$got" | grep -q '"status":"passed"' && printf '%s' "$got" | grep -q '"rawSamplesNs":\[[0-9]' \
+		&& printf '%s' "$got" | grep -q '"composite":{"run":' && printf '%s' "$got" | grep -q '"kind":"BenchmarkProtocol"' \
+		&& printf '%s' "$got" | grep -q '"kind":"ImplementationRevision"'; then ok "$d"; else notok "$d: $(printf '%s' "$got" | head -c 300)"; fi
+}
+for dt in fp32 bf16; do
+	for m in forward backward full; do runcase layer_norm $m rows=17 hidden=96 dtype=$dt; done
+	for m in forward backward full; do runcase megatron_cross_entropy $m seq=3 batch=2 vocab=257 dtype=$dt; done
+	for m in forward full; do runcase jsd $m tokens=5 vocab=77 dtype=$dt; done
+done
+for m in forward full; do runcase distill_jsd_loss $m tokens=4 hidden=12 vocab=19; done
+
+# ---------------------------------------------------------------- digests against the Liger import
+if [ -f "$EXPECTED" ] && command -v zstd >/dev/null; then
+	tmp=$(mktemp)
+	zstd -dc "$EXPECTED" > "$tmp"
+	# Every distinct workload of the four operations: its name encodes the axes.
+	names=$(grep -oE '"kind":"WorkloadCase","metadata":\{"name":"liger-(layer-norm|megatron-cross-entropy|distill-jsd-loss|jsd)-[a-z0-9-]+"' "$tmp" \
+		| sed 's/.*"name":"//; s/"$//' | sort -u)
+	count=0; bad=0; badlist=""
+	for name in $names; do
+		case $name in
+			liger-layer-norm-*) op=layer_norm; mode=backward; rest=${name#liger-layer-norm-} ;;
+			liger-megatron-cross-entropy-*) op=megatron_cross_entropy; mode=backward; rest=${name#liger-megatron-cross-entropy-} ;;
+			liger-distill-jsd-loss-*) op=distill_jsd_loss; mode=forward; rest=${name#liger-distill-jsd-loss-} ;;
+			liger-jsd-*) op=jsd; mode=forward; rest=${name#liger-jsd-} ;;
+		esac
+		args=()
+		IFS=- read -ra parts <<< "$rest"
+		last=$(( ${#parts[@]} - 1 ))
+		for i in "${!parts[@]}"; do
+			p=${parts[$i]}
+			if [ "$i" = "$last" ]; then args+=("dtype=$p"); else args+=("$(echo "$p" | sed -E 's/^([a-z_]+)([0-9]+)$/\1=\2/')"); fi
+		done
+		line=$(grep -m1 -F "\"name\":\"$name\"" "$tmp")
+		want_w=$(printf '%s' "$line" | grep -oE '"workload":"sha256:[0-9a-f]{64}"' | head -1 | grep -oE 'sha256:[0-9a-f]{64}')
+		want_o=$(printf '%s' "$line" | grep -oE '"operation":"sha256:[0-9a-f]{64}"' | head -1 | grep -oE 'sha256:[0-9a-f]{64}')
+		got=$($KB describe $op $mode "${args[@]}" --json 2>&1)
+		got_w=$(printf '%s' "$got" | grep -oE '"workload":"sha256:[0-9a-f]{64}"' | grep -oE 'sha256:[0-9a-f]{64}')
+		got_o=$(printf '%s' "$got" | grep -oE '"operation":"sha256:[0-9a-f]{64}"' | grep -oE 'sha256:[0-9a-f]{64}')
+		count=$((count + 1))
+		if [ -z "$want_w" ] || [ "$want_w" != "$got_w" ] || [ "$want_o" != "$got_o" ]; then
+			bad=$((bad + 1)); badlist="$badlist $name"
+		fi
+		case $name in
+			liger-layer-norm-hidden4096-rows4096-fp32|liger-megatron-cross-entropy-batch4-seq2048-vocab131072-bf16|liger-distill-jsd-loss-hidden4096-tokens8192-vocab128256-bf16)
+				check "seed workload $name: workload $got_w and operation $got_o equal the Liger import's" \
+					test "$want_w" = "$got_w" -a "$want_o" = "$got_o" ;;
+		esac
+	done
+	check "all $count Liger workloads of the four operations digest equal (workload and operation)${badlist:+; differ:$badlist}" \
+		test "$bad" = 0 -a "$count" -gt 20
+	for o in layer-norm megatron-cross-entropy distill-jsd-loss jsd; do
+		want=$(grep -m1 -F "\"name\":\"liger-$o\"" "$tmp" | grep -oE '"operation":"sha256:[0-9a-f]{64}"' | head -1 | grep -oE 'sha256:[0-9a-f]{64}')
+		got=$($KB list --json | grep -oE "\"name\":\"${o//-/_}\"[^}]*\"operationDigest\":\"sha256:[0-9a-f]{64}\"" | grep -oE 'sha256:[0-9a-f]{64}')
+		check "OperationSpec ${o//-/_} in kbench list equals the Liger import's digests.operation ($want)" test -n "$want" -a "$want" = "$got"
+	done
+	rm -f "$tmp"
+else
+	ok "# SKIP no $EXPECTED or no zstd: Liger digest comparison not run"
+fi
+
+echo "# kernels suite: $n tests, $fails failed"
+[ $fails -eq 0 ]
