@@ -19,7 +19,7 @@ fi
 export PATH="/usr/lib/postgresql/15/bin:$PATH"
 jobs=$(nproc 2>/dev/null || echo 2)
 make -s -j"$jobs" >/dev/null
-if [ -f kernels/Makefile ]; then make -s -C kernels -j"$jobs" >/dev/null; fi
+if [ -f kernels/Makefile ] && [ -z "${KI_SKIP_KERNELS:-}" ]; then make -s -C kernels -j"$jobs" >/dev/null; fi
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 $SUDO make -s install >/dev/null
 echo "setup: kernelindex built and installed into $(pg_config --pkglibdir)"

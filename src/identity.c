@@ -21,19 +21,18 @@ PG_FUNCTION_INFO_V1(kbench_canonical);
 Datum
 kbench_canonical(PG_FUNCTION_ARGS)
 {
-	ki_arena	a;
+	ki_arena   *a = ki_pg_scratch_arena();
 	ki_errors	errs;
 	ki_value   *doc;
 	ki_buf		out;
 
-	ki_pg_arena_init(&a);
-	ki_errors_init(&errs, &a);
-	doc = ki_pg_arg_tree(fcinfo, 0, &a, &errs);
+	ki_errors_init(&errs, a);
+	doc = ki_pg_arg_tree(fcinfo, 0, a, &errs);
 	if (doc == NULL)
 		ki_pg_report(&errs, "JSON");
-	ki_buf_init(&out, &a, 1024);
+	ki_buf_init(&out, a, 1024);
 	ki_canonical(doc, &out);
-	if (a.failed)
+	if (a->failed)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
 	PG_RETURN_TEXT_P(cstring_to_text_with_len(out.data, (int) out.len));
 }
@@ -43,14 +42,13 @@ PG_FUNCTION_INFO_V1(kbench_digest);
 Datum
 kbench_digest(PG_FUNCTION_ARGS)
 {
-	ki_arena	a;
+	ki_arena   *a = ki_pg_scratch_arena();
 	ki_kind		kind;
 	ki_value   *doc;
 	char		digest[KI_DIGEST_LEN + 1];
 
-	ki_pg_arena_init(&a);
-	doc = ki_pg_manifest_arg(fcinfo, 0, &a, &kind);
-	ki_identity_digest(&a, doc, digest);
+	doc = ki_pg_manifest_arg(fcinfo, 0, a, &kind);
+	ki_identity_digest(a, doc, digest);
 	PG_RETURN_TEXT_P(cstring_to_text_with_len(digest, KI_DIGEST_LEN));
 }
 
@@ -59,12 +57,11 @@ PG_FUNCTION_INFO_V1(kbench_normalize);
 Datum
 kbench_normalize(PG_FUNCTION_ARGS)
 {
-	ki_arena	a;
+	ki_arena   *a = ki_pg_scratch_arena();
 	ki_kind		kind;
 	ki_value   *doc;
 
-	ki_pg_arena_init(&a);
-	doc = ki_pg_manifest_arg(fcinfo, 0, &a, &kind);
+	doc = ki_pg_manifest_arg(fcinfo, 0, a, &kind);
 	PG_RETURN_JSONB_P(ki_tree_to_jsonb(doc));
 }
 
@@ -93,16 +90,15 @@ PG_FUNCTION_INFO_V1(kbench_validate);
 Datum
 kbench_validate(PG_FUNCTION_ARGS)
 {
-	ki_arena	a;
+	ki_arena   *a = ki_pg_scratch_arena();
 	ki_errors	errs;
 	ki_value   *doc;
 	ki_kind		kind;
 
-	ki_pg_arena_init(&a);
-	ki_errors_init(&errs, &a);
-	doc = ki_pg_arg_tree(fcinfo, 0, &a, &errs);
+	ki_errors_init(&errs, a);
+	doc = ki_pg_arg_tree(fcinfo, 0, a, &errs);
 	if (doc != NULL)
-		ki_manifest_normalize(&a, doc, &kind, &errs);
+		ki_manifest_normalize(a, doc, &kind, &errs);
 	return_error_rows(fcinfo, &errs);
 	return (Datum) 0;
 }
@@ -112,16 +108,15 @@ PG_FUNCTION_INFO_V1(kbench_validate_run);
 Datum
 kbench_validate_run(PG_FUNCTION_ARGS)
 {
-	ki_arena	a;
+	ki_arena   *a = ki_pg_scratch_arena();
 	ki_errors	errs;
 	ki_value   *doc;
 	ki_composite c;
 
-	ki_pg_arena_init(&a);
-	ki_errors_init(&errs, &a);
-	doc = ki_pg_arg_tree(fcinfo, 0, &a, &errs);
+	ki_errors_init(&errs, a);
+	doc = ki_pg_arg_tree(fcinfo, 0, a, &errs);
 	if (doc != NULL)
-		ki_composite_validate(&a, doc, &c, &errs);
+		ki_composite_validate(a, doc, &c, &errs);
 	return_error_rows(fcinfo, &errs);
 	return (Datum) 0;
 }
@@ -131,7 +126,7 @@ PG_FUNCTION_INFO_V1(kbench_run_digests);
 Datum
 kbench_run_digests(PG_FUNCTION_ARGS)
 {
-	ki_arena	a;
+	ki_arena   *a = ki_pg_scratch_arena();
 	ki_errors	errs;
 	ki_value   *doc;
 	ki_composite c;
@@ -141,12 +136,11 @@ kbench_run_digests(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	ki_pg_arena_init(&a);
-	ki_errors_init(&errs, &a);
-	doc = ki_pg_arg_tree(fcinfo, 0, &a, &errs);
+	ki_errors_init(&errs, a);
+	doc = ki_pg_arg_tree(fcinfo, 0, a, &errs);
 	if (doc == NULL)
 		ki_pg_report(&errs, "JSON");
-	if (!ki_composite_validate(&a, doc, &c, &errs))
+	if (!ki_composite_validate(a, doc, &c, &errs))
 		ki_pg_report(&errs, "run document");
 	values[0] = CStringGetTextDatum(c.run_digest);
 	values[1] = CStringGetTextDatum(c.protocol_digest);

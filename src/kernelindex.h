@@ -14,6 +14,12 @@
 void		ki_pg_arena_init(ki_arena *a);
 
 /*
+ * The backend's scratch arena, rewound: for functions that run no SQL or
+ * user code while using it (see pg_json.c).
+ */
+ki_arena   *ki_pg_scratch_arena(void);
+
+/*
  * Read argument argno (json, jsonb or text; the SQL signature says which)
  * into a tree.  Returns NULL with errs filled when the text is not strict
  * JSON; jsonb input cannot carry duplicates any more.

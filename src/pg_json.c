@@ -25,6 +25,28 @@ ki_pg_arena_init(ki_arena *a)
 	ki_arena_init(a, pg_alloc, NULL, NULL);
 }
 
+/*
+ * The scratch arena of the identity functions: malloc'd blocks kept for the
+ * life of the backend and rewound at each call, so a digest costs no
+ * allocation from the system.  Only for functions that run no SQL and no
+ * user code while they hold it (nothing can re-enter and rewind it under
+ * them); an error simply leaves it to the next call's rewind.
+ */
+ki_arena *
+ki_pg_scratch_arena(void)
+{
+	static ki_arena scratch;
+	static bool ready = false;
+
+	if (!ready)
+	{
+		ki_arena_init_malloc(&scratch);
+		ready = true;
+	}
+	ki_arena_rewind(&scratch);
+	return &scratch;
+}
+
 /* Convert one jsonb scalar. */
 static ki_value *
 scalar_to_tree(ki_arena *a, JsonbValue *jv)

@@ -11,6 +11,7 @@
 struct ki_arena_block
 {
 	ki_arena_block *next;
+	size_t		size;			/* usable bytes after the 16-byte header */
 };
 
 #define KI_BLOCK_SIZE (64 * 1024)
@@ -66,10 +67,22 @@ ki_alloc(ki_arena *a, size_t size)
 			a->failed = true;
 			return NULL;
 		}
+		b->size = want;
+		if (size > KI_BLOCK_SIZE / 4 && a->blocks != NULL)
+		{
+			/* a dedicated block, behind the current one, which stays */
+			b->next = a->blocks->next;
+			a->blocks->next = b;
+			return (char *) b + 16;
+		}
 		b->next = a->blocks;
 		a->blocks = b;
 		if (size > KI_BLOCK_SIZE / 4)
-			return (char *) b + 16;	/* a dedicated block; keep the current one */
+		{
+			a->cur = (char *) b + 16 + size;
+			a->left = want - size;
+			return (char *) b + 16;
+		}
 		a->cur = (char *) b + 16;
 		a->left = want;
 	}
@@ -90,6 +103,32 @@ ki_strndup(ki_arena *a, const char *s, size_t n)
 	memcpy(p, s, n);
 	p[n] = '\0';
 	return p;
+}
+
+/*
+ * Forget every allocation but keep the first block for reuse (a scratch
+ * arena that lives across calls); the other blocks are given back.
+ */
+void
+ki_arena_rewind(ki_arena *a)
+{
+	ki_arena_block *b = a->blocks;
+	ki_arena_block *keep = NULL;
+
+	while (b != NULL)
+	{
+		ki_arena_block *next = b->next;
+
+		if (next == NULL)
+			keep = b;			/* the oldest block */
+		else if (a->free_fn)
+			a->free_fn(a->ctx, b);
+		b = next;
+	}
+	a->blocks = keep;
+	a->cur = keep ? (char *) keep + 16 : NULL;
+	a->left = keep ? keep->size : 0;
+	a->failed = false;
 }
 
 /* Give every block back (when the arena owns its memory). */
@@ -156,11 +195,11 @@ ki_buf_put(ki_buf *b, const char *s, size_t n)
 	b->len += n;
 }
 
-/* Append one byte. */
+/* Append one byte when the buffer must grow (ki_buf_putc is inline). */
 void
-ki_buf_putc(ki_buf *b, char c)
+ki_buf_putc_slow(ki_buf *b, char c)
 {
-	if (b->len + 2 > b->cap && !buf_reserve(b, 1))
+	if (!buf_reserve(b, 1))
 		return;
 	b->data[b->len++] = c;
 }
@@ -191,6 +230,7 @@ ki_errors_init(ki_errors *e, ki_arena *a)
 	e->count = 0;
 	e->cap = 0;
 	e->status = KI_OK;
+	e->count_only = false;
 }
 
 /* Record one problem; the first one sets the list's status. */
@@ -204,6 +244,11 @@ ki_errors_add(ki_errors *e, ki_status st, const char *path, const char *rule,
 
 	if (e->status == KI_OK)
 		e->status = st;
+	if (e->count_only)
+	{
+		e->count++;
+		return;
+	}
 	if (e->count == e->cap)
 	{
 		int			cap = e->cap ? e->cap * 2 : 8;

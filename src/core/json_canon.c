@@ -133,7 +133,24 @@ ki_format_number(double d, char *out)
 	}
 	/* integers up to 2^53 are written exactly, and fast */
 	if (fabs(d) <= 9007199254740992.0 && d == (double) (int64_t) d)
-		return snprintf(out, 32, "%lld", (long long) (int64_t) d);
+	{
+		int64_t		v = (int64_t) d;
+		uint64_t	u = v < 0 ? (uint64_t) (-v) : (uint64_t) v;
+		char		tmp[24];
+		int			n = 0;
+
+		do
+		{
+			tmp[n++] = (char) ('0' + u % 10);
+			u /= 10;
+		} while (u > 0);
+		if (v < 0)
+			out[len++] = '-';
+		while (n > 0)
+			out[len++] = tmp[--n];
+		out[len] = '\0';
+		return len;
+	}
 
 	if (d < 0)
 	{
@@ -182,6 +199,19 @@ ki_format_number(double d, char *out)
 
 static const char hexdigits[] = "0123456789abcdef";
 
+#define ONES ((uint64_t) 0x0101010101010101ULL)
+#define HIGHS ((uint64_t) 0x8080808080808080ULL)
+
+/* Does any byte of w need an escape: a quote, a backslash, a control? */
+static inline bool
+word_needs_escape(uint64_t w)
+{
+	uint64_t	q = w ^ (ONES * '"');
+	uint64_t	b = w ^ (ONES * '\\');
+
+	return (((q - ONES) & ~q) | ((b - ONES) & ~b) | ((w - ONES * 0x20) & ~w)) & HIGHS;
+}
+
 /* Write a string with JSON.stringify's escapes. */
 static void
 write_string(const ki_str *s, ki_buf *out)
@@ -193,9 +223,21 @@ write_string(const ki_str *s, ki_buf *out)
 	ki_buf_putc(out, '"');
 	for (; p < end; p++)
 	{
-		unsigned char c = *p;
+		uint64_t	w;
+		unsigned char c;
 		const char *esc = NULL;
 		char		u[6];
+
+		while (end - p >= 8)
+		{
+			memcpy(&w, p, 8);
+			if (word_needs_escape(w))
+				break;
+			p += 8;
+		}
+		if (p >= end)
+			break;
+		c = *p;
 
 		if (c >= 0x20 && c != '"' && c != '\\')
 			continue;

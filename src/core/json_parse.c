@@ -87,9 +87,41 @@ void
 ki_path_index(ki_buf *b, size_t index)
 {
 	char		tmp[32];
+	int			n = 0,
+				i;
 
-	snprintf(tmp, sizeof(tmp), "[%zu]", index);
-	ki_buf_puts(b, tmp);
+	do
+	{
+		tmp[n++] = (char) ('0' + index % 10);
+		index /= 10;
+	} while (index > 0);
+	ki_buf_putc(b, '[');
+	for (i = n - 1; i >= 0; i--)
+		ki_buf_putc(b, tmp[i]);
+	ki_buf_putc(b, ']');
+}
+
+static void
+render(ki_buf *b, const ki_path *p)
+{
+	if (p == NULL)
+		return;
+	render(b, p->parent);
+	if (p->key)
+		ki_path_key(b, p->key, p->keylen);
+	else
+		ki_path_index(b, p->index);
+}
+
+/* The text of a path. */
+const char *
+ki_path_render(ki_arena *a, const ki_path *p)
+{
+	ki_buf		b;
+
+	ki_buf_init(&b, a, 64);
+	render(&b, p);
+	return ki_buf_cstr(&b);
 }
 
 /* The path of the innermost open container (and its current item when deep). */
@@ -233,6 +265,22 @@ put_utf8(char *out, unsigned cp)
 	return 4;
 }
 
+#define ONES ((uint64_t) 0x0101010101010101ULL)
+#define HIGHS ((uint64_t) 0x8080808080808080ULL)
+
+/*
+ * Does any of the 8 bytes in w need a closer look in a string: a quote, a
+ * backslash, a control character, or a byte of a multi-byte character?
+ */
+static inline bool
+word_special(uint64_t w)
+{
+	uint64_t	q = w ^ (ONES * '"');
+	uint64_t	b = w ^ (ONES * '\\');
+
+	return (((q - ONES) & ~q) | ((b - ONES) & ~b) | (w - ONES * 0x20) | w) & HIGHS;
+}
+
 /* Parse a string token (ps->p at the opening quote) into *out. */
 static bool
 parse_string(parser *ps, ki_str *out)
@@ -243,10 +291,22 @@ parse_string(parser *ps, ki_str *out)
 	char	   *buf;
 	size_t		n = 0;
 
-	/* fast path: no escapes */
+	/* fast path: no escapes; eight plain ASCII bytes at a time */
 	while (q < end)
 	{
-		unsigned char c = *q;
+		uint64_t	w;
+		unsigned char c;
+
+		while (end - q >= 8)
+		{
+			memcpy(&w, q, 8);
+			if (word_special(w))
+				break;
+			q += 8;
+		}
+		if (q >= end)
+			break;
+		c = *q;
 
 		if (c == '"')
 		{

@@ -48,6 +48,8 @@ void		ki_arena_init_malloc(ki_arena *a);
 void	   *ki_alloc(ki_arena *a, size_t size);
 char	   *ki_strndup(ki_arena *a, const char *s, size_t n);
 void		ki_arena_reset(ki_arena *a);
+/* Forget every allocation but keep the oldest block for reuse. */
+void		ki_arena_rewind(ki_arena *a);
 
 /* A growable byte buffer living in an arena. */
 typedef struct ki_buf
@@ -60,8 +62,18 @@ typedef struct ki_buf
 
 void		ki_buf_init(ki_buf *b, ki_arena *a, size_t initial);
 void		ki_buf_put(ki_buf *b, const char *s, size_t n);
-void		ki_buf_putc(ki_buf *b, char c);
 void		ki_buf_puts(ki_buf *b, const char *s);
+/* Append one byte. */
+void		ki_buf_putc_slow(ki_buf *b, char c);
+static inline void
+ki_buf_putc(ki_buf *b, char c)
+{
+	if (b->len + 2 <= b->cap)
+		b->data[b->len++] = c;
+	else
+		ki_buf_putc_slow(b, c);
+}
+
 /* NUL-terminates without counting the NUL in len. */
 const char *ki_buf_cstr(ki_buf *b);
 
@@ -96,6 +108,7 @@ typedef struct ki_errors
 	int			count;
 	int			cap;
 	ki_status	status;			/* status of the first error */
+	bool		count_only;		/* only count problems (trial validation) */
 } ki_errors;
 
 void		ki_errors_init(ki_errors *e, ki_arena *a);
@@ -110,6 +123,22 @@ void		ki_errors_add(ki_errors *e, ki_status st, const char *path, const char *ru
  */
 void		ki_path_key(ki_buf *b, const char *key, size_t len);
 void		ki_path_index(ki_buf *b, size_t index);
+
+/*
+ * A path under construction, as frames on the C stack that point to their
+ * parent: pushing costs nothing, and the text is made only for an error.
+ * A frame names a member (key != NULL) or an array item (index).
+ */
+typedef struct ki_path
+{
+	const struct ki_path *parent;
+	const char *key;
+	size_t		keylen;
+	size_t		index;
+} ki_path;
+
+/* The text of a path (NULL is the root, ""). */
+const char *ki_path_render(ki_arena *a, const ki_path *p);
 
 /* ---------------------------------------------------------------- values */
 

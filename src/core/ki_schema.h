@@ -83,7 +83,7 @@ sch_pattern_fn ki_pattern_lookup(const char *source, size_t len);
  * Validate (and normalize durations in place) v against node, appending
  * every problem to errs with paths under path.
  */
-void		ki_schema_validate(const sch_node *node, ki_value *v, ki_buf *path, ki_errors *errs);
+void		ki_schema_validate(const sch_node *node, ki_value *v, const ki_path *path, ki_errors *errs);
 
 /* Parse a duration string to integer nanoseconds; false when ambiguous. */
 bool		ki_parse_duration(const char *s, size_t len, double *ns);

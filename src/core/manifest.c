@@ -168,18 +168,17 @@ rule_error(ki_errors *errs, ki_buf *path, const char *rule, const char *msg)
 
 /* https checks on every string member named repository or homepage. */
 static void
-check_urls(const ki_value *v, ki_buf *path, ki_errors *errs)
+check_urls(const ki_value *v, const ki_path *path, ki_errors *errs)
 {
-	size_t		mark = path->len;
 	size_t		i;
 
 	if (v->type == KI_ARRAY)
 	{
 		for (i = 0; i < v->u.arr.count; i++)
 		{
-			ki_path_index(path, i);
-			check_urls(v->u.arr.items[i], path, errs);
-			path->len = mark;
+			ki_path		child = {path, NULL, 0, i};
+
+			check_urls(v->u.arr.items[i], &child, errs);
 		}
 	}
 	else if (v->type == KI_OBJECT)
@@ -187,18 +186,18 @@ check_urls(const ki_value *v, ki_buf *path, ki_errors *errs)
 		for (i = 0; i < v->u.obj.count; i++)
 		{
 			const ki_member *m = &v->u.obj.members[i];
+			ki_path		child = {path, m->key.ptr, m->key.len, 0};
 
-			ki_path_key(path, m->key.ptr, m->key.len);
 			if (m->value->type == KI_STRING &&
 				((m->key.len == 10 && memcmp(m->key.ptr, "repository", 10) == 0) ||
 				 (m->key.len == 8 && memcmp(m->key.ptr, "homepage", 8) == 0)))
 			{
 				if (!is_https_url(m->value->u.str.ptr, m->value->u.str.len))
-					rule_error(errs, path, "https", "expected an https URL");
+					ki_errors_add(errs, KI_ERR_INVALID, ki_path_render(errs->arena, &child), "https", -1,
+								  "expected an https URL");
 			}
-			else
-				check_urls(m->value, path, errs);
-			path->len = mark;
+			else if (m->value->type == KI_OBJECT || m->value->type == KI_ARRAY)
+				check_urls(m->value, &child, errs);
 		}
 	}
 }
@@ -366,9 +365,8 @@ ki_manifest_normalize(ki_arena *a, ki_value *doc, ki_kind *kind_out, ki_errors *
 					  compile_error ? compile_error : "unknown error");
 		return NULL;
 	}
-	ki_schema_validate(schema, doc, &path, errs);
-	path.len = 0;
-	check_urls(doc, &path, errs);
+	ki_schema_validate(schema, doc, NULL, errs);
+	check_urls(doc, NULL, errs);
 	path.len = 0;
 	check_source_refs(doc, &path, errs);
 	if (kind == KI_KIND_OPERATION_SPEC)

@@ -426,16 +426,18 @@ type_ok(unsigned types, const ki_value *v)
 }
 
 static void
-add(ki_errors *errs, ki_buf *path, const char *rule, const char *fmt, const char *arg)
+add(ki_errors *errs, const ki_path *path, const char *rule, const char *fmt, const char *arg)
 {
-	ki_errors_add(errs, KI_ERR_INVALID, ki_buf_cstr(path), rule, -1, fmt, arg);
+	if (errs->count_only)
+		ki_errors_add(errs, KI_ERR_INVALID, NULL, rule, -1, "%s", "");
+	else
+		ki_errors_add(errs, KI_ERR_INVALID, ki_path_render(errs->arena, path), rule, -1, fmt, arg);
 }
 
 /* Validate v against n (see ki_schema.h). */
 void
-ki_schema_validate(const sch_node *n, ki_value *v, ki_buf *path, ki_errors *errs)
+ki_schema_validate(const sch_node *n, ki_value *v, const ki_path *path, ki_errors *errs)
 {
-	size_t		mark = path->len;
 	size_t		i;
 	char		num[32];
 
@@ -449,6 +451,7 @@ ki_schema_validate(const sch_node *n, ki_value *v, ki_buf *path, ki_errors *errs
 			ki_errors	trial;
 
 			ki_errors_init(&trial, errs->arena);
+			trial.count_only = true;
 			ki_schema_validate(n->any_of[a], v, path, &trial);
 			ok = trial.count == 0;
 		}
@@ -467,7 +470,7 @@ ki_schema_validate(const sch_node *n, ki_value *v, ki_buf *path, ki_errors *errs
 
 			if (!ki_parse_duration(v->u.str.ptr, v->u.str.len, &ns))
 			{
-				ki_errors_add(errs, KI_ERR_INVALID, ki_buf_cstr(path), "duration", -1,
+				ki_errors_add(errs, KI_ERR_INVALID, ki_path_render(errs->arena, path), "duration", -1,
 							  "ambiguous duration \"%.*s\": it is not an integer nanosecond count no larger than 2^53-1",
 							  (int) (v->u.str.len > 100 ? 100 : v->u.str.len), v->u.str.ptr);
 				return;
@@ -493,7 +496,7 @@ ki_schema_validate(const sch_node *n, ki_value *v, ki_buf *path, ki_errors *errs
 	if (n->const_value && !values_equal(n->const_value, v))
 	{
 		if (n->const_value->type == KI_STRING)
-			ki_errors_add(errs, KI_ERR_INVALID, ki_buf_cstr(path), "const", -1,
+			ki_errors_add(errs, KI_ERR_INVALID, ki_path_render(errs->arena, path), "const", -1,
 						  "expected \"%.*s\"", (int) n->const_value->u.str.len, n->const_value->u.str.ptr);
 		else
 			add(errs, path, "const", "value differs from the required constant%s", "");
@@ -577,9 +580,11 @@ ki_schema_validate(const sch_node *n, ki_value *v, ki_buf *path, ki_errors *errs
 
 				if (item == NULL)
 					continue;
-				ki_path_index(path, i);
-				ki_schema_validate(item, v->u.arr.items[i], path, errs);
-				path->len = mark;
+				{
+					ki_path		child = {path, NULL, 0, i};
+
+					ki_schema_validate(item, v->u.arr.items[i], &child, errs);
+				}
 			}
 			break;
 		case KI_OBJECT:
@@ -597,6 +602,7 @@ ki_schema_validate(const sch_node *n, ki_value *v, ki_buf *path, ki_errors *errs
 					ki_member  *m = &v->u.obj.members[i];
 					const sch_node *sub = NULL;
 					int			p;
+					ki_path		child = {path, m->key.ptr, m->key.len, 0};
 
 					for (p = 0; p < n->nprops; p++)
 						if (n->props[p].len == m->key.len &&
@@ -606,32 +612,30 @@ ki_schema_validate(const sch_node *n, ki_value *v, ki_buf *path, ki_errors *errs
 							seen[p] = true;
 							break;
 						}
-					ki_path_key(path, m->key.ptr, m->key.len);
 					if (n->property_names)
 					{
 						ki_value	keyv;
 
 						keyv.type = KI_STRING;
 						keyv.u.str = m->key;
-						ki_schema_validate(n->property_names, &keyv, path, errs);
+						ki_schema_validate(n->property_names, &keyv, &child, errs);
 					}
 					if (sub == NULL)
 					{
 						if (n->additional == 0)
-							add(errs, path, "additionalProperties", "unknown member%s", "");
+							add(errs, &child, "additionalProperties", "unknown member%s", "");
 						else if (n->additional == 2)
 							sub = n->additional_schema;
 					}
 					if (sub)
-						ki_schema_validate(sub, m->value, path, errs);
-					path->len = mark;
+						ki_schema_validate(sub, m->value, &child, errs);
 				}
 				for (i = 0; i < (size_t) n->nprops; i++)
 					if (n->props[i].required && !seen[i])
 					{
-						ki_path_key(path, n->props[i].name, n->props[i].len);
-						add(errs, path, "required", "missing required member%s", "");
-						path->len = mark;
+						ki_path		child = {path, n->props[i].name, n->props[i].len, 0};
+
+						add(errs, &child, "required", "missing required member%s", "");
 					}
 				break;
 			}

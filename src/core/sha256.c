@@ -148,9 +148,13 @@ ki_sha256_hex(const void *data, size_t len, char out[KI_DIGEST_LEN + 1])
 	unsigned char md[32];
 
 #ifndef KI_NO_OPENSSL
+	/* fetched once: an implicit fetch per call takes a lock every time */
+	static EVP_MD *sha256 = NULL;
 	unsigned int mdlen = 0;
 
-	if (EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) != 1 || mdlen != 32)
+	if (sha256 == NULL)
+		sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
+	if (sha256 == NULL || EVP_Digest(data, len, md, &mdlen, sha256, NULL) != 1 || mdlen != 32)
 		ki_sha256_portable(data, len, md);
 #else
 	ki_sha256_portable(data, len, md);

@@ -5,7 +5,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p test/bin
 CC=${CC:-cc}
-CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -Isrc/core"
+CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wdeclaration-after-statement -O2 -Isrc/core"
 $CC $CFLAGS test/unit/core_test.c src/core/*.c -lcrypto -lm -o test/bin/core_test || exit 1
 $CC $CFLAGS test/unit/catalog_check.c src/core/*.c -lcrypto -lm -o test/bin/catalog_check || exit 1
 $CC $CFLAGS -DKI_NO_OPENSSL test/unit/core_test.c src/core/*.c -lm -o test/bin/core_test_portable || exit 1
