@@ -15,7 +15,11 @@ DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -Isrc -Isrc/core -isystem $(shell $(PG_CONFIG) --includedir-server) -std=c11 -D_GNU_SOURCE
 PG_CFLAGS = -Wall -Wextra -Werror
-SHLIB_LINK = -lcrypto -lm
+# The kernels library (kernels/, plain C, its own Makefile).  The CUDA part
+# is a separate libkbench_cuda.so that the kernels library dlopen()s only
+# when a job names a GPU; it is installed beside kernelindex.so.
+KBENCH_LIB = kernels/libkbench.a
+SHLIB_LINK = $(KBENCH_LIB) -lcrypto -lm -ldl -lpthread
 
 REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
 REGRESS_OPTS = --inputdir=test --outputdir=test --load-extension=$(EXTENSION)
@@ -34,3 +38,21 @@ $(OBJS): src/core/ki_json.h src/core/ki_schema.h src/kernelindex.h $(wildcard sr
 # The install script is the sql/NN_*.sql parts in order.
 sql/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_PARTS)
 	cat $^ > $@
+
+$(shlib): $(KBENCH_LIB)
+
+.PHONY: kbench
+$(KBENCH_LIB): kbench
+kbench:
+	$(MAKE) -C kernels
+
+install: install-kbench-cuda
+.PHONY: install-kbench-cuda
+install-kbench-cuda:
+	if [ -f kernels/libkbench_cuda.so ]; then \
+		$(INSTALL_SHLIB) kernels/libkbench_cuda.so '$(DESTDIR)$(pkglibdir)/libkbench_cuda.so'; fi
+
+clean: clean-kbench
+.PHONY: clean-kbench
+clean-kbench:
+	$(MAKE) -C kernels clean

@@ -33,36 +33,6 @@
 
 #include "liger/liger.h"
 
-/* The extension's schema, quoted, for the SQL this file runs. */
-const char *
-ext_schema(void)
-{
-	static Oid	cached_ext = InvalidOid;
-	static char *cached = NULL;
-	Oid			ext = get_extension_oid("kernelindex", false);
-
-	if (ext != cached_ext || cached == NULL)
-	{
-		Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
-		ScanKeyData key;
-		SysScanDesc scan;
-		HeapTuple	tup;
-		Oid			nsp;
-
-		ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(ext));
-		scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
-		tup = systable_getnext(scan);
-		if (!HeapTupleIsValid(tup))
-			elog(ERROR, "extension kernelindex not found");
-		nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
-		systable_endscan(scan);
-		table_close(rel, AccessShareLock);
-		cached = MemoryContextStrdup(TopMemoryContext, quote_identifier(get_namespace_name(nsp)));
-		cached_ext = ext;
-	}
-	return cached;
-}
-
 static SPIPlanPtr store_plan = NULL;
 
 /*

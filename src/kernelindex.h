@@ -49,7 +49,8 @@ ki_value   *ki_pg_manifest_arg(FunctionCallInfo fcinfo, int argno, ki_arena *a, 
 bool		ki_store_manifest(ki_kind kind, const char *digest, const ki_value *manifest,
 							  const char *source, Datum raw_samples);
 
-/* The extension's schema name, quoted (cached per backend). */
+/* The extension's schema name, quoted, and its owner (src/extension.c). */
 const char *ext_schema(void);
+Oid			ext_owner(void);
 
 #endif							/* KERNELINDEX_H */

@@ -1,0 +1,138 @@
+-- Runner: benchmark jobs queued from SQL and run by background workers
+-- (src/queue.c, src/worker.c).  Workers start with the server when
+-- kernelindex is in shared_preload_libraries: one for the CPU backend and one
+-- per visible GPU.
+
+CREATE TABLE kbench_jobs (
+	id bigserial PRIMARY KEY,
+	operation text NOT NULL,
+	mode text NOT NULL,
+	workload jsonb NOT NULL,             -- in the operation's axis names, with "dtype"
+	implementation text,                 -- NULL: the device's own ("cpu" or "cuda")
+	device text NOT NULL,                -- "cpu" or "cuda:N"
+	protocol jsonb NOT NULL DEFAULT '{}',-- warmup_ms, rep_ms, flush_bytes, max_samples, seed, check
+	timeout interval NOT NULL,
+	retries_left int NOT NULL DEFAULT 0, -- re-queue this many times when a worker dies under it
+	owner name NOT NULL,
+	status text NOT NULL DEFAULT 'queued'
+		CHECK (status IN ('queued', 'running', 'passed', 'failed', 'timeout', 'canceled')),
+	run_status kbench_status,            -- the run's own status when one was measured
+	run_digest text,                     -- kbench_runs.digest of the result
+	progress real,                       -- 0..1 while running (see kbench_workers for live values)
+	attempts int NOT NULL DEFAULT 0,
+	worker_pid int,
+	error text,
+	queued_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+	started_at timestamptz,
+	finished_at timestamptz
+);
+CREATE INDEX ON kbench_jobs (device, id) WHERE status = 'queued';
+CREATE INDEX ON kbench_jobs (status) WHERE status IN ('queued', 'running');
+CREATE INDEX ON kbench_jobs (finished_at);
+CREATE INDEX ON kbench_jobs (owner);
+
+-- A user sees their own jobs; members of pg_read_all_data see every job.
+ALTER TABLE kbench_jobs ENABLE ROW LEVEL SECURITY;
+CREATE POLICY kbench_jobs_visible ON kbench_jobs FOR SELECT
+	USING (owner = current_user OR pg_has_role(current_user, 'pg_read_all_data', 'USAGE'));
+REVOKE ALL ON kbench_jobs FROM PUBLIC;
+GRANT SELECT ON kbench_jobs TO PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('kbench_jobs', '');
+SELECT pg_catalog.pg_extension_config_dump('kbench_jobs_id_seq', '');
+
+-- Claim the oldest queued job of a device for a worker: the one place jobs
+-- change hands.  FOR UPDATE SKIP LOCKED lets concurrent claimers take
+-- different jobs without waiting on each other (test/specs/claim.spec).
+CREATE FUNCTION kbench__claim(p_device text, p_pid int) RETURNS SETOF kbench_jobs
+	LANGUAGE sql AS $$
+	UPDATE kbench_jobs SET status = 'running', started_at = clock_timestamp(), worker_pid = p_pid,
+	       attempts = attempts + 1, progress = 0
+	 WHERE id = (SELECT id FROM kbench_jobs WHERE status = 'queued' AND device = p_device
+	              ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+	RETURNING *
+$$;
+REVOKE ALL ON FUNCTION kbench__claim(text, int) FROM PUBLIC;
+
+-- Queue a benchmark.  The workload names the operation's axes and its dtype:
+--   SELECT kbench_run('layer_norm', 'backward', '{"rows": 4096, "hidden": 4096, "dtype": "fp32"}');
+-- device NULL picks the best device a worker serves (the first GPU, else the
+-- CPU).  protocol overrides the timing protocol: {"warmup_ms": 25,
+-- "rep_ms": 100, "flush_bytes": 268435456, "max_samples": 100000, "seed": 0,
+-- "check": true}.  Returns the job id; the job runs once the transaction
+-- commits.  Bad requests are refused here, with no job left behind.
+CREATE FUNCTION kbench_run(operation text, mode text, workload jsonb,
+	implementation text DEFAULT NULL, device text DEFAULT NULL, protocol jsonb DEFAULT '{}',
+	timeout interval DEFAULT NULL, retry boolean DEFAULT false)
+	RETURNS bigint AS 'MODULE_PATHNAME', 'kbench_run' LANGUAGE C VOLATILE;
+-- Enqueueing is for the roles it is granted to.
+REVOKE ALL ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean) FROM PUBLIC;
+
+-- Wait for a job to finish (or the timeout) and return it.  Cancelling the
+-- waiting statement (Ctrl-C, statement_timeout) cancels the job.
+CREATE FUNCTION kbench_wait(job_id bigint, timeout interval DEFAULT '10 minutes')
+	RETURNS kbench_jobs AS 'MODULE_PATHNAME', 'kbench_wait' LANGUAGE C VOLATILE STRICT;
+
+-- Cancel a queued or running job (your own, unless you are a superuser).
+CREATE FUNCTION kbench_cancel(job_id bigint)
+	RETURNS boolean AS 'MODULE_PATHNAME', 'kbench_cancel' LANGUAGE C VOLATILE STRICT;
+
+-- The workers and what they are doing now (from shared memory).
+CREATE FUNCTION kbench_workers(OUT pid int, OUT device text, OUT product text, OUT state text,
+	OUT job_id bigint, OUT progress real, OUT started_at timestamptz)
+	RETURNS SETOF record AS 'MODULE_PATHNAME', 'kbench_workers' LANGUAGE C VOLATILE;
+CREATE VIEW kbench_workers AS SELECT * FROM kbench_workers();
+
+-- The operations each device can run (the kernels' registry, for every
+-- device a worker serves).
+CREATE FUNCTION kbench_registry() RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'kbench_registry' LANGUAGE C STABLE;
+CREATE VIEW kbench_device_operations AS
+	SELECT w.device, w.product, o->>'name' AS operation,
+	       ARRAY(SELECT jsonb_array_elements_text(o->'modes')) AS modes,
+	       ARRAY(SELECT jsonb_array_elements_text(o->'axes')) AS axes,
+	       ARRAY(SELECT jsonb_array_elements_text(o->'dtypes')) AS dtypes,
+	       CASE WHEN w.device = 'cpu' THEN 'cpu' ELSE 'cuda' END AS implementation
+	  FROM kbench_workers() w, jsonb_array_elements(kbench_registry()->'operations') o
+	 WHERE o->'implementations' ? (CASE WHEN w.device = 'cpu' THEN 'cpu' ELSE 'cuda' END);
+
+-- The job list, at a glance: what runs where, how far along, what came out.
+CREATE VIEW kbench_job_status AS
+	SELECT j.id, j.owner, j.operation, j.mode, j.workload, j.device, j.status,
+	       coalesce(w.progress, j.progress) AS progress, j.attempts,
+	       j.queued_at, j.started_at, j.finished_at,
+	       j.finished_at - j.started_at AS run_time,
+	       j.run_status, j.run_digest, r.median_ns, r.p20_ns, r.p80_ns, r.samples, j.error
+	  FROM kbench_jobs j
+	  LEFT JOIN kbench_workers() w ON w.job_id = j.id
+	  LEFT JOIN kbench_runs r ON r.digest = j.run_digest;
+
+-- Queue a job, commit, wait for it and return the result in one statement:
+--   CALL kbench_bench('layer_norm', 'backward', '{"rows": 64, "hidden": 256, "dtype": "fp32"}');
+-- (A procedure, so that the job is committed before the wait; not inside an
+-- explicit transaction block.)
+CREATE PROCEDURE kbench_bench(operation text, mode text, workload jsonb,
+	implementation text DEFAULT NULL, device text DEFAULT NULL, protocol jsonb DEFAULT '{}',
+	wait interval DEFAULT '10 minutes',
+	INOUT job_id bigint DEFAULT NULL, INOUT status text DEFAULT NULL, INOUT run_status text DEFAULT NULL,
+	INOUT median_us double precision DEFAULT NULL, INOUT p20_us double precision DEFAULT NULL,
+	INOUT p80_us double precision DEFAULT NULL, INOUT samples bigint DEFAULT NULL,
+	INOUT max_rel_error double precision DEFAULT NULL, INOUT run_digest text DEFAULT NULL,
+	INOUT error text DEFAULT NULL)
+	LANGUAGE plpgsql AS $$
+DECLARE
+	j kbench_jobs;
+BEGIN
+	job_id := kbench_run(operation, mode, workload, implementation, device, protocol);
+	COMMIT;
+	j := kbench_wait(job_id, wait);
+	status := j.status;
+	run_status := j.run_status;
+	run_digest := j.run_digest;
+	error := j.error;
+	SELECT r.median_ns / 1e3, r.p20_ns / 1e3, r.p80_ns / 1e3, r.samples,
+	       (r.manifest->'spec'->'correctness'->>'maximumRelativeError')::float8
+	  INTO median_us, p20_us, p80_us, samples, max_rel_error
+	  FROM kbench_runs r WHERE r.digest = j.run_digest;
+END $$;
+REVOKE ALL ON PROCEDURE kbench_bench(text, text, jsonb, text, text, jsonb, interval, bigint, text, text,
+	double precision, double precision, double precision, bigint, double precision, text, text) FROM PUBLIC;

@@ -1,0 +1,764 @@
+/*
+ * worker.c: the background workers that run benchmark jobs.
+ *
+ * With kernelindex in shared_preload_libraries the postmaster starts one
+ * worker for the CPU backend and one per visible GPU (GUC
+ * kernelindex.devices).  Each worker connects to kernelindex.database and
+ * loops: claim the oldest queued job of its device (FOR UPDATE SKIP LOCKED),
+ * run it through the kernels library (kb_run), and in one transaction
+ * ingest the manifests through the catalog's ingest path and finish the job
+ * (NOTIFY kbench_jobs).  Between jobs it sleeps on its latch, which
+ * kbench_run sets when the enqueueing transaction commits: no polling.
+ *
+ * Faults: a worker that starts finds the jobs its device left "running"
+ * (the worker was killed, or the server restarted) and fails them with the
+ * reason, or re-queues those that asked for a retry.  A job past its timeout
+ * stops (kb_run's deadline) and is marked timeout; a CUDA fault gives
+ * run_status runtime_error and the kernels library resets the device before
+ * the next job.  SIGTERM cancels the running job and re-queues it.
+ */
+#include "kernelindex.h"
+#include "runner.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <time.h>
+
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "tcop/utility.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+#include "../kernels/kbench.h"
+
+PGDLLEXPORT void kbench_worker_main(Datum arg);
+
+KiShared   *ki_shared = NULL;
+
+char	   *ki_database = NULL;
+char	   *ki_devices = NULL;
+int			ki_job_timeout_s = 600;
+int			ki_retention_s = 7 * 24 * 3600;
+int			ki_queue_limit = 1000;
+
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+/* The devices the postmaster registered workers for (inherited by fork). */
+static char registered_devices[KI_MAX_WORKERS][KI_DEVICE_LEN];
+static int	nregistered = 0;
+
+static KiWorkerSlot *MySlot = NULL;
+
+/* Count the NVIDIA GPUs the driver shows, without loading CUDA. */
+static int
+count_nvidia_gpus(void)
+{
+	const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+	DIR		   *d;
+	struct dirent *e;
+	int			n = 0;
+
+	d = opendir("/proc/driver/nvidia/gpus");
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	if (visible != NULL)
+	{
+		int			v = 0;
+		const char *p;
+
+		if (*visible == '\0')
+			return 0;
+		v = 1;
+		for (p = visible; *p; p++)
+			if (*p == ',')
+				v++;
+		if (v < n)
+			n = v;
+	}
+	return n;
+}
+
+/* Parse kernelindex.devices into registered_devices. */
+static void
+plan_devices(void)
+{
+	char	   *list = pstrdup(ki_devices ? ki_devices : "auto");
+	char	   *tok,
+			   *save = NULL;
+
+	nregistered = 0;
+	for (tok = strtok_r(list, ", ", &save); tok && nregistered < KI_MAX_WORKERS; tok = strtok_r(NULL, ", ", &save))
+	{
+		if (strcmp(tok, "auto") == 0)
+		{
+			int			g = count_nvidia_gpus(),
+						i;
+
+			strlcpy(registered_devices[nregistered++], "cpu", KI_DEVICE_LEN);
+			for (i = 0; i < g && nregistered < KI_MAX_WORKERS; i++)
+				snprintf(registered_devices[nregistered++], KI_DEVICE_LEN, "cuda:%d", i);
+		}
+		else if (strcmp(tok, "none") == 0)
+			continue;
+		else if (strcmp(tok, "cpu") == 0 || (strncmp(tok, "cuda:", 5) == 0 && tok[5] >= '0' && tok[5] <= '9'))
+			strlcpy(registered_devices[nregistered++], tok, KI_DEVICE_LEN);
+		else
+			ereport(WARNING,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("kernelindex.devices: ignoring unknown device \"%s\"", tok),
+					 errhint("Use auto, none, cpu or cuda:N, separated by commas.")));
+	}
+}
+
+static void
+ki_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(MAXALIGN(sizeof(KiShared)));
+	RequestNamedLWLockTranche("kernelindex", 1);
+}
+
+static void
+ki_shmem_startup(void)
+{
+	bool		found;
+	int			i;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	ki_shared = ShmemInitStruct("kernelindex", sizeof(KiShared), &found);
+	if (!found)
+	{
+		memset(ki_shared, 0, sizeof(KiShared));
+		ki_shared->lock = &(GetNamedLWLockTranche("kernelindex"))->lock;
+		ki_shared->nslots = nregistered;
+		for (i = 0; i < nregistered; i++)
+		{
+			ki_shared->slots[i].registered = true;
+			strlcpy(ki_shared->slots[i].device, registered_devices[i], KI_DEVICE_LEN);
+		}
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+void		_PG_init(void);
+
+/* Module load: GUCs always; shared memory and workers when preloaded. */
+void
+_PG_init(void)
+{
+	int			i;
+
+	DefineCustomStringVariable("kernelindex.database",
+							   "Database the kernelindex workers connect to.",
+							   "Jobs can be queued only in this database.",
+							   &ki_database, "postgres", PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("kernelindex.devices",
+							   "Devices to start workers for: auto, none, or a list such as cpu,cuda:0.",
+							   "auto starts one worker for the CPU backend and one per visible NVIDIA GPU.",
+							   &ki_devices, "auto", PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("kernelindex.job_timeout",
+							"Default time limit of a benchmark job.",
+							"A job that runs longer is stopped and marked timeout.",
+							&ki_job_timeout_s, 600, 1, 7 * 24 * 3600, PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+	DefineCustomIntVariable("kernelindex.history_retention",
+							"How long finished jobs stay in kbench_jobs.",
+							"Their runs stay in the catalog forever; only the job rows go.",
+							&ki_retention_s, 7 * 24 * 3600, 60, INT_MAX, PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+	DefineCustomIntVariable("kernelindex.queue_limit",
+							"Most jobs that may wait in the queue.",
+							"kbench_run refuses new jobs beyond it.",
+							&ki_queue_limit, 1000, 1, 1000000, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	MarkGUCPrefixReserved("kernelindex");
+
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = ki_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = ki_shmem_startup;
+
+	plan_devices();
+	for (i = 0; i < nregistered; i++)
+	{
+		BackgroundWorker worker;
+
+		memset(&worker, 0, sizeof(worker));
+		worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+		worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+		worker.bgw_restart_time = 1;
+		strlcpy(worker.bgw_library_name, "kernelindex", BGW_MAXLEN);
+		strlcpy(worker.bgw_function_name, "kbench_worker_main", BGW_MAXLEN);
+		snprintf(worker.bgw_name, BGW_MAXLEN, "kernelindex worker %s", registered_devices[i]);
+		strlcpy(worker.bgw_type, "kernelindex worker", BGW_MAXLEN);
+		worker.bgw_main_arg = Int32GetDatum(i);
+		RegisterBackgroundWorker(&worker);
+	}
+}
+
+/* Ask for a job to stop (see runner.h). */
+void
+ki_request_cancel(int64 job_id)
+{
+	int			i;
+	bool		running = false;
+
+	if (ki_shared == NULL)
+		return;
+	LWLockAcquire(ki_shared->lock, LW_EXCLUSIVE);
+	for (i = 0; i < ki_shared->nslots; i++)
+		if (ki_shared->slots[i].job_id == job_id)
+		{
+			ki_shared->slots[i].cancel = 1;
+			if (ki_shared->slots[i].latch)
+				SetLatch(ki_shared->slots[i].latch);
+			running = true;
+		}
+	if (!running)
+	{
+		for (i = 0; i < ki_shared->npending; i++)
+			if (ki_shared->pending_cancel[i] == job_id)
+				break;
+		if (i == ki_shared->npending)
+		{
+			if (ki_shared->npending == KI_MAX_PENDING_CANCELS)
+			{
+				memmove(ki_shared->pending_cancel, ki_shared->pending_cancel + 1,
+						sizeof(int64) * (KI_MAX_PENDING_CANCELS - 1));
+				ki_shared->npending--;
+			}
+			ki_shared->pending_cancel[ki_shared->npending++] = job_id;
+		}
+	}
+	LWLockRelease(ki_shared->lock);
+}
+
+/* Take a pending cancel for job_id, if one was asked for. */
+static bool
+take_pending_cancel(int64 job_id)
+{
+	int			i;
+	bool		found = false;
+
+	LWLockAcquire(ki_shared->lock, LW_EXCLUSIVE);
+	for (i = 0; i < ki_shared->npending; i++)
+		if (ki_shared->pending_cancel[i] == job_id)
+		{
+			memmove(ki_shared->pending_cancel + i, ki_shared->pending_cancel + i + 1,
+					sizeof(int64) * (ki_shared->npending - i - 1));
+			ki_shared->npending--;
+			found = true;
+			break;
+		}
+	LWLockRelease(ki_shared->lock);
+	return found;
+}
+
+/* Wake the workers of a device (see runner.h). */
+void
+ki_wake_workers(const char *device)
+{
+	int			i;
+
+	if (ki_shared == NULL)
+		return;
+	for (i = 0; i < ki_shared->nslots; i++)
+	{
+		KiWorkerSlot *s = &ki_shared->slots[i];
+
+		if (s->latch && (device == NULL || strcmp(s->device, device) == 0))
+			SetLatch(s->latch);
+	}
+}
+
+/* ---------------------------------------------------------------- worker */
+
+static volatile sig_atomic_t got_sigterm = false;
+
+static void
+worker_sigterm(SIGNAL_ARGS)
+{
+	int			save_errno = errno;
+
+	got_sigterm = true;
+	if (MySlot)
+		MySlot->cancel = 1;
+	SetLatch(MyLatch);
+	errno = save_errno;
+}
+
+static void
+worker_progress(void *arg, double fraction)
+{
+	(void) arg;
+	if (MySlot)
+		MySlot->progress = (float4) fraction;
+}
+
+/* Run sql (no arguments) in a transaction of its own. */
+static void
+run_in_xact(const char *what, const char *sql)
+{
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	pgstat_report_activity(STATE_RUNNING, what);
+	SPI_execute(sql, false, 0);
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	pgstat_report_activity(STATE_IDLE, NULL);
+}
+
+/*
+ * The extension's schema, looked up inside a transaction by
+ * extension_ready(): the worker builds SQL text outside transactions too.
+ */
+static char *worker_schema = NULL;
+
+/* Is the extension installed in this database?  Remembers its schema. */
+static bool
+extension_ready(void)
+{
+	bool		ok;
+
+	StartTransactionCommand();
+	ok = OidIsValid(get_extension_oid("kernelindex", true));
+	if (ok)
+		worker_schema = MemoryContextStrdup(TopMemoryContext, ext_schema());
+	CommitTransactionCommand();
+	return ok;
+}
+
+/* Fail (or re-queue) the jobs this device left running. */
+static void
+recover_jobs(const char *device)
+{
+	char	   *sql = psprintf(
+							   "UPDATE %s.kbench_jobs SET "
+							   " status = CASE WHEN retries_left > 0 THEN 'queued' ELSE 'failed' END,"
+							   " retries_left = greatest(retries_left - 1, 0),"
+							   " finished_at = CASE WHEN retries_left > 0 THEN NULL ELSE clock_timestamp() END,"
+							   " error = format('the worker for %%s (pid %%s) stopped while running the job: it was killed or the server restarted%%s',"
+							   "                device, worker_pid, CASE WHEN retries_left > 0 THEN '; re-queued for its retry' ELSE '' END),"
+							   " worker_pid = NULL "
+							   "WHERE status = 'running' AND device = %s",
+							   worker_schema, quote_literal_cstr(device));
+
+	run_in_xact("recovering jobs", sql);
+}
+
+typedef struct claimed_job
+{
+	int64		id;
+	char	   *operation;
+	char	   *mode;
+	char	   *workload;
+	char	   *implementation;
+	char	   *protocol;
+	double		timeout_ms;
+} claimed_job;
+
+/* Claim the oldest queued job of the device; false when there is none. */
+static bool
+claim_job(const char *device, claimed_job *job, MemoryContext cxt)
+{
+	static SPIPlanPtr plan = NULL;
+	Datum		args[2];
+	Oid			types[2] = {TEXTOID, INT4OID};
+	bool		found = false;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	pgstat_report_activity(STATE_RUNNING, "claiming a job");
+	if (plan == NULL)
+	{
+		plan = SPI_prepare(psprintf("SELECT id, operation, mode, workload::text, implementation, protocol::text,"
+									" extract(epoch FROM timeout) * 1000 FROM %s.kbench__claim($1, $2)",
+									worker_schema), 2, types);
+		if (plan == NULL)
+			elog(ERROR, "could not prepare the claim: %s", SPI_result_code_string(SPI_result));
+		SPI_keepplan(plan);
+	}
+	args[0] = CStringGetTextDatum(device);
+	args[1] = Int32GetDatum(MyProcPid);
+	if (SPI_execute_plan(plan, args, NULL, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not claim a job");
+	if (SPI_processed == 1)
+	{
+		HeapTuple	t = SPI_tuptable->vals[0];
+		TupleDesc	d = SPI_tuptable->tupdesc;
+		MemoryContext old = MemoryContextSwitchTo(cxt);
+		bool		isnull;
+
+		job->id = DatumGetInt64(SPI_getbinval(t, d, 1, &isnull));
+		job->operation = SPI_getvalue(t, d, 2);
+		job->mode = SPI_getvalue(t, d, 3);
+		job->workload = SPI_getvalue(t, d, 4);
+		job->implementation = SPI_getvalue(t, d, 5);
+		job->protocol = SPI_getvalue(t, d, 6);
+		job->timeout_ms = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
+															 SPI_getbinval(t, d, 7, &isnull)));
+		MemoryContextSwitchTo(old);
+		found = true;
+	}
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	pgstat_report_activity(STATE_IDLE, NULL);
+	return found;
+}
+
+/* Protocol overrides of a job ({"warmup_ms": ...}) into the request. */
+static void
+apply_protocol(kb_request *req, const char *protocol_json)
+{
+	ki_arena	a;
+	ki_errors	errs;
+	ki_value   *p;
+	const ki_value *v;
+
+	ki_pg_arena_init(&a);
+	ki_errors_init(&errs, &a);
+	p = ki_parse(&a, protocol_json, strlen(protocol_json), &errs);
+	if (p == NULL)
+		return;
+	if ((v = ki_get(p, "warmup_ms")) && v->type == KI_NUMBER)
+		req->warmup_ms = v->u.num;
+	if ((v = ki_get(p, "rep_ms")) && v->type == KI_NUMBER)
+		req->rep_ms = v->u.num;
+	if ((v = ki_get(p, "flush_bytes")) && v->type == KI_NUMBER)
+		req->flush_bytes = (int64_t) v->u.num;
+	if ((v = ki_get(p, "max_samples")) && v->type == KI_NUMBER)
+		req->max_samples = (int64_t) v->u.num;
+	if ((v = ki_get(p, "seed")) && v->type == KI_NUMBER)
+		req->seed = (uint64_t) v->u.num;
+	if ((v = ki_get(p, "check")) && (v->type == KI_TRUE || v->type == KI_FALSE))
+		req->check = v->type == KI_TRUE;
+}
+
+/* Parse, validate and store one manifest text from the kernels library. */
+static void
+store_text(const char *json, const char *source, Datum raw_samples)
+{
+	ki_arena	a;
+	ki_errors	errs;
+	ki_value   *doc;
+	ki_kind		kind;
+	char		digest[KI_DIGEST_LEN + 1];
+
+	ki_pg_arena_init(&a);
+	ki_errors_init(&errs, &a);
+	doc = ki_parse(&a, json, strlen(json), &errs);
+	if (doc == NULL)
+		ki_pg_report(&errs, "JSON from the kernels library");
+	if (ki_get(doc, "kind") == NULL)
+	{
+		ki_composite c;
+
+		if (!ki_composite_validate(&a, doc, &c, &errs))
+			ki_pg_report(&errs, "run document from the kernels library");
+		ki_store_manifest(KI_KIND_BENCHMARK_PROTOCOL, c.protocol_digest, c.protocol, source, (Datum) 0);
+		ki_store_manifest(KI_KIND_EXECUTION_ENVIRONMENT, c.environment_digest, c.environment, source, (Datum) 0);
+		ki_store_manifest(KI_KIND_BENCHMARK_RUN, c.run_digest, c.run, source, raw_samples);
+		return;
+	}
+	if (ki_manifest_normalize(&a, doc, &kind, &errs) == NULL)
+		ki_pg_report(&errs, "manifest from the kernels library");
+	ki_identity_digest(&a, doc, digest);
+	ki_store_manifest(kind, digest, doc, source, (Datum) 0);
+}
+
+/* The kept raw samples as an int8[] datum, or 0. */
+static Datum
+raw_samples_datum(const kb_result *res)
+{
+	Datum	   *elems;
+	int64		i,
+				n = 0;
+
+	if (res->nsamples <= 0 || res->samples_ns == NULL)
+		return (Datum) 0;
+	elems = palloc(sizeof(Datum) * res->nsamples);
+	for (i = 0; i < res->nsamples; i++)
+		if (res->sample_kept == NULL || res->sample_kept[i])
+			elems[n++] = Int64GetDatum((int64) llround(res->samples_ns[i]));
+	if (n == 0)
+		return (Datum) 0;
+	return PointerGetDatum(construct_array(elems, (int) n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/* Store what a run produced and finish the job, in one transaction. */
+static void
+finish_job(const claimed_job *job, const char *status, const kb_result *res, const char *error)
+{
+	Datum		args[5];
+	Oid			types[5] = {INT8OID, TEXTOID, TEXTOID, TEXTOID, TEXTOID};
+	char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
+	bool		have_run = res && res->composite_json != NULL;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	pgstat_report_activity(STATE_RUNNING, "storing a run");
+	if (have_run)
+	{
+		if (res->operation_json)
+			store_text(res->operation_json, "kbench", (Datum) 0);
+		if (res->workload_json)
+			store_text(res->workload_json, "kbench", (Datum) 0);
+		if (res->implementation_json)
+			store_text(res->implementation_json, "kbench", (Datum) 0);
+		store_text(res->composite_json, "kbench", raw_samples_datum(res));
+	}
+	args[0] = Int64GetDatum(job->id);
+	args[1] = CStringGetTextDatum(status);
+	if (have_run)
+	{
+		args[2] = CStringGetTextDatum(kb_status_name(res->status));
+		args[3] = CStringGetTextDatum(res->run_digest);
+	}
+	else
+	{
+		nulls[2] = 'n';
+		nulls[3] = 'n';
+	}
+	if (error && error[0])
+		args[4] = CStringGetTextDatum(error);
+	else
+		nulls[4] = 'n';
+	if (SPI_execute_with_args(psprintf(
+									   "WITH j AS (UPDATE %s.kbench_jobs SET status = $2, run_status = $3::%s.kbench_status,"
+									   " run_digest = $4, error = $5, finished_at = clock_timestamp(), progress = 1 "
+									   " WHERE id = $1 RETURNING id, status, run_digest) "
+									   "SELECT pg_notify('kbench_jobs', json_build_object('id', id, 'status', status,"
+									   " 'run_digest', run_digest)::text) FROM j",
+									   worker_schema, worker_schema),
+							  5, types, args, nulls, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not finish job " INT64_FORMAT, job->id);
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	pgstat_report_activity(STATE_IDLE, NULL);
+}
+
+/* Put a job back in the queue (the worker is stopping). */
+static void
+requeue_job(int64 id)
+{
+	run_in_xact("re-queueing a job",
+				psprintf("UPDATE %s.kbench_jobs SET status = 'queued', started_at = NULL, worker_pid = NULL,"
+						 " error = 'interrupted by a server shutdown; re-queued' WHERE id = " INT64_FORMAT,
+						 worker_schema, id));
+}
+
+/* Run one claimed job. */
+static void
+run_job(claimed_job *job, const char *device)
+{
+	kb_request	req;
+	kb_result	res;
+	kb_status	st;
+	struct timespec now;
+	const char *status;
+	char	   *volatile error = NULL;
+
+	MySlot->cancel = 0;
+	MySlot->progress = 0;
+	MySlot->started_at = GetCurrentTimestamp();
+	pg_write_barrier();
+	MySlot->job_id = job->id;
+	/* a cancel that arrived between the claim and now was left pending */
+	if (take_pending_cancel(job->id))
+		MySlot->cancel = 1;
+
+	kb_request_init(&req);
+	req.op = job->operation;
+	req.mode = job->mode;
+	req.axes_json = job->workload;
+	req.impl = job->implementation;
+	req.device = device;
+	apply_protocol(&req, job->protocol ? job->protocol : "{}");
+	req.cancel = &MySlot->cancel;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	req.deadline_ns = (int64_t) now.tv_sec * 1000000000 + now.tv_nsec + (int64_t) (job->timeout_ms * 1e6);
+	req.progress = worker_progress;
+	req.progress_arg = NULL;
+
+	pgstat_report_activity(STATE_RUNNING, psprintf("running job " INT64_FORMAT ": %s %s", job->id,
+												   job->operation, job->mode));
+	memset(&res, 0, sizeof(res));
+	st = kb_run(&req, &res);
+	pgstat_report_activity(STATE_IDLE, NULL);
+
+	if (st == KB_CANCELED && got_sigterm)
+	{
+		kb_free_result(&res);
+		requeue_job(job->id);
+		MySlot->job_id = 0;
+		return;
+	}
+	switch (st)
+	{
+		case KB_PASSED:
+			status = "passed";
+			break;
+		case KB_TIMEOUT:
+			status = "timeout";
+			error = psprintf("stopped after the job's timeout of %.0f s", job->timeout_ms / 1000.0);
+			break;
+		case KB_CANCELED:
+			status = "canceled";
+			error = "canceled by request";
+			break;
+		default:
+			status = "failed";
+			error = psprintf("%s: %s", kb_status_name(st), res.message[0] ? res.message : "no detail");
+			break;
+	}
+	PG_TRY();
+	{
+		finish_job(job, status, &res, error);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		edata = CopyErrorData();
+		MemoryContextSwitchTo(old);
+		FlushErrorState();
+		AbortCurrentTransaction();
+		finish_job(job, "failed", NULL, psprintf("could not store the run: %s", edata->message));
+	}
+	PG_END_TRY();
+	kb_free_result(&res);
+	MySlot->job_id = 0;
+	MySlot->progress = 0;
+}
+
+/* Delete finished jobs older than kernelindex.history_retention. */
+static void
+apply_retention(void)
+{
+	run_in_xact("applying the job retention",
+				psprintf("DELETE FROM %s.kbench_jobs WHERE finished_at < clock_timestamp() - make_interval(secs => %d)",
+						 worker_schema, ki_retention_s));
+}
+
+/* The worker of one device. */
+void
+kbench_worker_main(Datum arg)
+{
+	int			slot = DatumGetInt32(arg);
+	char		device[KI_DEVICE_LEN];
+	MemoryContext jobcxt;
+	TimestampTz last_retention = 0;
+	bool		ready = false;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, worker_sigterm);
+	BackgroundWorkerUnblockSignals();
+
+	MySlot = &ki_shared->slots[slot];
+	strlcpy(device, MySlot->device, sizeof(device));
+	LWLockAcquire(ki_shared->lock, LW_EXCLUSIVE);
+	MySlot->pid = MyProcPid;
+	MySlot->latch = MyLatch;
+	MySlot->job_id = 0;
+	MySlot->cancel = 0;
+	LWLockRelease(ki_shared->lock);
+
+	if (strcmp(device, "cpu") == 0)
+		strlcpy(MySlot->product, "CPU (C reference, kbench cpu backend)", sizeof(MySlot->product));
+	else
+	{
+		char		why[256];
+
+		if (!kb_cuda_available(why, sizeof(why)))
+			snprintf(MySlot->product, sizeof(MySlot->product), "unavailable: %s", why);
+		else
+			strlcpy(MySlot->product, "NVIDIA GPU", sizeof(MySlot->product));
+	}
+
+	BackgroundWorkerInitializeConnection(ki_database, NULL, 0);
+	jobcxt = AllocSetContextCreate(TopMemoryContext, "kbench job", ALLOCSET_DEFAULT_SIZES);
+	elog(LOG, "kernelindex worker for %s started in database \"%s\"", device, ki_database);
+
+	while (!got_sigterm)
+	{
+		claimed_job job;
+
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+		if (!ready)
+		{
+			ready = extension_ready();
+			if (ready)
+				recover_jobs(device);
+			else
+			{
+				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 5000L,
+								 PG_WAIT_EXTENSION);
+				ResetLatch(MyLatch);
+				continue;
+			}
+		}
+		if (slot == 0 && GetCurrentTimestamp() - last_retention > 60 * USECS_PER_SEC)
+		{
+			apply_retention();
+			last_retention = GetCurrentTimestamp();
+		}
+		ResetLatch(MyLatch);
+		MemoryContextReset(jobcxt);
+		if (claim_job(device, &job, jobcxt))
+		{
+			if (take_pending_cancel(job.id))
+			{
+				finish_job(&job, "canceled", NULL, "canceled before it started");
+				continue;
+			}
+			run_job(&job, device);
+			continue;			/* look for the next job at once */
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 60000L,
+						 PG_WAIT_EXTENSION);
+	}
+	LWLockAcquire(ki_shared->lock, LW_EXCLUSIVE);
+	MySlot->pid = 0;
+	MySlot->latch = NULL;
+	LWLockRelease(ki_shared->lock);
+	proc_exit(0);
+}
