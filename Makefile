@@ -24,7 +24,10 @@ SHLIB_LINK = $(KBENCH_LIB) -lcrypto -lm -ldl -lpthread
 REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
 REGRESS_OPTS = --inputdir=test --outputdir=test --load-extension=$(EXTENSION)
 
-EXTRA_CLEAN = test/results test/regression.diffs test/regression.out
+ISOLATION = $(patsubst test/specs/%.spec,%,$(sort $(wildcard test/specs/*.spec)))
+ISOLATION_OPTS = --inputdir=test --outputdir=test/isolation_output --load-extension=$(EXTENSION)
+
+EXTRA_CLEAN = test/results test/regression.diffs test/regression.out test/isolation_output
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)

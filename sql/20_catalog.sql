@@ -654,3 +654,9 @@ CREATE FUNCTION kbench_export_catalog() RETURNS SETOF text
 		SELECT 7, c.table_name, c.row_id, c.row FROM kbench_catalog_rows c
 	) x ORDER BY ord, digest
 $$;
+
+-- Reading the catalog is for everyone; writing goes through kbench_ingest
+-- and the imports, for the roles that own or are granted the tables.
+GRANT SELECT ON kbench_operations, kbench_workloads, kbench_projects, kbench_implementations,
+	kbench_protocols, kbench_environments, kbench_runs, kbench_measurements, kbench_serving_manifests,
+	kbench_imports, kbench_import_rejections TO PUBLIC;

@@ -730,7 +730,7 @@ kbench_worker_main(Datum arg)
 				recover_jobs(device);
 			else
 			{
-				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 5000L,
+				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1000L,
 								 PG_WAIT_EXTENSION);
 				ResetLatch(MyLatch);
 				continue;

@@ -1,0 +1,105 @@
+-- Runner: kbench_run queues, the CPU worker runs, kbench_wait returns the job.
+-- (The cluster preloads kernelindex with kernelindex.database = contrib_regression.)
+-- Timings vary from run to run: only what is deterministic is shown.
+
+SELECT device, product FROM kbench_workers;
+SELECT operation, implementation, modes, dtypes FROM kbench_device_operations ORDER BY operation;
+
+-- queue, run, wait: the seed workload of layer_norm backward, on the CPU
+SELECT kbench_run('layer_norm', 'backward', '{"rows": 4096, "hidden": 4096, "dtype": "fp32"}',
+                  protocol => '{"warmup_ms": 0, "rep_ms": 1, "flush_bytes": 0, "max_samples": 3}') AS job \gset
+SELECT status, run_status, attempts, error, run_digest IS NOT NULL AS has_run, progress
+  FROM kbench_wait(:job, '5 minutes');
+-- the run is in the catalog, in the same workload (cohort) as Liger's reported seed run
+SELECT r.status, r.samples BETWEEN 1 AND 3 AS samples_ok, cardinality(r.raw_samples_ns) = r.samples AS raw_kept,
+       r.median_ns > 0 AS timed, r.unresolved, r.source,
+       r.workload_digest = 'sha256:c18a03ab80eee5adfcd97f582de99ab98c459be25807cde44b48ac623ad3af23' AS liger_seed_workload,
+       r.manifest->'spec'->'correctness'->>'comparator' AS comparator,
+       (r.manifest->'spec'->'correctness'->>'matchedRatio')::float8 AS matched_ratio
+  FROM kbench_runs r JOIN kbench_jobs j ON j.run_digest = r.digest WHERE j.id = :job;
+SELECT e.vendor IS NOT NULL AS cpu_described, e.architecture IS NOT NULL AS has_architecture, p.timer, w.axes, i.language
+  FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest
+  JOIN kbench_environments e ON e.digest = r.environment_digest
+  JOIN kbench_protocols p ON p.digest = r.protocol_digest
+  JOIN kbench_workloads w ON w.digest = r.workload_digest
+  JOIN kbench_implementations i ON i.digest = r.implementation_digest
+ WHERE j.id = :job;
+
+-- the one-statement form
+CALL kbench_bench('jsd', 'forward', '{"tokens": 32, "vocab": 1000, "dtype": "fp32"}',
+                  protocol => '{"warmup_ms": 1, "rep_ms": 2, "flush_bytes": 0}') \gset
+\echo :status :run_status
+SELECT :samples > 0 AS sampled, :median_us > 0 AS timed, :'run_digest' IN (SELECT digest FROM kbench_runs) AS stored;
+
+-- bad requests: each refused with a clear error, and no job left behind
+SELECT count(*) AS jobs_before FROM kbench_jobs \gset
+SELECT kbench_run('softmaxx', 'forward', '{"rows": 8}');
+SELECT kbench_run('layer_norm', 'sideways', '{"rows": 64, "hidden": 64}');
+SELECT kbench_run('layer_norm', 'backward', '{"rows": 64}');
+SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64, "depth": 2}');
+SELECT kbench_run('layer_norm', 'backward', '{"rows": -64, "hidden": 64}');
+SELECT kbench_run('layer_norm', 'backward', '{"rows": 0, "hidden": 64}');
+SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": "wide"}');
+SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64, "dtype": "fp8"}');
+SELECT kbench_run('layer_norm', 'backward', '[64, 64]');
+SELECT kbench_run('layer_norm', 'backward', '{"rows": 1000000, "hidden": 1000000, "dtype": "fp32"}');
+SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64}', implementation => 'triton');
+SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64}', device => 'cuda:7');
+SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64}', protocol => '{"warmup": 1}');
+SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64}', protocol => '{"rep_ms": -1}');
+SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64}', protocol => '{"check": "yes"}');
+SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64}', timeout => '-1 s');
+SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64}', timeout => '1 month');
+SELECT kbench_run(NULL, 'backward', '{"rows": 64, "hidden": 64}');
+SELECT count(*) = :jobs_before AS no_job_left_behind FROM kbench_jobs;
+
+-- cancel: a job cancelled before its transaction commits never runs
+BEGIN;
+SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}') AS queued_job \gset
+SELECT kbench_cancel(:queued_job);
+COMMIT;
+SELECT status, error, started_at IS NULL AS never_started FROM kbench_jobs WHERE id = :queued_job;
+SELECT kbench_cancel(:queued_job);
+SELECT kbench_cancel(-1);
+SELECT * FROM kbench_wait(-1);
+
+-- a full queue refuses new jobs
+ALTER SYSTEM SET kernelindex.queue_limit = 2;
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.2);
+BEGIN;
+SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}') IS NOT NULL AS queued;
+SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}') IS NOT NULL AS queued;
+SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}');
+ROLLBACK;
+ALTER SYSTEM RESET kernelindex.queue_limit;
+SELECT pg_reload_conf();
+
+-- privileges: enqueueing is granted per role; users see their own jobs;
+-- everyone reads the catalog
+CREATE ROLE kbench_alice;
+CREATE ROLE kbench_bob;
+SET ROLE kbench_alice;
+SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}');
+RESET ROLE;
+GRANT EXECUTE ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean) TO kbench_alice;
+SET ROLE kbench_alice;
+SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}',
+                  protocol => '{"warmup_ms": 0, "rep_ms": 1, "flush_bytes": 0}') AS alice_job \gset
+SELECT status FROM kbench_wait(:alice_job, '60 s');
+SELECT count(*) AS alice_sees, bool_and(owner = 'kbench_alice') AS only_her_own FROM kbench_jobs;
+INSERT INTO kbench_jobs (operation, mode, workload, device, timeout, owner) VALUES ('x', 'y', '{}', 'cpu', '1 s', 'kbench_alice');
+RESET ROLE;
+SET ROLE kbench_bob;
+SELECT count(*) AS bob_sees FROM kbench_jobs;
+SELECT kbench_cancel(:alice_job);
+SELECT count(*) > 0 AS bob_reads_runs FROM kbench_runs;
+RESET ROLE;
+GRANT pg_read_all_data TO kbench_bob;
+SET ROLE kbench_bob;
+SELECT count(*) > 1 AS bob_sees_all FROM kbench_jobs;
+RESET ROLE;
+REVOKE pg_read_all_data FROM kbench_bob;
+REVOKE EXECUTE ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean) FROM kbench_alice;
+DROP ROLE kbench_bob;
+DROP ROLE kbench_alice;
