@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# runner.sh: enqueue-to-start latency and throughput of the runner.
+# 1,000 trivial jobs (layer_norm forward 8x8 on the CPU worker, protocol cut
+# to a few microseconds of timing), queued one per transaction from one
+# session, as a user would; the worker is woken by the enqueueing commit.
+# Prints p50/p99 of started_at - queued_at and jobs per second.  Not a test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+KI_SKIP_KERNELS= bash bin/setup.sh >/dev/null
+export PATH="/usr/lib/postgresql/15/bin:$PATH"
+source bin/pgcluster.sh
+trap 'ki_cluster_stop' EXIT
+n=${1:-1000}
+ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'kbench'" \
+                 "kernelindex.devices = 'cpu'" "kernelindex.queue_limit = 100000" >/dev/null
+createdb kbench
+export PGDATABASE=kbench
+psql -X -q -c "CREATE EXTENSION kernelindex"
+sleep 2
+P='{"warmup_ms": 0, "rep_ms": 0.001, "flush_bytes": 0, "max_samples": 1, "check": false}'
+report() {  # $1: label, $2: first job id, $3: seconds
+  psql -X -At -F ' ' -c "
+    SELECT count(*),
+           round(percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM started_at - queued_at) * 1000)::numeric, 2),
+           round(percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM started_at - queued_at) * 1000)::numeric, 2),
+           round(percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM finished_at - started_at) * 1000)::numeric, 2),
+           count(*) FILTER (WHERE status = 'passed')
+      FROM kbench_jobs WHERE id >= $2" | while read -r cnt p50 p99 run passed; do
+    printf '%-58s %8s %8s %8s %9s %8s\n' "$1" "$cnt/$passed" "$p50" "$p99" "$run" "$(echo "$cnt / $3" | bc -l | xargs printf '%.0f')"
+  done
+}
+printf '%-58s %8s %8s %8s %9s %8s\n' "phase" "jobs/ok" "p50 ms" "p99 ms" "run ms" "jobs/s"
+
+# 1. one job at a time: queue, then wait for it (CALL kbench_bench), n times
+first=$(psql -X -At -c "SELECT coalesce(max(id), 0) + 1 FROM kbench_jobs")
+start=$(date +%s.%N)
+for ((i = 0; i < n; i++)); do
+  echo "CALL kbench_bench('layer_norm', 'forward', '{\"rows\": 8, \"hidden\": 8}', protocol => '$P');"
+done | psql -X -q -o /dev/null
+end=$(date +%s.%N)
+report "enqueue-to-start, one job at a time (idle worker)" "$first" "$(echo "$end - $start" | bc -l)"
+
+# 2. a burst: n jobs queued back to back, one transaction each, then drained
+first=$(psql -X -At -c "SELECT coalesce(max(id), 0) + 1 FROM kbench_jobs")
+start=$(date +%s.%N)
+for ((i = 0; i < n; i++)); do
+  echo "SELECT kbench_run('layer_norm', 'forward', '{\"rows\": 8, \"hidden\": 8}', protocol => '$P');"
+done | psql -X -q -o /dev/null
+until [ "$(psql -X -At -c "SELECT count(*) FROM kbench_jobs WHERE status IN ('queued', 'running')")" = 0 ]; do sleep 0.05; done
+end=$(date +%s.%N)
+report "burst of $n (queueing dominates latency; jobs/s = drain)" "$first" "$(echo "$end - $start" | bc -l)"
