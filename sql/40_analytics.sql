@@ -767,7 +767,7 @@ CREATE TYPE kbench__flag AS (
 );
 
 -- The points of the series that the filters select (NULL: any).
-CREATE FUNCTION kbench__points(impls text[], ops text[], protos text[], envs text[], only_raw boolean)
+CREATE FUNCTION kbench__points(impls text[], ops text[], protos text[], envs text[], only_raw boolean, wls text[] DEFAULT NULL)
 	RETURNS TABLE (wd text, pd text, ed text, fam text, rd text, oa timestamptz, x float8, raw bigint[])
 	LANGUAGE sql STABLE AS $$
 	SELECT r.workload_digest, r.protocol_digest, r.environment_digest, coalesce(i.name, r.implementation_digest),
@@ -779,18 +779,19 @@ CREATE FUNCTION kbench__points(impls text[], ops text[], protos text[], envs tex
 	   AND (protos IS NULL OR r.protocol_digest = ANY (protos))
 	   AND (envs IS NULL OR r.environment_digest = ANY (envs))
 	   AND (NOT only_raw OR r.raw_samples_ns IS NOT NULL)
+	   AND (wls IS NULL OR r.workload_digest = ANY (wls))
 $$;
 
 -- percent: the point against the median of the previous w points; flagged
 -- when slower by more than thr percent (and by min_change percent).
-CREATE FUNCTION kbench__flags_percent(impls text[], ops text[], protos text[], envs text[], w int, thr float8, min_change float8)
+CREATE FUNCTION kbench__flags_percent(impls text[], ops text[], protos text[], envs text[], w int, thr float8, min_change float8, wls text[] DEFAULT NULL)
 	RETURNS SETOF kbench__flag LANGUAGE sql STABLE AS $$
 	SELECT wd, pd, ed, fam, rd, n, prev, x, base, (x - base) / base * 100, thr, NULL::float8, k::int,
 	       jsonb_build_object('window', k)
 	  FROM (SELECT p.*, row_number() OVER s AS n, lag(p.rd) OVER s AS prev,
 	               kbench__median(array_agg(p.x::bigint) OVER (s ROWS BETWEEN w PRECEDING AND 1 PRECEDING)) AS base,
 	               count(*) OVER (s ROWS BETWEEN w PRECEDING AND 1 PRECEDING) AS k
-	          FROM kbench__points(impls, ops, protos, envs, false) p
+	          FROM kbench__points(impls, ops, protos, envs, false, wls) p
 	        WINDOW s AS (PARTITION BY p.wd, p.pd, p.ed, p.fam ORDER BY p.oa, p.rd)) q
 	 WHERE k >= 1 AND base > 0 AND (x - base) / base * 100 > thr AND (x - base) / base * 100 >= min_change
 $$;
@@ -799,7 +800,7 @@ $$;
 -- least(w, 10)), in units of the noise sigma estimated from their successive
 -- differences (von Neumann: sqrt(mean((x[i] - x[i-1])^2) / 2)), which an
 -- earlier step inside the window barely inflates; flagged when z > thr.
-CREATE FUNCTION kbench__flags_zscore(impls text[], ops text[], protos text[], envs text[], w int, thr float8, min_change float8)
+CREATE FUNCTION kbench__flags_zscore(impls text[], ops text[], protos text[], envs text[], w int, thr float8, min_change float8, wls text[] DEFAULT NULL)
 	RETURNS SETOF kbench__flag LANGUAGE sql STABLE AS $$
 	SELECT wd, pd, ed, fam, rd, n, prev, x, m, z, thr, NULL::float8, k::int,
 	       jsonb_build_object('window', k, 'mean_ns', round(m::numeric, 1), 'sigma_ns', round(sd::numeric, 1))
@@ -808,7 +809,7 @@ CREATE FUNCTION kbench__flags_zscore(impls text[], ops text[], protos text[], en
 	                       avg(d.x) OVER f AS m, count(*) OVER f AS k,
 	                       sqrt(avg(d.d2) OVER (s ROWS BETWEEN w - 1 PRECEDING AND 1 PRECEDING) / 2) AS sd
 	                  FROM (SELECT p.*, (p.x - lag(p.x) OVER (PARTITION BY p.wd, p.pd, p.ed, p.fam ORDER BY p.oa, p.rd)) ^ 2 AS d2
-	                          FROM kbench__points(impls, ops, protos, envs, false) p) d
+	                          FROM kbench__points(impls, ops, protos, envs, false, wls) p) d
 	                WINDOW s AS (PARTITION BY d.wd, d.pd, d.ed, d.fam ORDER BY d.oa, d.rd),
 	                       f AS (s ROWS BETWEEN w PRECEDING AND 1 PRECEDING)) q) q2
 	 WHERE k >= least(w, 10) AND z > thr AND (x - m) / m * 100 >= min_change
@@ -817,7 +818,7 @@ $$;
 -- ttest: the point against the two-sided conf-level Student-t prediction
 -- interval for one new observation from the previous w points (at least
 -- least(w, 8)): mean +- t(df = k - 1) * sd * sqrt(1 + 1/k); flagged above it.
-CREATE FUNCTION kbench__flags_ttest(impls text[], ops text[], protos text[], envs text[], w int, conf float8, min_change float8)
+CREATE FUNCTION kbench__flags_ttest(impls text[], ops text[], protos text[], envs text[], w int, conf float8, min_change float8, wls text[] DEFAULT NULL)
 	RETURNS SETOF kbench__flag LANGUAGE sql STABLE AS $$
 	WITH tq AS MATERIALIZED (
 		SELECT df, kbench_t_quantile((1 + conf) / 2, df) AS t FROM generate_series(greatest(least(w, 8) - 1, 1), w - 1) df
@@ -828,7 +829,7 @@ CREATE FUNCTION kbench__flags_ttest(impls text[], ops text[], protos text[], env
 	                          'upper_ns', round((m + tq.t * sd * sqrt(1 + 1.0 / k))::numeric, 1), 'confidence', conf)
 	  FROM (SELECT p.*, row_number() OVER s AS n, lag(p.rd) OVER s AS prev,
 	               avg(p.x) OVER f AS m, stddev_samp(p.x) OVER f AS sd, count(*) OVER f AS k
-	          FROM kbench__points(impls, ops, protos, envs, false) p
+	          FROM kbench__points(impls, ops, protos, envs, false, wls) p
 	        WINDOW s AS (PARTITION BY p.wd, p.pd, p.ed, p.fam ORDER BY p.oa, p.rd),
 	               f AS (s ROWS BETWEEN w PRECEDING AND 1 PRECEDING)) q
 	  JOIN tq ON tq.df = q.k - 1
@@ -838,7 +839,7 @@ $$;
 -- mwu: among the runs with raw samples, a run's samples against the pooled
 -- samples of the previous w such runs; flagged when the one-sided
 -- Mann-Whitney p-value is below alpha.
-CREATE FUNCTION kbench__flags_mwu(impls text[], ops text[], protos text[], envs text[], w int, alpha float8, min_change float8)
+CREATE FUNCTION kbench__flags_mwu(impls text[], ops text[], protos text[], envs text[], w int, alpha float8, min_change float8, wls text[] DEFAULT NULL)
 	RETURNS SETOF kbench__flag LANGUAGE sql STABLE AS $$
 	SELECT wd, pd, ed, fam, rd, n, prev, x, bm, t.z, alpha, t.p_value, k::int,
 	       jsonb_build_object('window', k, 'u', t.u, 'n_current', cardinality(raw), 'n_baseline', cardinality(base))
@@ -849,7 +850,7 @@ CREATE FUNCTION kbench__flags_mwu(impls text[], ops text[], protos text[], envs 
 	                  FROM (SELECT p.wd, p.pd, p.ed, p.fam, p.rd, p.x, p.raw, row_number() OVER s AS n, lag(p.rd) OVER s AS prev,
 	                               count(*) OVER f AS k, lag(p.raw) OVER s AS prev_raw,
 	                               CASE WHEN w > 1 THEN jsonb_agg(p.raw) OVER f END AS base_j
-	                          FROM kbench__points(impls, ops, protos, envs, true) p
+	                          FROM kbench__points(impls, ops, protos, envs, true, wls) p
 	                        WINDOW s AS (PARTITION BY p.wd, p.pd, p.ed, p.fam ORDER BY p.oa, p.rd),
 	                               f AS (s ROWS BETWEEN w PRECEDING AND 1 PRECEDING)) q
 	                 WHERE q.k >= 1) q1) q2
@@ -867,7 +868,8 @@ $$;
 CREATE FUNCTION kbench_regressions(implementation text, operation text DEFAULT NULL, mode text DEFAULT NULL,
                                    environment text DEFAULT NULL, method text DEFAULT 'zscore',
                                    window_size int DEFAULT NULL, threshold float8 DEFAULT NULL,
-                                   min_change_pct float8 DEFAULT 1, persistence int DEFAULT NULL)
+                                   min_change_pct float8 DEFAULT 1, persistence int DEFAULT NULL,
+                                   in_workload text DEFAULT NULL)
 	RETURNS TABLE (family text, workload text, protocol text, device text,
 	               run_digest text, observed_at timestamptz, version text,
 	               previous_run_digest text, previous_version text,
@@ -881,6 +883,7 @@ DECLARE
 	w int;
 	lo int;
 	persist int;
+	wls text[];
 	thr float8;
 	ops text[];
 	impls text[];
@@ -929,16 +932,24 @@ BEGIN
 	END IF;
 	protos := kbench__resolve_protocols(mode);
 	envs := kbench__resolve_environments(environment);
+	IF in_workload IS NOT NULL THEN
+		-- one cohort family: only that workload's series
+		SELECT array_agg(w.digest) INTO wls FROM kbench_workloads w WHERE w.name = in_workload OR w.digest = in_workload;
+		IF wls IS NULL THEN
+			RAISE EXCEPTION 'unknown workload "%"', in_workload USING ERRCODE = 'undefined_object',
+				DETAIL = 'No workload in the catalog has that name or digest.';
+		END IF;
+	END IF;
 
 	RETURN QUERY
 	WITH f AS (
-		SELECT * FROM kbench__flags_percent(impls, ops, protos, envs, w, thr, min_change_pct) WHERE m = 'percent'
+		SELECT * FROM kbench__flags_percent(impls, ops, protos, envs, w, thr, min_change_pct, wls) WHERE m = 'percent'
 		UNION ALL
-		SELECT * FROM kbench__flags_zscore(impls, ops, protos, envs, w, thr, min_change_pct) WHERE m = 'zscore'
+		SELECT * FROM kbench__flags_zscore(impls, ops, protos, envs, w, thr, min_change_pct, wls) WHERE m = 'zscore'
 		UNION ALL
-		SELECT * FROM kbench__flags_ttest(impls, ops, protos, envs, w, thr, min_change_pct) WHERE m = 'ttest'
+		SELECT * FROM kbench__flags_ttest(impls, ops, protos, envs, w, thr, min_change_pct, wls) WHERE m = 'ttest'
 		UNION ALL
-		SELECT * FROM kbench__flags_mwu(impls, ops, protos, envs, w, thr, min_change_pct) WHERE m = 'mwu'
+		SELECT * FROM kbench__flags_mwu(impls, ops, protos, envs, w, thr, min_change_pct, wls) WHERE m = 'mwu'
 	), g0 AS (
 		SELECT f.*, f.point - row_number() OVER (PARTITION BY f.workload_digest, f.protocol_digest, f.environment_digest, f.family
 		                                         ORDER BY f.point) AS stretch
@@ -975,7 +986,7 @@ BEGIN
 	  LEFT JOIN kbench_environments e ON e.digest = s.environment_digest
 	 ORDER BY s.family, 2, 3, 4, r.observed_at, s.run_digest;
 END $$;
-COMMENT ON FUNCTION kbench_regressions(text, text, text, text, text, int, float8, float8, int) IS 'flagged slowdowns along each series (implementation family in one cohort): percent (window 10, 5%), zscore (window 100, z > 5), ttest (last 64, 0.99 prediction interval), mwu (raw samples, alpha 0.001)';
+COMMENT ON FUNCTION kbench_regressions(text, text, text, text, text, int, float8, float8, int, text) IS 'flagged slowdowns along each series (implementation family in one cohort): percent (window 10, 5%), zscore (window 100, z > 5), ttest (last 64, 0.99 prediction interval), mwu (raw samples, alpha 0.001)';
 
 --------------------------------------------------------------------------
 -- Roofline: bytes and FLOPs per operation and pass, device peaks

@@ -313,6 +313,7 @@ SELECT * FROM kbench_regressions('synthetic-kernel', method => 'ttest', threshol
 SELECT * FROM kbench_regressions('synthetic-kernel', method => 'mwu', threshold => 0);
 SELECT * FROM kbench_regressions('synthetic-kernel', min_change_pct => -1);
 SELECT * FROM kbench_regressions('synthetic-kernel', persistence => 0);
+SELECT * FROM kbench_regressions('synthetic-kernel', in_workload => 'no-such-workload');
 SELECT kbench_geomean(x) FROM unnest(ARRAY[1, 0]::float8[]) x;
 SELECT kbench_t_quantile(1, 5);
 SELECT kbench_t_sf(1, 0);
