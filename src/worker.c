@@ -166,20 +166,24 @@ ki_shmem_startup(void)
 
 void		_PG_init(void);
 
-/* Module load: GUCs always; shared memory and workers when preloaded. */
+/* Module load: GUCs; shared memory and workers when preloaded. */
 void
 _PG_init(void)
 {
 	int			i;
 
-	DefineCustomStringVariable("kernelindex.database",
-							   "Database the kernelindex workers connect to.",
-							   "Jobs can be queued only in this database.",
-							   &ki_database, "postgres", PGC_POSTMASTER, 0, NULL, NULL, NULL);
-	DefineCustomStringVariable("kernelindex.devices",
-							   "Devices to start workers for: auto, none, or a list such as cpu,cuda:0.",
-							   "auto starts one worker for the CPU backend and one per visible NVIDIA GPU.",
-							   &ki_devices, "auto", PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	/* postmaster-level settings exist only when the library is preloaded */
+	if (process_shared_preload_libraries_in_progress)
+	{
+		DefineCustomStringVariable("kernelindex.database",
+								   "Database the kernelindex workers connect to.",
+								   "Jobs can be queued only in this database.",
+								   &ki_database, "postgres", PGC_POSTMASTER, 0, NULL, NULL, NULL);
+		DefineCustomStringVariable("kernelindex.devices",
+								   "Devices to start workers for: auto, none, or a list such as cpu,cuda:0.",
+								   "auto starts one worker for the CPU backend and one per visible NVIDIA GPU.",
+								   &ki_devices, "auto", PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	}
 	DefineCustomIntVariable("kernelindex.job_timeout",
 							"Default time limit of a benchmark job.",
 							"A job that runs longer is stopped and marked timeout.",

@@ -27,6 +27,18 @@ kb_cmp_values(kb_cmp *m, const char *name, const double *ref, const double *got,
 	for (int64_t i = 0; i < n; i++)
 		if (isfinite(ref[i]) && fabs(ref[i]) > scale)
 			scale = fabs(ref[i]);
+	kb_cmp_values_scaled(m, name, ref, got, n, scale);
+}
+
+/*
+ * Compare with the absolute floor atol_factor * scale given by the caller:
+ * for a statistic whose error follows its inputs' magnitude rather than its
+ * own (a mean of values around zero is tiny, its rounding error is not).
+ */
+void
+kb_cmp_values_scaled(kb_cmp *m, const char *name, const double *ref, const double *got, int64_t n,
+					 double scale)
+{
 	for (int64_t i = 0; i < n; i++)
 	{
 		double		err = fabs(got[i] - ref[i]);
