@@ -384,7 +384,7 @@ CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_measurements FOR E
 
 -- Retract a run: it stays in the catalog, marked, with the reason.
 CREATE FUNCTION kbench_retract(run_digest text, reason text) RETURNS kbench_runs
-	LANGUAGE plpgsql AS $$
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp AS $$
 DECLARE
 	r kbench_runs;
 BEGIN
@@ -401,7 +401,7 @@ END $$;
 
 -- Supersede a run by a newer one (both stay; the old one points to the new).
 CREATE FUNCTION kbench_supersede(old_digest text, new_digest text, reason text) RETURNS kbench_runs
-	LANGUAGE plpgsql AS $$
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp AS $$
 DECLARE
 	r kbench_runs;
 BEGIN
@@ -431,7 +431,7 @@ END $$;
 -- Resolves references waiting for it.  Not for direct use: kbench_ingest()
 -- validates and digests first.
 CREATE FUNCTION kbench__store(p_kind text, p_digest text, p_manifest jsonb, p_source text, p_raw_samples bigint[] DEFAULT NULL)
-	RETURNS boolean LANGUAGE plpgsql AS $$
+	RETURNS boolean LANGUAGE plpgsql SET search_path = @extschema@, pg_temp AS $$
 DECLARE
 	n int;
 	s jsonb := p_manifest->'spec';
@@ -536,7 +536,8 @@ BEGIN
 			SELECT p_digest, m.ord::int, m.v->>'metric', m.v->>'unit', m.v->>'statistic', (m.v->>'value')::float8,
 			       (m.v->>'sampleCount')::bigint
 			  FROM jsonb_array_elements(CASE WHEN jsonb_typeof(s->'measurements') = 'array'
-			                                 THEN s->'measurements' ELSE '[]' END) WITH ORDINALITY AS m(v, ord);
+			                                 THEN s->'measurements' ELSE '[]' END) WITH ORDINALITY AS m(v, ord)
+			ON CONFLICT DO NOTHING;
 		END IF;
 	ELSE
 		INSERT INTO kbench_serving_manifests (digest, kind, name, manifest, source)
@@ -588,7 +589,7 @@ CREATE FUNCTION kbench_import_catalog_staged(source text DEFAULT NULL,
 -- through the zstd program).  Needs the privileges of COPY FROM a file.
 CREATE FUNCTION kbench_import_catalog(path text,
 	OUT import_id bigint, OUT lines bigint, OUT inserted bigint, OUT present bigint, OUT skipped bigint, OUT rejected bigint)
-	RETURNS record LANGUAGE plpgsql AS $$
+	RETURNS record LANGUAGE plpgsql SET search_path = @extschema@, pg_temp AS $$
 BEGIN
 	EXECUTE 'LOCK TABLE kbench_import_staging IN EXCLUSIVE MODE';
 	IF path LIKE '%.zst' THEN
@@ -611,13 +612,13 @@ CREATE FUNCTION kbench_import_liger(csv text, source text DEFAULT NULL,
 CREATE FUNCTION kbench_import_liger_file(path text,
 	OUT import_id bigint, OUT lines bigint, OUT inserted bigint, OUT present bigint, OUT skipped bigint, OUT rejected bigint)
 	RETURNS record LANGUAGE sql
-	RETURN (SELECT r FROM kbench_import_liger(pg_read_file(path), 'liger-kernel-bench') r);
+	RETURN (SELECT r FROM @extschema@.kbench_import_liger(pg_read_file(path), 'liger-kernel-bench') r);
 
 -- The catalog as JSON lines in the kernelindex.dev export format
 -- ({"table": ..., "row": {...}}), which re-import to the same rows and digests.
 -- Rows that came from an export keep that export's columns.
 CREATE FUNCTION kbench_export_catalog() RETURNS SETOF text
-	LANGUAGE sql STABLE AS $$
+	LANGUAGE sql STABLE SET search_path = @extschema@, pg_temp AS $$
 	SELECT jsonb_build_object('table', t, 'row', row)::text FROM (
 		SELECT 1 AS ord, 'operations' AS t, o.digest,
 		       coalesce(s.row, '{}') || jsonb_build_object('semanticDigest', o.digest, 'manifest', o.manifest) AS row

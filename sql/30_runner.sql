@@ -44,7 +44,7 @@ SELECT pg_catalog.pg_extension_config_dump('kbench_jobs_id_seq', '');
 -- change hands.  FOR UPDATE SKIP LOCKED lets concurrent claimers take
 -- different jobs without waiting on each other (test/specs/claim.spec).
 CREATE FUNCTION kbench__claim(p_device text, p_pid int) RETURNS SETOF kbench_jobs
-	LANGUAGE sql AS $$
+	LANGUAGE sql SET search_path = @extschema@, pg_temp AS $$
 	UPDATE kbench_jobs SET status = 'running', started_at = clock_timestamp(), worker_pid = p_pid,
 	       attempts = attempts + 1, progress = 0
 	 WHERE id = (SELECT id FROM kbench_jobs WHERE status = 'queued' AND device = p_device
@@ -120,11 +120,12 @@ CREATE PROCEDURE kbench_bench(operation text, mode text, workload jsonb,
 	INOUT error text DEFAULT NULL)
 	LANGUAGE plpgsql AS $$
 DECLARE
-	j kbench_jobs;
+	j @extschema@.kbench_jobs;
 BEGIN
-	job_id := kbench_run(operation, mode, workload, implementation, device, protocol);
+	-- names are qualified: a procedure that commits cannot SET search_path
+	job_id := @extschema@.kbench_run(operation, mode, workload, implementation, device, protocol);
 	COMMIT;
-	j := kbench_wait(job_id, wait);
+	j := @extschema@.kbench_wait(job_id, wait);
 	status := j.status;
 	run_status := j.run_status;
 	run_digest := j.run_digest;
@@ -132,7 +133,7 @@ BEGIN
 	SELECT r.median_ns / 1e3, r.p20_ns / 1e3, r.p80_ns / 1e3, r.samples,
 	       (r.manifest->'spec'->'correctness'->>'maximumRelativeError')::float8
 	  INTO median_us, p20_us, p80_us, samples, max_rel_error
-	  FROM kbench_runs r WHERE r.digest = j.run_digest;
+	  FROM @extschema@.kbench_runs r WHERE r.digest = j.run_digest;
 END $$;
 REVOKE ALL ON PROCEDURE kbench_bench(text, text, jsonb, text, text, jsonb, interval, bigint, text, text,
 	double precision, double precision, double precision, bigint, double precision, text, text) FROM PUBLIC;

@@ -71,7 +71,7 @@ COMMENT ON FUNCTION kbench_competes(kbench_runs) IS 'true for a run that takes p
 -- The digests of an operation named by its name ('liger-layer-norm'), its
 -- short name ('layer_norm', as kbench and Liger's scripts say) or its digest.
 CREATE FUNCTION kbench__resolve_operation(operation text) RETURNS text[]
-	LANGUAGE plpgsql STABLE AS $$
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
 DECLARE
 	found text[];
 BEGIN
@@ -97,7 +97,7 @@ END $$;
 -- by the provider's title after ' · ' ('Transformers').  role names the
 -- argument in errors.  All digests returned share one name.
 CREATE FUNCTION kbench__resolve_implementation(op_digests text[], implementation text, role text DEFAULT NULL)
-	RETURNS text[] LANGUAGE plpgsql STABLE AS $$
+	RETURNS text[] LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
 DECLARE
 	found text[];
 	names text[];
@@ -139,7 +139,7 @@ END $$;
 -- The protocol digests of a timed pass ('forward', 'backward', 'full') or of a
 -- protocol named by name or digest; NULL for any.
 CREATE FUNCTION kbench__resolve_protocols(mode text) RETURNS text[]
-	LANGUAGE plpgsql STABLE AS $$
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
 DECLARE
 	found text[];
 BEGIN
@@ -161,7 +161,7 @@ END $$;
 -- product ('NVIDIA H100', or 'H100'), or product and form factor
 -- ('NVIDIA H100 80GB HBM3'); NULL for any.
 CREATE FUNCTION kbench__resolve_environments(environment text) RETURNS text[]
-	LANGUAGE plpgsql STABLE AS $$
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
 DECLARE
 	found text[];
 BEGIN
@@ -270,7 +270,7 @@ COMMENT ON TABLE kbench_record_history IS 'each cohort''s leaders in the order t
 -- in the order they arrive.  Row-level and two index probes: importing the
 -- Liger CSV costs about 0.15 ms more per run.
 CREATE FUNCTION kbench__records_after_insert() RETURNS trigger
-	LANGUAGE plpgsql AS $$
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp AS $$
 DECLARE
 	cur record;
 	sp record;
@@ -312,7 +312,7 @@ CREATE TRIGGER records AFTER INSERT ON kbench_runs
 -- After a run is retracted or superseded: its implementation's best and, if
 -- it led its cohort, the cohort's leader are recomputed.
 CREATE FUNCTION kbench__records_after_withdrawal() RETURNS trigger
-	LANGUAGE plpgsql AS $$
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp AS $$
 DECLARE
 	cur record;
 	best record;
@@ -370,7 +370,7 @@ CREATE TRIGGER records_withdrawal AFTER UPDATE OF retracted_at, superseded_by ON
 -- afresh.  The history is replayed in (observed_at, digest) order from the
 -- competing runs only, so it holds 'first' and 'faster' entries.
 CREATE FUNCTION kbench_rebuild_records(OUT bests bigint, OUT history bigint)
-	LANGUAGE plpgsql AS $$
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp AS $$
 BEGIN
 	LOCK TABLE kbench_runs IN SHARE MODE;
 	TRUNCATE kbench_cohort_bests, kbench_record_history;
@@ -447,7 +447,7 @@ COMMENT ON FUNCTION kbench_record_history_of(kbench_cohort) IS 'the leaders of o
 --------------------------------------------------------------------------
 
 CREATE FUNCTION kbench__geomean_step(state float8[], x float8) RETURNS float8[]
-	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp IMMUTABLE PARALLEL SAFE AS $$
 BEGIN
 	IF x IS NULL THEN
 		RETURN state;
@@ -485,7 +485,7 @@ CREATE FUNCTION kbench_speedup(operation text, baseline text, candidate text,
 	               baseline_implementation text, baseline_run text, baseline_median_ns bigint,
 	               candidate_implementation text, candidate_run text, candidate_median_ns bigint,
 	               speedup float8)
-	LANGUAGE plpgsql STABLE AS $$
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
 #variable_conflict use_column
 DECLARE
 	ops text[] := kbench__resolve_operation(operation);
@@ -563,7 +563,7 @@ COMMENT ON FUNCTION kbench_normal_sf(float8) IS 'upper tail P(Z > z) of the stan
 -- The p-quantile of the standard normal (Acklam's rational approximation,
 -- relative error below 1.2e-9).
 CREATE FUNCTION kbench_normal_quantile(p float8) RETURNS float8
-	LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp IMMUTABLE STRICT PARALLEL SAFE AS $$
 DECLARE
 	q float8;
 	r float8;
@@ -592,7 +592,7 @@ COMMENT ON FUNCTION kbench_normal_quantile(float8) IS 'p-quantile of the standar
 -- P(T > t) for Student's t with df degrees of freedom (exact finite series
 -- for integer df, Abramowitz & Stegun 26.7.3-4; the normal tail above 1000).
 CREATE FUNCTION kbench_t_sf(t float8, df int) RETURNS float8
-	LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp IMMUTABLE STRICT PARALLEL SAFE AS $$
 DECLARE
 	th float8;
 	c2 float8;
@@ -638,7 +638,7 @@ COMMENT ON FUNCTION kbench_t_sf(float8, int) IS 'upper tail P(T > t) of Student'
 -- The p-quantile of Student's t: a Cornish-Fisher start (A&S 26.7.5), then
 -- Newton steps on the exact distribution function.
 CREATE FUNCTION kbench_t_quantile(p float8, df int) RETURNS float8
-	LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp IMMUTABLE STRICT PARALLEL SAFE AS $$
 DECLARE
 	z float8;
 	t float8;
@@ -876,7 +876,7 @@ CREATE FUNCTION kbench_regressions(implementation text, operation text DEFAULT N
 	               flagged_by text, value_ns float8, baseline_ns float8, change_pct float8,
 	               statistic float8, critical float8, p_value float8, compared int, points bigint, detail jsonb,
 	               workload_digest text, protocol_digest text, environment_digest text)
-	LANGUAGE plpgsql STABLE AS $$
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
 #variable_conflict use_column
 DECLARE
 	m text := lower(method);
@@ -1148,7 +1148,7 @@ SELECT pg_catalog.pg_extension_config_dump('kbench_operation_costs', 'WHERE NOT 
 
 -- Evaluate a cost expression for a workload's axes (and dtype_bytes).
 CREATE FUNCTION kbench_cost_eval(expr text, axes jsonb, dtype_bytes int) RETURNS float8
-	LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE PARALLEL SAFE AS $$
 DECLARE
 	sql text := ' ' || expr || ' ';
 	id text;
@@ -1183,7 +1183,7 @@ COMMENT ON FUNCTION kbench_cost_eval(text, jsonb, int) IS 'value of a kbench_ope
 -- The bytes and FLOPs of one call of a workload's pass, when its operation
 -- has costs.
 CREATE FUNCTION kbench_workload_cost(workload_digest text, mode text, OUT bytes float8, OUT flops float8, OUT compute text)
-	LANGUAGE plpgsql STABLE AS $$
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
 DECLARE
 	c record;
 	w record;
@@ -1263,7 +1263,7 @@ CREATE FUNCTION kbench_sweep(operation text, mode text, axis text, environment t
                              implementation text DEFAULT NULL)
 	RETURNS TABLE (axis_value numeric, implementation_name text, device text, dtype text, fixed_axes jsonb,
 	               median_ns bigint, p20_ns bigint, p80_ns bigint, run_digest text, observed_at timestamptz)
-	LANGUAGE plpgsql STABLE AS $$
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
 #variable_conflict use_column
 DECLARE
 	ops text[] := kbench__resolve_operation(operation);

@@ -6,8 +6,8 @@
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
-SHARED=${KI_SHARED:-$ROOT/../shared}
-EXPECTED=$SHARED/data/liger/kernelindex_expected.jsonl.zst
+# the repository's copy of the expected Liger import (data/, see data/NOTICE.md)
+EXPECTED=$ROOT/data/liger/kernelindex_expected.jsonl.zst
 KB=$ROOT/kernels/kbench
 n=0
 fails=0
