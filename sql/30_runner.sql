@@ -96,7 +96,8 @@ CREATE VIEW kbench_device_operations AS
 	 WHERE o->'implementations' ? (CASE WHEN w.device = 'cpu' THEN 'cpu' ELSE 'cuda' END);
 
 -- The job list, at a glance: what runs where, how far along, what came out.
-CREATE VIEW kbench_job_status AS
+-- security_invoker: the caller's row-level security applies (their own jobs).
+CREATE VIEW kbench_job_status WITH (security_invoker = true) AS
 	SELECT j.id, j.owner, j.operation, j.mode, j.workload, j.device, j.status,
 	       coalesce(w.progress, j.progress) AS progress, j.attempts,
 	       j.queued_at, j.started_at, j.finished_at,
@@ -137,3 +138,5 @@ BEGIN
 END $$;
 REVOKE ALL ON PROCEDURE kbench_bench(text, text, jsonb, text, text, jsonb, interval, bigint, text, text,
 	double precision, double precision, double precision, bigint, double precision, text, text) FROM PUBLIC;
+
+GRANT SELECT ON kbench_workers, kbench_device_operations, kbench_job_status TO PUBLIC;

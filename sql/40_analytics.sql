@@ -432,6 +432,31 @@ SELECT b.workload_digest, b.protocol_digest, b.environment_digest,
   LEFT JOIN kbench_implementations i ON i.digest = b.implementation_digest;
 COMMENT ON VIEW kbench_records IS 'per cohort, each implementation''s best competing run with a noise-aware rank (overlapping the leader''s spread shares rank 1)';
 
+-- The record of each cohort alone: its leader, with the implementations
+-- whose spread overlaps the leader's (they share the record).  What
+-- "SELECT ... FROM kbench_records WHERE leader" answers, without ranking
+-- every implementation first: one ordered index pass over the bests.
+CREATE INDEX ON kbench_cohort_bests (workload_digest, protocol_digest, environment_digest, primary_ns, observed_at, run_digest);
+CREATE VIEW kbench_leaders AS
+SELECT l.workload_digest, l.protocol_digest, l.environment_digest,
+       o.name AS operation, kbench_protocol_mode(p.name) AS mode, w.name AS workload, w.axes,
+       e.product, e.form_factor, l.implementation_digest, i.name AS implementation,
+       l.run_digest, l.primary_ns, l.low_ns, l.high_ns, l.observed_at,
+       ARRAY(SELECT c.implementation_digest FROM kbench_cohort_bests c
+              WHERE c.workload_digest = l.workload_digest AND c.protocol_digest = l.protocol_digest
+                AND c.environment_digest = l.environment_digest AND c.run_digest <> l.run_digest
+                AND c.low_ns <= l.high_ns AND l.low_ns <= c.high_ns
+              ORDER BY c.primary_ns) AS tied_implementations
+  FROM (SELECT DISTINCT ON (b.workload_digest, b.protocol_digest, b.environment_digest) b.*
+          FROM kbench_cohort_bests b
+         ORDER BY b.workload_digest, b.protocol_digest, b.environment_digest, b.primary_ns, b.observed_at, b.run_digest) l
+  LEFT JOIN kbench_workloads w ON w.digest = l.workload_digest
+  LEFT JOIN kbench_operations o ON o.digest = w.operation_digest
+  LEFT JOIN kbench_protocols p ON p.digest = l.protocol_digest
+  LEFT JOIN kbench_environments e ON e.digest = l.environment_digest
+  LEFT JOIN kbench_implementations i ON i.digest = l.implementation_digest;
+COMMENT ON VIEW kbench_leaders IS 'each cohort''s record: the leading run and the implementations whose spread overlaps it';
+
 -- The history of one cohort's leader, oldest first.
 CREATE FUNCTION kbench_record_history_of(cohort kbench_cohort)
 	RETURNS SETOF kbench_record_history LANGUAGE sql STABLE AS $$
@@ -447,7 +472,7 @@ COMMENT ON FUNCTION kbench_record_history_of(kbench_cohort) IS 'the leaders of o
 --------------------------------------------------------------------------
 
 CREATE FUNCTION kbench__geomean_step(state float8[], x float8) RETURNS float8[]
-	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp IMMUTABLE PARALLEL SAFE AS $$
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 BEGIN
 	IF x IS NULL THEN
 		RETURN state;
@@ -1303,3 +1328,8 @@ BEGIN
 	 ORDER BY 3, 2, 4, kbench__axes_key(w.axes - axis), 1;
 END $$;
 COMMENT ON FUNCTION kbench_sweep(text, text, text, text, text) IS 'latency along one axis of an operation''s workloads: per implementation, device, dtype and fixed axes, the best run''s median, p20 and p80 at each value';
+
+-- Reading the analytics is for everyone, as reading the catalog is.
+GRANT SELECT ON kbench_cohort_runs, kbench_cohorts, kbench_cohort_bests, kbench_record_history, kbench_records,
+	kbench_leaders, kbench_series, kbench_devices, kbench_operation_costs, kbench_roofline, kbench_device_observed
+	TO PUBLIC;

@@ -88,12 +88,15 @@ SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}',
                   protocol => '{"warmup_ms": 0, "rep_ms": 1, "flush_bytes": 0}') AS alice_job \gset
 SELECT status FROM kbench_wait(:alice_job, '60 s');
 SELECT count(*) AS alice_sees, bool_and(owner = 'kbench_alice') AS only_her_own FROM kbench_jobs;
+SELECT count(*) AS alice_sees_in_status FROM kbench_job_status;
 INSERT INTO kbench_jobs (operation, mode, workload, device, timeout, owner) VALUES ('x', 'y', '{}', 'cpu', '1 s', 'kbench_alice');
 RESET ROLE;
 SET ROLE kbench_bob;
 SELECT count(*) AS bob_sees FROM kbench_jobs;
 SELECT kbench_cancel(:alice_job);
+SELECT count(*) AS bob_sees_in_status FROM kbench_job_status;
 SELECT count(*) > 0 AS bob_reads_runs FROM kbench_runs;
+SELECT count(*) > 0 AS bob_reads_records FROM kbench_leaders;
 RESET ROLE;
 GRANT pg_read_all_data TO kbench_bob;
 SET ROLE kbench_bob;
