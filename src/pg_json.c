@@ -66,6 +66,7 @@ scalar_to_tree(ki_arena *a, JsonbValue *jv)
 			if (v)
 			{
 				v->u.str.ptr = jv->val.string.val;
+				v->u.str.plain = false;
 				v->u.str.len = (size_t) jv->val.string.len;
 			}
 			break;
@@ -123,6 +124,7 @@ frame_add(ki_arena *a, build_frame *f, ki_value *v)
 	{
 		f->members[f->count].key.ptr = f->pending_key.val.string.val;
 		f->members[f->count].key.len = (size_t) f->pending_key.val.string.len;
+		f->members[f->count].key.plain = false;
 		f->members[f->count].value = v;
 	}
 	else

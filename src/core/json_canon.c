@@ -221,6 +221,8 @@ write_string(const ki_str *s, ki_buf *out)
 	const unsigned char *run = p;
 
 	ki_buf_putc(out, '"');
+	if (s->plain)
+		p = end;				/* the parser saw nothing to escape */
 	for (; p < end; p++)
 	{
 		uint64_t	w;

@@ -312,6 +312,7 @@ parse_string(parser *ps, ki_str *out)
 		{
 			out->ptr = (const char *) s;
 			out->len = (size_t) (q - s);
+			out->plain = true;	/* no escape, no control: nothing to escape */
 			ps->p = (const char *) q + 1;
 			return true;
 		}
@@ -360,6 +361,7 @@ parse_string(parser *ps, ki_str *out)
 			buf[n] = '\0';
 			out->ptr = buf;
 			out->len = n;
+			out->plain = false;
 			ps->p = (const char *) q + 1;
 			return true;
 		}
@@ -873,6 +875,7 @@ ki_new_string(ki_arena *a, const char *s, size_t len)
 		return NULL;
 	v->u.str.ptr = ki_strndup(a, s, len);
 	v->u.str.len = len;
+	v->u.str.plain = false;
 	return v->u.str.ptr ? v : NULL;
 }
 

@@ -161,6 +161,8 @@ typedef struct ki_str
 {
 	const char *ptr;
 	size_t		len;
+	bool		plain;			/* known to need no escape in JSON (no '"', '\\' or
+								 * control character): written as is */
 } ki_str;
 
 struct ki_value

@@ -414,6 +414,7 @@ ki_identity_body(ki_arena *a, const ki_value *normalized)
 			continue;
 		m[n].key.ptr = names[i];
 		m[n].key.len = strlen(names[i]);
+		m[n].key.plain = true;
 		m[n].value = v;
 		n++;
 	}

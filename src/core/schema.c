@@ -526,7 +526,8 @@ ki_schema_validate(const sch_node *n, ki_value *v, const ki_path *path, ki_error
 	switch (v->type)
 	{
 		case KI_STRING:
-			if (n->max_length >= 0 || n->min_length >= 0)
+			/* UTF-16 units never outnumber UTF-8 bytes: count only when it can matter */
+			if ((n->max_length >= 0 && v->u.str.len > (size_t) n->max_length) || n->min_length >= 0)
 			{
 				size_t		len = ki_utf16_length(v->u.str.ptr, v->u.str.len);
 
