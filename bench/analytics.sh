@@ -25,6 +25,7 @@ echo "loaded in $(( $(date +%s) - start )) s"
 queries=(
   "records of one operation|SELECT * FROM kbench_records WHERE operation = 'bench-op-07'"
   "records: every cohort's leader|SELECT * FROM kbench_records WHERE leader"
+  "records: kbench_leaders (every cohort's record)|SELECT * FROM kbench_leaders"
   "records: all (20,000 bests)|SELECT * FROM kbench_records"
   "record history of one cohort|SELECT * FROM kbench_record_history_of(kbench_cohort_of('sha256:' || md5('bench/7/3/forward/NVIDIA H100/0/10') || md5('bench/7/3/forward/NVIDIA H100/0/10' || '/2')))"
   "regressions percent, one cohort family (250 points)|SELECT * FROM kbench_regressions('bench-op-01-impl-1', mode => 'forward', environment => 'NVIDIA H100', method => 'percent', in_workload => 'bench-op-01-rows4096-hidden512-fp32')"
