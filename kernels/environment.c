@@ -149,17 +149,8 @@ kb_environment_text(const kb_backend *be)
 	snprintf(name, sizeof(name), "kbench-%s-%s", be->cuda ? "cuda" : "cpu", slug);
 	snprintf(title, sizeof(title), "kbench host \xc2\xb7 %s", product);
 
-	kb_jw_init(&w);
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "apiVersion", KI_API_VERSION);
-	kb_jw_kstr(&w, "kind", "ExecutionEnvironment");
-	kb_jw_key(&w, "metadata");
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "name", name);
-	kb_jw_kstr(&w, "title", title);
-	kb_jw_end_obj(&w);
-	kb_jw_key(&w, "spec");
-	kb_jw_obj(&w);
+	kb_jw_manifest(&w, "ExecutionEnvironment", name, title);
+	kb_jw_spec(&w);
 	kb_jw_key(&w, "hardware");
 	kb_jw_obj(&w);
 	kb_jw_kstr(&w, "vendor", vendor);

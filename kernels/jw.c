@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kb_int.h"
+#include "ki_json.h"
 
 /* Reset a writer to the empty document. */
 void
@@ -213,4 +214,27 @@ kb_jw_take(kb_jw *w)
 		s = calloc(1, 1);
 	kb_jw_init(w);
 	return s;
+}
+
+/* Begin a manifest: the envelope and its metadata name and title. */
+void
+kb_jw_manifest(kb_jw *w, const char *kind, const char *name, const char *title)
+{
+	kb_jw_init(w);
+	kb_jw_obj(w);
+	kb_jw_kstr(w, "apiVersion", KI_API_VERSION);
+	kb_jw_kstr(w, "kind", kind);
+	kb_jw_key(w, "metadata");
+	kb_jw_obj(w);
+	kb_jw_kstr(w, "name", name);
+	kb_jw_kstr(w, "title", title);
+}
+
+/* Close the metadata and open the spec. */
+void
+kb_jw_spec(kb_jw *w)
+{
+	kb_jw_end_obj(w);
+	kb_jw_key(w, "spec");
+	kb_jw_obj(w);
 }

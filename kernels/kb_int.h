@@ -133,6 +133,13 @@ void		kb_jw_bool(kb_jw *w, bool b);
 void		kb_jw_json(kb_jw *w, const char *json);
 /* Shorthands: key then value. */
 void		kb_jw_kstr(kb_jw *w, const char *k, const char *s);
+/*
+ * A manifest's envelope: {"apiVersion":..,"kind":..,"metadata":{"name":..,
+ * "title":.. with the metadata object left open for more members;
+ * kb_jw_spec closes it and opens "spec".
+ */
+void		kb_jw_manifest(kb_jw *w, const char *kind, const char *name, const char *title);
+void		kb_jw_spec(kb_jw *w);
 void		kb_jw_kint(kb_jw *w, const char *k, int64_t v);
 void		kb_jw_knum(kb_jw *w, const char *k, double d);
 /* Take the text (NUL-terminated, malloc'd); the writer is reset. */

@@ -510,14 +510,7 @@ kb_operation_text(const kb_op *op)
 	char		name[128];
 
 	snprintf(name, sizeof(name), "liger-%s", op->slug);
-	kb_jw_init(&w);
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "apiVersion", KI_API_VERSION);
-	kb_jw_kstr(&w, "kind", "OperationSpec");
-	kb_jw_key(&w, "metadata");
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "name", name);
-	kb_jw_kstr(&w, "title", op->title);
+	kb_jw_manifest(&w, "OperationSpec", name, op->title);
 	kb_jw_kstr(&w, "description", op->description);
 	kb_jw_key(&w, "sourceRefs");
 	kb_jw_arr(&w);
@@ -525,9 +518,7 @@ kb_operation_text(const kb_op *op)
 	kb_jw_kstr(&w, "url", op->source_url);
 	kb_jw_end_obj(&w);
 	kb_jw_end_arr(&w);
-	kb_jw_end_obj(&w);
-	kb_jw_key(&w, "spec");
-	kb_jw_obj(&w);
+	kb_jw_spec(&w);
 	kb_jw_kstr(&w, "family", op->family);
 	kb_jw_key(&w, "axes");
 	kb_jw_obj(&w);
@@ -607,17 +598,8 @@ kb_workload_text(const kb_case *cs, const char *operation_digest)
 	if (n < sizeof(title))
 		snprintf(title + n, sizeof(title) - n, " \xc2\xb7 %s", kb_dtype_name(cs->dtype));
 
-	kb_jw_init(&w);
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "apiVersion", KI_API_VERSION);
-	kb_jw_kstr(&w, "kind", "WorkloadCase");
-	kb_jw_key(&w, "metadata");
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "name", name);
-	kb_jw_kstr(&w, "title", title);
-	kb_jw_end_obj(&w);
-	kb_jw_key(&w, "spec");
-	kb_jw_obj(&w);
+	kb_jw_manifest(&w, "WorkloadCase", name, title);
+	kb_jw_spec(&w);
 	kb_jw_kstr(&w, "operationSpecDigest", operation_digest);
 	kb_jw_key(&w, "axes");
 	kb_jw_obj(&w);

@@ -336,17 +336,8 @@ protocol_text(const kb_case *cs, const kb_request *req, double warmup_ms, double
 			 "pass when every compared value has |got-ref| <= rtol*|ref| + rtol*max|ref| with rtol 1e-5 "
 			 "(fp32) or 1e-2 (bf16).", cs->op->c_path);
 
-	kb_jw_init(&w);
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "apiVersion", KI_API_VERSION);
-	kb_jw_kstr(&w, "kind", "BenchmarkProtocol");
-	kb_jw_key(&w, "metadata");
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "name", name);
-	kb_jw_kstr(&w, "title", title);
-	kb_jw_end_obj(&w);
-	kb_jw_key(&w, "spec");
-	kb_jw_obj(&w);
+	kb_jw_manifest(&w, "BenchmarkProtocol", name, title);
+	kb_jw_spec(&w);
 	kb_jw_key(&w, "harness");
 	kb_jw_obj(&w);
 	kb_jw_kstr(&w, "name", "kbench");
@@ -393,20 +384,11 @@ implementation_text(const kb_case *cs, const char *op_digest)
 
 	snprintf(name, sizeof(name), "kbench-%s-%s", cs->op->slug, cs->cuda ? "cuda" : "cpu");
 	snprintf(title, sizeof(title), "%s \xc2\xb7 kbench %s", cs->op->title, cs->cuda ? "CUDA" : "C");
-	kb_jw_init(&w);
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "apiVersion", KI_API_VERSION);
-	kb_jw_kstr(&w, "kind", "ImplementationRevision");
-	kb_jw_key(&w, "metadata");
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "name", name);
-	kb_jw_kstr(&w, "title", title);
+	kb_jw_manifest(&w, "ImplementationRevision", name, title);
 	kb_jw_kstr(&w, "description", cs->cuda
 			   ? "kernelindex kbench CUDA implementation (libkbench_cuda.so), built for sm_90 with PTX for newer GPUs."
 			   : "kernelindex kbench plain C implementation (fp32 accumulation), the cpu backend.");
-	kb_jw_end_obj(&w);
-	kb_jw_key(&w, "spec");
-	kb_jw_obj(&w);
+	kb_jw_spec(&w);
 	kb_jw_key(&w, "projectRevision");
 	kb_jw_obj(&w);
 	kb_jw_kstr(&w, "version", KB_VERSION);
@@ -498,19 +480,10 @@ run_text(const kb_case *cs, const kb_backend *be, const kb_result *res, const ch
 			 cs->cuda ? "CUDA" : "C", kb_mode_name(cs->mode));
 	snprintf(bench, sizeof(bench), "%s/%s", cs->op->name, kb_mode_name(cs->mode));
 
-	kb_jw_init(&w);
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "apiVersion", KI_API_VERSION);
-	kb_jw_kstr(&w, "kind", "BenchmarkRun");
-	kb_jw_key(&w, "metadata");
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "name", name);
-	kb_jw_kstr(&w, "title", title);
+	kb_jw_manifest(&w, "BenchmarkRun", name, title);
 	if (res->message[0])
 		kb_jw_kstr(&w, "description", res->message);
-	kb_jw_end_obj(&w);
-	kb_jw_key(&w, "spec");
-	kb_jw_obj(&w);
+	kb_jw_spec(&w);
 	kb_jw_kstr(&w, "implementationDigest", res->implementation_digest);
 	kb_jw_kstr(&w, "workloadDigest", res->workload_digest);
 	kb_jw_kstr(&w, "protocolDigest", res->protocol_digest);
