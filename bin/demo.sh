@@ -57,7 +57,7 @@ else
   device=cpu
   # the C reference on the CPU: the LayerNorm seed workload itself, smaller
   # shapes for the others; a short protocol with no cache flush
-  proto='{"warmup_ms": 10, "rep_ms": 200, "flush_bytes": 0}'
+  proto='{"warmup_ms": 10, "rep_ms": 1000, "flush_bytes": 0}'
   jobs=(
     "layer_norm|backward|{\"rows\": 4096, \"hidden\": 4096, \"dtype\": \"fp32\"}"
     "layer_norm|forward|{\"rows\": 4096, \"hidden\": 4096, \"dtype\": \"fp32\"}"
@@ -93,6 +93,18 @@ SELECT o.name AS operation, j.mode, w.name AS workload, e.product AS device,
 SQL
 echo "(Liger's numbers are GPU runs from its CSV; where our device is the CPU, the comparison shows the"
 echo " gap a GPU closes, not a contest. Every run above is in kbench_runs with its raw samples.)"
+
+echo
+echo "== 5. What the Liger history says"
+psql <<'SQL'
+-- Liger against Transformers (huggingface) on LayerNorm, per pass and GPU: geometric mean over the hidden sizes
+SELECT protocol AS pass, device, dtype, workloads, round(geomean_speedup::numeric, 2) AS geomean_speedup,
+       round(min_speedup::numeric, 2) AS min, round(max_speedup::numeric, 2) AS max
+  FROM kbench_speedup_summary('layer_norm', 'huggingface', 'liger');
+-- the records: the implementations that lead the most cohorts (operation, workload, pass, GPU)
+SELECT implementation, count(*) AS cohorts_led, count(*) FILTER (WHERE cardinality(tied_implementations) > 0) AS shared
+  FROM kbench_leaders GROUP BY 1 ORDER BY 2 DESC LIMIT 8;
+SQL
 
 if $keep; then
   echo
