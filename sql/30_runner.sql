@@ -53,6 +53,21 @@ CREATE FUNCTION kbench__claim(p_device text, p_pid int) RETURNS SETOF kbench_job
 $$;
 REVOKE ALL ON FUNCTION kbench__claim(text, int) FROM PUBLIC;
 
+-- Delete finished jobs older than the retention (kernelindex.history_retention
+-- when not given); their runs stay in the catalog.  The CPU worker calls it
+-- once a minute.  Returns how many job rows went.
+CREATE FUNCTION kbench_prune_jobs(older_than interval DEFAULT NULL) RETURNS bigint
+	LANGUAGE sql SET search_path = @extschema@, pg_temp AS $$
+	WITH gone AS (
+		DELETE FROM kbench_jobs
+		 WHERE status NOT IN ('queued', 'running')
+		   AND finished_at < clock_timestamp() - coalesce(older_than,
+		         current_setting('kernelindex.history_retention', true)::interval, interval '7 days')
+		RETURNING 1)
+	SELECT count(*) FROM gone
+$$;
+REVOKE ALL ON FUNCTION kbench_prune_jobs(interval) FROM PUBLIC;
+
 -- Queue a benchmark.  The workload names the operation's axes and its dtype:
 --   SELECT kbench_run('layer_norm', 'backward', '{"rows": 4096, "hidden": 4096, "dtype": "fp32"}');
 -- device NULL picks the best device a worker serves (the first GPU, else the

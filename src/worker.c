@@ -674,8 +674,7 @@ static void
 apply_retention(void)
 {
 	run_in_xact("applying the job retention",
-				psprintf("DELETE FROM %s.kbench_jobs WHERE finished_at < clock_timestamp() - make_interval(secs => %d)",
-						 worker_schema, ki_retention_s));
+				psprintf("SELECT %s.kbench_prune_jobs(make_interval(secs => %d))", worker_schema, ki_retention_s));
 }
 
 /* The worker of one device. */

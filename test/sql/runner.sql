@@ -63,6 +63,14 @@ SELECT kbench_cancel(:queued_job);
 SELECT kbench_cancel(-1);
 SELECT * FROM kbench_wait(-1);
 
+-- retention: finished jobs older than kernelindex.history_retention go; their runs stay
+UPDATE kbench_jobs SET finished_at = finished_at - interval '30 days' WHERE id IN (:job, :queued_job);
+SELECT kbench_prune_jobs();
+SELECT count(*) AS jobs_left FROM kbench_jobs WHERE id IN (:job, :queued_job);
+SELECT count(*) AS run_kept FROM kbench_runs r
+ WHERE r.workload_digest = 'sha256:c18a03ab80eee5adfcd97f582de99ab98c459be25807cde44b48ac623ad3af23' AND r.source = 'kbench';
+SELECT kbench_prune_jobs('1 hour');
+
 -- a full queue refuses new jobs
 ALTER SYSTEM SET kernelindex.queue_limit = 2;
 SELECT pg_reload_conf();
