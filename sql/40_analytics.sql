@@ -831,8 +831,10 @@ CREATE FUNCTION kbench__flags_zscore(impls text[], ops text[], protos text[], en
 	       jsonb_build_object('window', k, 'mean_ns', round(m::numeric, 1), 'sigma_ns', round(sd::numeric, 1))
 	  FROM (SELECT q.*, CASE WHEN sd > 0 THEN (x - m) / sd WHEN x > m THEN 'Infinity'::float8 ELSE 0 END AS z
 	          FROM (SELECT d.*, row_number() OVER s AS n, lag(d.rd) OVER s AS prev,
-	                       avg(d.x) OVER f AS m, count(*) OVER f AS k,
-	                       sqrt(avg(d.d2) OVER (s ROWS BETWEEN w - 1 PRECEDING AND 1 PRECEDING) / 2) AS sd
+	                       -- numeric: its moving aggregates have an inverse transition, so a
+	                       -- sliding window costs O(1) per point instead of O(w)
+	                       (avg(d.x::numeric) OVER f)::float8 AS m, count(*) OVER f AS k,
+	                       sqrt((avg(d.d2::numeric) OVER (s ROWS BETWEEN w - 1 PRECEDING AND 1 PRECEDING))::float8 / 2) AS sd
 	                  FROM (SELECT p.*, (p.x - lag(p.x) OVER (PARTITION BY p.wd, p.pd, p.ed, p.fam ORDER BY p.oa, p.rd)) ^ 2 AS d2
 	                          FROM kbench__points(impls, ops, protos, envs, false, wls) p) d
 	                WINDOW s AS (PARTITION BY d.wd, d.pd, d.ed, d.fam ORDER BY d.oa, d.rd),
@@ -853,7 +855,8 @@ CREATE FUNCTION kbench__flags_ttest(impls text[], ops text[], protos text[], env
 	       jsonb_build_object('window', k, 'mean_ns', round(m::numeric, 1), 'stddev_ns', round(sd::numeric, 1),
 	                          'upper_ns', round((m + tq.t * sd * sqrt(1 + 1.0 / k))::numeric, 1), 'confidence', conf)
 	  FROM (SELECT p.*, row_number() OVER s AS n, lag(p.rd) OVER s AS prev,
-	               avg(p.x) OVER f AS m, stddev_samp(p.x) OVER f AS sd, count(*) OVER f AS k
+	               (avg(p.x::numeric) OVER f)::float8 AS m, (stddev_samp(p.x::numeric) OVER f)::float8 AS sd,
+	               count(*) OVER f AS k
 	          FROM kbench__points(impls, ops, protos, envs, false, wls) p
 	        WINDOW s AS (PARTITION BY p.wd, p.pd, p.ed, p.fam ORDER BY p.oa, p.rd),
 	               f AS (s ROWS BETWEEN w PRECEDING AND 1 PRECEDING)) q
@@ -901,7 +904,9 @@ CREATE FUNCTION kbench_regressions(implementation text, operation text DEFAULT N
 	               flagged_by text, value_ns float8, baseline_ns float8, change_pct float8,
 	               statistic float8, critical float8, p_value float8, compared int, points bigint, detail jsonb,
 	               workload_digest text, protocol_digest text, environment_digest text)
-	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
+	-- jit off: the four methods' plans are costed as if all ran, which crosses
+	-- jit_above_cost and spent ~100 ms compiling a 10,000-point query that runs in ~100 ms
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp SET jit = off STABLE AS $$
 #variable_conflict use_column
 DECLARE
 	m text := lower(method);
@@ -952,8 +957,9 @@ BEGIN
 	END IF;
 	IF implementation IS NOT NULL THEN
 		impls := kbench__resolve_implementation(ops, implementation);
-		impls := impls || ARRAY(SELECT i.digest FROM kbench_implementations i
-		                         WHERE i.name IN (SELECT j.name FROM kbench_implementations j WHERE j.digest = ANY (impls)));
+		impls := ARRAY(SELECT DISTINCT i.digest FROM kbench_implementations i
+		                WHERE i.digest = ANY (impls)
+		                   OR i.name IN (SELECT j.name FROM kbench_implementations j WHERE j.digest = ANY (impls)));
 	END IF;
 	protos := kbench__resolve_protocols(mode);
 	envs := kbench__resolve_environments(environment);
