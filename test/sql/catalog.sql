@@ -142,3 +142,14 @@ SELECT lines = (SELECT count(*) FROM exported) AS all_lines, inserted, rejected,
   FROM kbench_import_catalog_staged('re-export');
 SELECT count(*) FILTER (WHERE line::jsonb->>'table' = 'benchmark_runs') = (SELECT count(*) FROM kbench_runs) AS every_run_exported
   FROM exported;
+
+-- bad arguments to the import and ingest functions
+SELECT * FROM kbench_ingest(NULL::json);
+SELECT * FROM kbench_ingest('[1, 2]'::json);
+SELECT * FROM kbench_import_catalog('/nonexistent/catalog.jsonl');
+SELECT * FROM kbench_import_liger_file('/nonexistent/all_benchmark_data.csv');
+SELECT * FROM kbench_import_liger('');
+SELECT lines, inserted, rejected FROM kbench_import_liger(
+'kernel_name,kernel_provider,kernel_operation_mode,metric_name,metric_unit,x_name,x_label,x_value,y_value_50,y_value_20,y_value_80,extra_benchmark_config_str,gpu_name,timestamp,liger_version
+layer_norm,liger,forward,speed,ms,N,hidden size,1024,0.1,0.1,0.1,"{""M"": 4096');
+SELECT line, reason FROM kbench_import_rejections WHERE import_id = (SELECT max(id) FROM kbench_imports) ORDER BY line;
