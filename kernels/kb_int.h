@@ -73,7 +73,7 @@ typedef struct kb_op
 	const char *cu_path;		/* kernels/ops/<op>.cu */
 	const char *cu_symbol;		/* main kernel */
 
-	/* Compute derived axes in ax[], check constraints; false + message. */
+	/* Compute derived axes in ax[], check constraints; false + message (NULL: none to derive). */
 	bool		(*derive) (int64_t *ax, int dtype, char *err, size_t errlen);
 	/* Fill c's tensors (shapes, dtypes) and p (initialisers), workspace. */
 	void		(*plan) (kb_call *c, kb_plan *p, bool cuda);

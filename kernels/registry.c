@@ -391,7 +391,7 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 				   cs->op->axes[i].name, cs->op->name, allowed);
 			return KB_INVALID_REQUEST;
 		}
-	if (!cs->op->derive(cs->ax, cs->dtype, err, errlen))
+	if (cs->op->derive && !cs->op->derive(cs->ax, cs->dtype, err, errlen))
 		return KB_INVALID_REQUEST;
 	/* Every tensor must stay addressable. */
 	for (int i = 0; i < cs->op->ninputs; i++)

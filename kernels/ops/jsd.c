@@ -81,16 +81,6 @@ jsd_cpu(const kb_call *c, int phase)
 
 /* ------------------------------------------------------------ registry hooks */
 
-static bool
-jsd_derive(int64_t *ax, int dtype, char *err, size_t errlen)
-{
-	(void) ax;
-	(void) dtype;
-	(void) err;
-	(void) errlen;
-	return true;
-}
-
 static void
 jsd_plan(kb_call *c, kb_plan *p, bool cuda)
 {
@@ -217,7 +207,6 @@ const kb_op kb_op_jsd = {
 	.c_path = "kernels/ops/jsd.c",
 	.cu_path = "kernels/ops/jsd.cu",
 	.cu_symbol = "jsd_cuda",
-	.derive = jsd_derive,
 	.plan = jsd_plan,
 	.cost = jsd_cost,
 	.cpu = jsd_cpu,

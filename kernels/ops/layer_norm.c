@@ -175,16 +175,6 @@ ln_cpu(const kb_call *c, int phase)
 
 /* ------------------------------------------------------------ registry hooks */
 
-static bool
-ln_derive(int64_t *ax, int dtype, char *err, size_t errlen)
-{
-	(void) ax;
-	(void) dtype;
-	(void) err;
-	(void) errlen;
-	return true;
-}
-
 static void
 ln_plan(kb_call *c, kb_plan *p, bool cuda)
 {
@@ -338,7 +328,6 @@ const kb_op kb_op_layer_norm = {
 	.c_path = "kernels/ops/layer_norm.c",
 	.cu_path = "kernels/ops/layer_norm.cu",
 	.cu_symbol = "layer_norm_cuda",
-	.derive = ln_derive,
 	.plan = ln_plan,
 	.cost = ln_cost,
 	.cpu = ln_cpu,

@@ -78,16 +78,6 @@ ce_cpu(const kb_call *c, int phase)
 
 /* ------------------------------------------------------------ registry hooks */
 
-static bool
-ce_derive(int64_t *ax, int dtype, char *err, size_t errlen)
-{
-	(void) ax;
-	(void) dtype;
-	(void) err;
-	(void) errlen;
-	return true;
-}
-
 static void
 ce_plan(kb_call *c, kb_plan *p, bool cuda)
 {
@@ -212,7 +202,6 @@ const kb_op kb_op_megatron_cross_entropy = {
 	.c_path = "kernels/ops/megatron_cross_entropy.c",
 	.cu_path = "kernels/ops/megatron_cross_entropy.cu",
 	.cu_symbol = "megatron_cross_entropy_cuda",
-	.derive = ce_derive,
 	.plan = ce_plan,
 	.cost = ce_cost,
 	.cpu = ce_cpu,
