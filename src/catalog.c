@@ -121,14 +121,6 @@ ki_store_manifest(ki_kind kind, const char *digest, const ki_value *manifest,
 	return !isnull && DatumGetBool(result);
 }
 
-/* One stored manifest, for reports. */
-typedef struct stored
-{
-	ki_kind		kind;
-	char		digest[KI_DIGEST_LEN + 1];
-	bool		inserted;
-} stored;
-
 /* Is doc a composite {run, protocol, environment} document? */
 static bool
 is_composite(const ki_value *doc)
@@ -137,12 +129,10 @@ is_composite(const ki_value *doc)
 		(ki_get(doc, "run") || ki_get(doc, "protocol") || ki_get(doc, "environment"));
 }
 
-/*
- * Validate and store a manifest or composite document; fills out[] (up to
- * three) and returns how many, or -1 with errs filled when invalid.
- */
-static int
-ingest_tree(ki_arena *a, ki_value *doc, const char *source, stored *out, ki_errors *errs)
+/* Validate and store a manifest or composite document (see kernelindex.h). */
+int
+ki_ingest_tree(ki_arena *a, ki_value *doc, const char *source, Datum raw_samples,
+			   ki_stored *out, ki_errors *errs)
 {
 	if (is_composite(doc))
 	{
@@ -158,7 +148,7 @@ ingest_tree(ki_arena *a, ki_value *doc, const char *source, stored *out, ki_erro
 		out[1].inserted = ki_store_manifest(out[1].kind, c.environment_digest, c.environment, source, (Datum) 0);
 		out[2].kind = KI_KIND_BENCHMARK_RUN;
 		strlcpy(out[2].digest, c.run_digest, sizeof(out[2].digest));
-		out[2].inserted = ki_store_manifest(out[2].kind, c.run_digest, c.run, source, (Datum) 0);
+		out[2].inserted = ki_store_manifest(out[2].kind, c.run_digest, c.run, source, raw_samples);
 		return 3;
 	}
 	else
@@ -184,7 +174,7 @@ kbench_ingest(PG_FUNCTION_ARGS)
 	ki_errors	errs;
 	ki_value   *doc;
 	const char *source = PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1));
-	stored		out[3];
+	ki_stored	out[3];
 	int			n,
 				i;
 
@@ -198,7 +188,7 @@ kbench_ingest(PG_FUNCTION_ARGS)
 	if (doc == NULL)
 		ki_pg_report(&errs, "JSON");
 	SPI_connect();
-	n = ingest_tree(&a, doc, source, out, &errs);
+	n = ki_ingest_tree(&a, doc, source, (Datum) 0, out, &errs);
 	if (n < 0)
 		ki_pg_report(&errs, is_composite(doc) ? "run document" : "manifest");
 	SPI_finish();
@@ -436,7 +426,7 @@ import_catalog_line(const char *line, size_t len, int64 lineno, import_counts *c
 	for (t = 0; t < lengthof(export_tables); t++)
 	{
 		const ki_value *stored_digest;
-		stored		out[3];
+		ki_stored	out[3];
 		int			n;
 		const char *digest;
 
@@ -454,7 +444,7 @@ import_catalog_line(const char *line, size_t len, int64 lineno, import_counts *c
 							 "unknown kind: the manifest has no known kind", false);
 			return;
 		}
-		n = ingest_tree(&a, manifest, "kernelindex-catalog", out, &errs);
+		n = ki_ingest_tree(&a, manifest, "kernelindex-catalog", (Datum) 0, out, &errs);
 		if (n < 0)
 		{
 			const ki_error *e = &errs.items[0];

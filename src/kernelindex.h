@@ -49,6 +49,24 @@ ki_value   *ki_pg_manifest_arg(FunctionCallInfo fcinfo, int argno, ki_arena *a, 
 bool		ki_store_manifest(ki_kind kind, const char *digest, const ki_value *manifest,
 							  const char *source, Datum raw_samples);
 
+/* One manifest stored by ki_ingest_tree. */
+typedef struct ki_stored
+{
+	ki_kind		kind;
+	char		digest[KI_DIGEST_LEN + 1];
+	bool		inserted;
+} ki_stored;
+
+/*
+ * The one ingest path: validate, normalize, digest and store a manifest or
+ * a composite {run, protocol, environment} document (protocol and
+ * environment first; raw_samples, an int8[] or 0, go with the run).  Fills
+ * out[] (up to three) and returns how many, or -1 with errs filled.
+ * Connected to SPI.
+ */
+int			ki_ingest_tree(ki_arena *a, ki_value *doc, const char *source, Datum raw_samples,
+						   ki_stored *out, ki_errors *errs);
+
 /* The extension's schema name, quoted, and its owner (src/extension.c). */
 const char *ext_schema(void);
 Oid			ext_owner(void);

@@ -475,29 +475,15 @@ store_text(const char *json, const char *source, Datum raw_samples)
 	ki_arena	a;
 	ki_errors	errs;
 	ki_value   *doc;
-	ki_kind		kind;
-	char		digest[KI_DIGEST_LEN + 1];
+	ki_stored	out[3];
 
 	ki_pg_arena_init(&a);
 	ki_errors_init(&errs, &a);
 	doc = ki_parse(&a, json, strlen(json), &errs);
 	if (doc == NULL)
 		ki_pg_report(&errs, "JSON from the kernels library");
-	if (ki_get(doc, "kind") == NULL)
-	{
-		ki_composite c;
-
-		if (!ki_composite_validate(&a, doc, &c, &errs))
-			ki_pg_report(&errs, "run document from the kernels library");
-		ki_store_manifest(KI_KIND_BENCHMARK_PROTOCOL, c.protocol_digest, c.protocol, source, (Datum) 0);
-		ki_store_manifest(KI_KIND_EXECUTION_ENVIRONMENT, c.environment_digest, c.environment, source, (Datum) 0);
-		ki_store_manifest(KI_KIND_BENCHMARK_RUN, c.run_digest, c.run, source, raw_samples);
-		return;
-	}
-	if (ki_manifest_normalize(&a, doc, &kind, &errs) == NULL)
+	if (ki_ingest_tree(&a, doc, source, raw_samples, out, &errs) < 0)
 		ki_pg_report(&errs, "manifest from the kernels library");
-	ki_identity_digest(&a, doc, digest);
-	ki_store_manifest(kind, digest, doc, source, (Datum) 0);
 }
 
 /* The kept raw samples as an int8[] datum, or 0. */
