@@ -18,7 +18,7 @@
 #define KB_HD static inline
 #endif
 
-#define KBC_ABI_VERSION 1
+#define KBC_ABI_VERSION 2
 
 /* Element types of tensors. */
 enum { KB_FP32 = 0, KB_BF16 = 1, KB_I64 = 2, KB_DTYPE_COUNT = 3 };
@@ -61,6 +61,7 @@ typedef struct kb_call
 	void	   *ws;				/* workspace */
 	int64_t		ws_bytes;
 	int64_t		chunk;			/* op-defined blocking parameter (0 = default) */
+	int			variant;		/* CUDA kernel variant: 1 (v1, the default), 2 (v2), ... */
 } kb_call;
 
 /* What the CUDA side reports about a device. */

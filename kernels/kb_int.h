@@ -72,6 +72,8 @@ typedef struct kb_op
 	const char *c_path;			/* kernels/ops/<op>.c */
 	const char *cu_path;		/* kernels/ops/<op>.cu */
 	const char *cu_symbol;		/* main kernel */
+	int			nvariants;		/* CUDA kernel variants v1..vN (0 means 1) */
+	const char *variant_notes[4];	/* what each variant is, v1 first */
 
 	/* Compute derived axes in ax[], check constraints; false + message (NULL: none to derive). */
 	bool		(*derive) (int64_t *ax, int dtype, char *err, size_t errlen);
@@ -87,6 +89,7 @@ typedef struct kb_op
 
 extern const kb_op *const kb_ops[KB_OP_COUNT];
 const kb_op *kb_find_op(const char *name);
+int			kb_variant_count(const kb_op *op);	/* CUDA kernel variants, >= 1 */
 const char *kb_mode_name(int mode);
 int			kb_mode_from_name(const char *s);
 const char *kb_dtype_name(int dtype);
@@ -102,6 +105,7 @@ typedef struct kb_case
 	int64_t		ax[KB_MAX_AXES];
 	bool		cuda;
 	int			device;			/* cuda ordinal */
+	int			variant;		/* CUDA kernel variant, 1 = v1 */
 } kb_case;
 
 /* Parse and validate a request into a case (no device access). */

@@ -68,6 +68,9 @@ typedef struct kb_request
 	const char *const *values;
 	const char *impl;			/* "cpu" or "cuda"; NULL: the device's implementation */
 	const char *device;			/* "cpu" or "cuda:N"; NULL: "cpu" */
+	const char *variant;		/* CUDA kernel variant "v1" (NULL: the default), "v2", ...:
+								 * what kbench list shows; a variant other than v1 is named
+								 * in the ImplementationRevision (kbench-<op>-cuda-v2) */
 
 	/* Protocol parameters; the defaults are the kernelindex protocol. */
 	double		warmup_ms;		/* <= 0: 25 ms */

@@ -315,6 +315,38 @@ parse_axes_json(kb_case *cs, bool *seen, bool *dtype_seen, const char *text, cha
 }
 
 /* Parse the device string "cpu" or "cuda:N". */
+int
+kb_variant_count(const kb_op *op)
+{
+	return op->nvariants > 0 ? op->nvariants : 1;
+}
+
+/* "v1".."vN" of the operation's CUDA kernels; v1 (the default) when NULL. */
+static kb_status
+parse_variant(const char *s, kb_case *cs, char *err, size_t errlen)
+{
+	int			n = kb_variant_count(cs->op);
+	char		allowed[64] = "";
+
+	cs->variant = 1;
+	if (!s)
+		return KB_PASSED;
+	for (int i = 1; i <= n; i++)
+		snprintf(allowed + strlen(allowed), sizeof(allowed) - strlen(allowed), "%sv%d", i > 1 ? ", " : "", i);
+	if (s[0] != 'v' || s[1] < '1' || s[1] > '9' || s[2] != '\0' || s[1] - '0' > n)
+	{
+		seterr(err, errlen, "unknown variant '%s' for %s; allowed: %s", s, cs->op->name, allowed);
+		return KB_INVALID_REQUEST;
+	}
+	cs->variant = s[1] - '0';
+	if (cs->variant > 1 && !cs->cuda)
+	{
+		seterr(err, errlen, "variant '%s' is a CUDA kernel variant; it needs a cuda:N device (the cpu implementation has v1 only)", s);
+		return KB_INVALID_REQUEST;
+	}
+	return KB_PASSED;
+}
+
 static bool
 parse_device(const char *s, kb_case *cs)
 {
@@ -424,7 +456,7 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 				   req->impl, req->device ? req->device : "cpu");
 		return KB_INVALID_REQUEST;
 	}
-	return KB_PASSED;
+	return parse_variant(req->variant, cs, err, errlen);
 }
 
 /* ------------------------------------------------------------ manifests */
@@ -694,6 +726,16 @@ kb_list_json(void)
 		kb_jw_arr(&w);
 		kb_jw_str(&w, "cpu");
 		kb_jw_str(&w, "cuda");
+		kb_jw_end_arr(&w);
+		kb_jw_key(&w, "cudaVariants");
+		kb_jw_arr(&w);
+		for (int v = 1; v <= kb_variant_count(op); v++)
+		{
+			char		vn[16];
+
+			snprintf(vn, sizeof(vn), "v%d", v);
+			kb_jw_str(&w, vn);
+		}
 		kb_jw_end_arr(&w);
 		kb_jw_kstr(&w, "reference", op->c_path);
 		kb_jw_kstr(&w, "kernel", op->cu_path);

@@ -151,6 +151,7 @@ plan_call(const kb_case *cs, kb_call *c, kb_plan *p)
 	c->mode = cs->mode;
 	c->dtype = cs->dtype;
 	memcpy(c->ax, cs->ax, sizeof(c->ax));
+	c->variant = cs->variant;
 	cs->op->plan(c, p, cs->cuda);
 }
 
@@ -256,6 +257,8 @@ kb_check_request(const char *op, const char *mode, const char *axes_json,
 }
 
 /* Operation and workload manifests of a parsed case. */
+static char *implementation_text(const kb_case *cs, const char *op_digest);
+
 static bool
 describe_case(const kb_case *cs, kb_result *res)
 {
@@ -268,6 +271,12 @@ describe_case(const kb_case *cs, kb_result *res)
 		return false;
 	text = kb_workload_text(cs, res->operation_digest);
 	ok = kb_manifest_finish(text, &res->workload_json, res->workload_digest,
+							res->message, sizeof(res->message));
+	free(text);
+	if (!ok)
+		return false;
+	text = implementation_text(cs, res->operation_digest);
+	ok = kb_manifest_finish(text, &res->implementation_json, res->implementation_digest,
 							res->message, sizeof(res->message));
 	free(text);
 	return ok;
@@ -382,12 +391,28 @@ implementation_text(const kb_case *cs, const char *op_digest)
 	char		name[200];
 	char		title[200];
 
-	snprintf(name, sizeof(name), "kbench-%s-%s", cs->op->slug, cs->cuda ? "cuda" : "cpu");
-	snprintf(title, sizeof(title), "%s \xc2\xb7 kbench %s", cs->op->title, cs->cuda ? "CUDA" : "C");
+	char		desc[600];
+	const char *vnote = cs->variant <= 4 ? cs->op->variant_notes[cs->variant - 1] : NULL;
+
+	/* v1 keeps the names it always had, so its history stays one implementation. */
+	if (cs->cuda && cs->variant > 1)
+	{
+		snprintf(name, sizeof(name), "kbench-%s-cuda-v%d", cs->op->slug, cs->variant);
+		snprintf(title, sizeof(title), "%s \xc2\xb7 kbench CUDA v%d", cs->op->title, cs->variant);
+	}
+	else
+	{
+		snprintf(name, sizeof(name), "kbench-%s-%s", cs->op->slug, cs->cuda ? "cuda" : "cpu");
+		snprintf(title, sizeof(title), "%s \xc2\xb7 kbench %s", cs->op->title, cs->cuda ? "CUDA" : "C");
+	}
+	if (cs->cuda)
+		snprintf(desc, sizeof(desc), "kernelindex kbench CUDA implementation (libkbench_cuda.so), built for sm_90 "
+				 "with PTX for newer GPUs.%s%s%s", cs->variant > 1 ? " Kernel variant " : "",
+				 cs->variant > 1 && vnote ? vnote : "", cs->variant > 1 ? "." : "");
+	else
+		snprintf(desc, sizeof(desc), "kernelindex kbench plain C implementation (fp32 accumulation), the cpu backend.");
 	kb_jw_manifest(&w, "ImplementationRevision", name, title);
-	kb_jw_kstr(&w, "description", cs->cuda
-			   ? "kernelindex kbench CUDA implementation (libkbench_cuda.so), built for sm_90 with PTX for newer GPUs."
-			   : "kernelindex kbench plain C implementation (fp32 accumulation), the cpu backend.");
+	kb_jw_kstr(&w, "description", desc);
 	kb_jw_spec(&w);
 	kb_jw_key(&w, "projectRevision");
 	kb_jw_obj(&w);
@@ -405,7 +430,15 @@ implementation_text(const kb_case *cs, const char *op_digest)
 	kb_jw_obj(&w);
 	kb_jw_kstr(&w, "language", cs->cuda ? "cuda" : "c");
 	kb_jw_kstr(&w, "path", cs->cuda ? cs->op->cu_path : cs->op->c_path);
-	if (cs->cuda)
+	if (cs->cuda && cs->variant > 1)
+	{
+		char		sym[160];
+
+		/* the entry point called with kb_call.variant: part of the identity, so v2 is its own implementation */
+		snprintf(sym, sizeof(sym), "%s/v%d", cs->op->cu_symbol, cs->variant);
+		kb_jw_kstr(&w, "symbol", sym);
+	}
+	else if (cs->cuda)
 		kb_jw_kstr(&w, "symbol", cs->op->cu_symbol);
 	kb_jw_kstr(&w, "interface", "kbench");
 	kb_jw_end_obj(&w);

@@ -5,7 +5,7 @@
  *   kbench list [--json]
  *   kbench devices [--json]
  *   kbench describe OP MODE key=value... [--json]
- *   kbench run OP MODE key=value... [--impl cpu|cuda] [--device cpu|cuda:N] [--json]
+ *   kbench run OP MODE key=value... [--impl cpu|cuda] [--variant vN] [--device cpu|cuda:N] [--json]
  *              [--warmup-ms MS] [--rep-ms MS] [--flush-bytes N] [--max-samples N]
  *              [--seed N] [--no-check]
  *
@@ -26,8 +26,8 @@ usage(FILE *f)
 	fprintf(f,
 			"usage: kbench list [--json]\n"
 			"       kbench devices [--json]\n"
-			"       kbench describe OP MODE key=value... [--json]\n"
-			"       kbench run OP MODE key=value... [--impl cpu|cuda] [--device cpu|cuda:N] [--json]\n"
+			"       kbench describe OP MODE key=value... [--device cpu|cuda:N] [--variant vN] [--json]\n"
+			"       kbench run OP MODE key=value... [--impl cpu|cuda] [--variant vN] [--device cpu|cuda:N] [--json]\n"
 			"                  [--warmup-ms MS] [--rep-ms MS] [--flush-bytes N] [--max-samples N]\n"
 			"                  [--seed N] [--no-check]\n"
 			"example: kbench run layer_norm backward rows=4096 hidden=4096 dtype=fp32 --device cuda:0\n");
@@ -69,10 +69,11 @@ cmd_list(int json)
 		/* The JSON is compact and regular enough to print field by field. */
 		const char *p = strstr(s, "\"operations\":[");
 
-		printf("%-24s %-22s %-12s %-36s %s\n", "operation", "modes", "dtypes", "axes", "implementations");
+		printf("%-24s %-22s %-12s %-36s %-16s %s\n", "operation", "modes", "dtypes", "axes", "implementations",
+			   "cuda_variants");
 		while (p && (p = strstr(p, "{\"name\":\"")) && p < strstr(s, "\"devices\":"))
 		{
-			char		name[64] = "", modes[64] = "", dtypes[64] = "", axes[128] = "", impls[64] = "";
+			char		name[64] = "", modes[64] = "", dtypes[64] = "", axes[128] = "", impls[64] = "", variants[64] = "";
 			const char *q;
 
 #define FIELD(key, buf) \
@@ -85,8 +86,9 @@ cmd_list(int json)
 			FIELD("\"dtypes\":[", dtypes);
 			FIELD("\"axes\":[", axes);
 			FIELD("\"implementations\":[", impls);
+			FIELD("\"cudaVariants\":[", variants);
 #undef FIELD
-			printf("%-24s %-22s %-12s %-36s %s\n", name, modes, dtypes, axes, impls);
+			printf("%-24s %-22s %-12s %-36s %-16s %s\n", name, modes, dtypes, axes, impls, variants);
 			p++;
 		}
 	}
@@ -196,7 +198,7 @@ print_text_result(const kb_result *r, const char *op, const char *mode)
 static int
 is_value_option(const char *a)
 {
-	static const char *const opts[] = {"--impl", "--device", "--warmup-ms", "--rep-ms", "--flush-bytes",
+	static const char *const opts[] = {"--impl", "--variant", "--device", "--warmup-ms", "--rep-ms", "--flush-bytes",
 	"--max-samples", "--seed"};
 
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
@@ -256,6 +258,8 @@ cmd_run(int argc, char **argv, int describe)
 			req.impl = argv[++i];
 		else if (strcmp(a, "--device") == 0)
 			req.device = argv[++i];
+		else if (strcmp(a, "--variant") == 0)
+			req.variant = argv[++i];
 		else if (strcmp(a, "--warmup-ms") == 0)
 			req.warmup_ms = atof(argv[++i]);
 		else if (strcmp(a, "--rep-ms") == 0)

@@ -81,6 +81,27 @@ block_sum(float v, float *scratch)
 	return warp_sum(v);
 }
 
+/* Two sums over the block at once (one pair of barriers); scratch: 64 floats of shared memory. */
+__device__ __forceinline__ void
+block_sum2(float &a, float &b, float *scratch)
+{
+	int			lane = threadIdx.x & 31,
+				warp = threadIdx.x >> 5,
+				nw = (blockDim.x + 31) >> 5;
+
+	a = warp_sum(a);
+	b = warp_sum(b);
+	__syncthreads();			/* scratch may still be read from a previous call */
+	if (lane == 0)
+	{
+		scratch[warp] = a;
+		scratch[32 + warp] = b;
+	}
+	__syncthreads();
+	a = warp_sum(lane < nw ? scratch[lane] : 0.0f);
+	b = warp_sum(lane < nw ? scratch[32 + lane] : 0.0f);
+}
+
 /* Online-softmax merge of (max, sum of exp(x - max)) pairs. */
 __device__ __forceinline__ void
 softmax_merge(float &m, float &s, float m2, float s2)
@@ -125,6 +146,18 @@ __device__ __forceinline__ float to_f(__nv_bfloat16 x) { return __bfloat162float
 template <typename T> __device__ __forceinline__ T from_f(float x);
 template <> __device__ __forceinline__ float from_f<float>(float x) { return x; }
 template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+
+/* The N elements of T in one 16-byte vector, as floats. */
+template <typename T>
+__device__ __forceinline__ void
+unpack_chunk(uint4 raw, float *v)
+{
+	const T    *e = reinterpret_cast<const T *>(&raw);
+
+#pragma unroll
+	for (int i = 0; i < vec_of<T>::n; i++)
+		v[i] = to_f(e[i]);
+}
 
 /*
  * Load chunk k (elements [k*N, k*N+N)) of a row of n elements into v[N] as

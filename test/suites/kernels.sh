@@ -74,6 +74,18 @@ expect "unknown option: exit 2" 2 "unknown option --fast" $KB run layer_norm for
 expect "bad device: exit 2" 2 "allowed: cpu, cuda:N" $KB run layer_norm forward rows=1 hidden=2 --device tpu
 expect "cuda impl on the cpu device: exit 2" 2 "does not run on device" $KB run layer_norm forward rows=1 hidden=2 --impl cuda
 expect "workload larger than memory: resource_exceeded, exit 4" 4 "resource_exceeded" $KB run jsd forward tokens=1048576 vocab=131072 --rep-ms 1
+# CUDA kernel variants: v2 exists for two operations; it is named in the ImplementationRevision.
+expect "kbench list shows the CUDA kernel variants" 0 '"cudaVariants":["v1","v2"]' $KB list --json
+expect "unknown variant: exit 2, variants listed" 2 "unknown variant 'v3' for layer_norm; allowed: v1, v2" $KB run layer_norm backward rows=1 hidden=4 --variant v3
+expect "variant of an operation that has one kernel: exit 2" 2 "unknown variant 'v2' for jsd; allowed: v1" $KB run jsd forward tokens=1 vocab=2 --device cuda:0 --variant v2
+expect "variant v2 on the cpu: exit 2, says it needs a cuda device" 2 "needs a cuda:N device" $KB run layer_norm backward rows=1 hidden=4 --variant v2
+expect "--variant without a value: exit 2" 2 "option --variant needs a value" $KB run layer_norm backward rows=1 hidden=4 --variant
+v1=$($KB describe layer_norm backward rows=8 hidden=8 --device cuda:0 --json 2>&1 | grep -oE '"implementation":"sha256:[0-9a-f]{64}"')
+v1b=$($KB describe layer_norm backward rows=8 hidden=8 --device cuda:0 --variant v1 --json 2>&1 | grep -oE '"implementation":"sha256:[0-9a-f]{64}"')
+v2=$($KB describe layer_norm backward rows=8 hidden=8 --device cuda:0 --variant v2 --json 2>&1)
+check "v1 is the default variant and keeps its implementation digest" test -n "$v1" -a "$v1" = "$v1b"
+check "variant v2 is its own ImplementationRevision (kbench-layer-norm-cuda-v2, another digest)" \
+	bash -c 'printf "%s" "$1" | grep -q "\"name\":\"kbench-layer-norm-cuda-v2\"" && ! printf "%s" "$1" | grep -qF "$2"' _ "$v2" "$v1"
 if ! $KB devices | grep -q '^cuda:'; then
 	expect "cuda:0 without a GPU: exit 3, says why" 3 "not available" $KB run jsd forward tokens=1 vocab=2 --device cuda:0
 fi
