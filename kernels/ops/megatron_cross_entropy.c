@@ -202,6 +202,14 @@ const kb_op kb_op_megatron_cross_entropy = {
 	.c_path = "kernels/ops/megatron_cross_entropy.c",
 	.cu_path = "kernels/ops/megatron_cross_entropy.cu",
 	.cu_symbol = "megatron_cross_entropy_cuda",
+	.nvariants = 2,
+	.variant_notes = {
+		"v1: one 1024-thread block per row, the row cached in shared memory up to 220 KB",
+		"v2: each row split over a thread-block cluster of up to 8 blocks, each segment (64 KB, or up to "
+		"112 KB for rows over 512 KB) copied asynchronously into shared memory, the softmax statistics "
+		"exchanged through distributed shared memory, so the row is read from HBM once and several "
+		"blocks overlap on each SM",
+	},
 	.plan = ce_plan,
 	.cost = ce_cost,
 	.cpu = ce_cpu,
