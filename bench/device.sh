@@ -8,70 +8,79 @@
 # median, p20-p80, achieved GB/s or TFLOP/s, and the multiple of the floor
 # (bytes / peak bandwidth, or FLOPs / peak dense bf16 FLOP/s).  When a
 # Liger-Kernel checkout is present in third_party/Liger-Kernel (git-ignored)
-# and PyTorch + Triton import, Liger's time for the same workload is
-# measured in the same run by bench/liger_time.py.
+# and PyTorch + Triton import, Liger's time for the same workloads is
+# measured after the kbench rows, all rows in ONE python process
+# (bench/liger_time.py --batch: median, p20-p80 and the GPU kernel time per
+# call, or "err: reason" for a row that failed), and joined into the table.
 #
-#   bench/device.sh [cuda:N]        env: PEAK_GBPS, PEAK_TFLOPS override the device table
-# Budget: under 8 minutes on an H100/H200 (protocol 25 ms + 100 ms per run).
+#   bench/device.sh [cuda:N]
+#   env: PEAK_GBPS, PEAK_TFLOPS override the device table; OUT (default /tmp/kbench-device);
+#        BUDGET_S (default 450): the whole script, build included; LIGER=0 skips Liger;
+#        LIGER_GPU_TIME (default 3): calls profiled per Liger row for its GPU time, 0 = off.
+# Budget: under 8 minutes on an H100/H200.  kbench rows took 71 s on an H200
+# (protocol 25 ms + 100 ms per run); each kbench row is limited to 120 s and
+# to what is left of BUDGET_S, the Liger batch to what is left after them.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 DEV=${1:-cuda:0}
 OUT=${OUT:-/tmp/kbench-device}
+BUDGET=${BUDGET_S:-450}
 mkdir -p "$OUT"
-make -C kernels -j"$(nproc)" >"$OUT/build.log" 2>&1 || { echo "build failed, see $OUT/build.log"; tail -30 "$OUT/build.log"; exit 1; }
+left() { echo $((BUDGET - SECONDS)); }
+
+timeout "$(left)" make -C kernels -j"$(nproc)" >"$OUT/build.log" 2>&1 || {
+	echo "build failed, see $OUT/build.log"
+	tail -30 "$OUT/build.log"
+	exit 1
+}
 KB=kernels/kbench
-$KB devices
-PRODUCT=$($KB devices --json | grep -oE "\"name\":\"$DEV\"[^}]*\"product\":\"[^\"]*\"" | sed 's/.*"product":"//; s/"$//')
-[ -n "$PRODUCT" ] || { echo "no device $DEV"; exit 1; }
+"$KB" devices
+PRODUCT=$("$KB" devices --json | grep -oE "\"name\":\"$DEV\"[^}]*\"product\":\"[^\"]*\"" | sed 's/.*"product":"//; s/"$//')
+[ -n "$PRODUCT" ] || {
+	echo "no device $DEV"
+	exit 1
+}
 case "$PRODUCT" in
-	*H200*) BW=4800; TF=989 ;;
-	*H100*PCIe*) BW=2000; TF=756 ;;
-	*H100*) BW=3350; TF=989 ;;
-	*) BW=3350; TF=989; echo "# unknown product '$PRODUCT': assuming H100 SXM peaks" ;;
+*H200*) BW=4800 TF=989 ;;
+*H100*PCIe*) BW=2000 TF=756 ;;
+*H100*) BW=3350 TF=989 ;;
+*) BW=3350 TF=989 && echo "# unknown product '$PRODUCT': assuming H100 SXM peaks" ;;
 esac
 BW=${PEAK_GBPS:-$BW}
 TF=${PEAK_TFLOPS:-$TF}
 echo "# $PRODUCT: floor from peak ${BW} GB/s, ${TF} dense bf16 TFLOP/s"
 
-LIGER=""
-if [ -d third_party/Liger-Kernel/src/liger_kernel ] && python3 -c 'import torch, triton' 2>/dev/null; then
-	LIGER=1
+WITH_LIGER=""
+if [ "${LIGER:-1}" != 0 ] && [ -d third_party/Liger-Kernel/src/liger_kernel ] && python3 -c 'import torch, triton' 2>/dev/null; then
+	WITH_LIGER=1
 fi
 
-printf '%-24s %-9s %-34s %-5s %12s %21s %10s %10s %7s %12s %s\n' op mode shape dtype median_ms p20-p80_ms GB/s TFLOP/s xfloor liger_ms status
+ROWS="$OUT/rows.txt"  # one workload a line: op mode dtype key=value...
+LIGER_OUT="$OUT/liger.tsv"
+: >"$ROWS"
+rm -f "$LIGER_OUT"
+N=0
 run() { # op mode dtype axes...
-	local op=$1 mode=$2 dtype=$3; shift 3
-	local json="$OUT/${op}-${mode}-${dtype}-$(echo "$*" | tr ' =' '_-').json"
-	timeout 120 $KB run "$op" "$mode" "$@" dtype="$dtype" --device "$DEV" --json >"$json" 2>"$json.err"
-	python3 - "$json" "$op" "$mode" "$dtype" "$BW" "$TF" "$*" "${LIGER:-}" <<'PY'
-import json, subprocess, sys
-path, op, mode, dtype, bw, tf, shape, liger = sys.argv[1:9]
-bw, tf = float(bw), float(tf)
-try:
-    r = json.load(open(path))
-except Exception as e:
-    print(f"{op:24s} {mode:9s} {shape:34s} {dtype:5s} {'-':>12s} {'-':>21s} {'-':>10s} {'-':>10s} {'-':>7s} {'-':>12s} no result: {open(path + '.err').read().strip()[:120]}")
-    sys.exit(0)
-run = r.get("composite", {}).get("run", {}).get("spec", {})
-m = run.get("sourceNative", {}).get("metrics", {})
-lat = run.get("timing", {}).get("latencyNs", {})
-meas = {x["statistic"]: x["value"] for x in run.get("measurements", []) if x["metric"] == "latency"}
-med = lat.get("median", 0) / 1e6
-b, f = m.get("bytes", 0), m.get("flops", 0)
-floor_ms = max(b / (bw * 1e9), (f / (tf * 1e12)) if op == "distill_jsd_loss" else 0) * 1e3
-lg = "-"
-if liger:
-    try:
-        out = subprocess.run([sys.executable, "bench/liger_time.py", op, mode, dtype] + shape.split(),
-                             capture_output=True, text=True, timeout=300)
-        lg = out.stdout.strip().splitlines()[-1] if out.returncode == 0 and out.stdout.strip() else "err"
-    except Exception:
-        lg = "err"
-p = f"{meas.get('p20', 0)/1e6:.4f}-{meas.get('p80', 0)/1e6:.4f}"
-x = f"{med / floor_ms:.2f}" if floor_ms > 0 and med > 0 else "-"
-print(f"{op:24s} {mode:9s} {shape:34s} {dtype:5s} {med:12.4f} {p:>21s} {m.get('achieved_gb_per_s', 0):10.1f} "
-      f"{m.get('achieved_tflop_per_s', 0):10.2f} {x:>7s} {lg:>12s} {r['status']} {r.get('message', '')[:80]}")
-PY
+	local op=$1 mode=$2 dtype=$3 t rc
+	shift 3
+	local key
+	key="$op:$mode:$dtype:$(IFS=,; echo "$*")"
+	local json
+	json="$OUT/$(echo "$key" | tr ':,=' '__-').json"
+	echo "$op $mode $dtype $*" >>"$ROWS"
+	N=$((N + 1))
+	t=$(left)
+	[ "$t" -gt 120 ] && t=120
+	if [ "$t" -lt 5 ]; then
+		echo "skipped: the script's budget of ${BUDGET} s is spent" >"$json.err"
+		: >"$json"
+		echo "# kbench $N $key: skipped (budget)"
+		return
+	fi
+	timeout "$t" "$KB" run "$op" "$mode" "$@" dtype="$dtype" --device "$DEV" --json >"$json" 2>"$json.err"
+	rc=$?
+	[ $rc = 124 ] && echo "timed out after $t s" >>"$json.err"
+	echo "# kbench $N $key: exit $rc ($((SECONDS))s)"
 }
 
 for mode in forward backward full; do
@@ -84,11 +93,79 @@ done
 run megatron_cross_entropy backward bf16 seq=4096 batch=4 vocab=131072
 run megatron_cross_entropy backward fp32 seq=2048 batch=4 vocab=32768
 for mode in forward full; do
-	for t in 8192; do run jsd $mode fp32 tokens=$t vocab=128256; done
+	run jsd $mode fp32 tokens=8192 vocab=128256
 done
 run jsd forward fp32 tokens=1024 vocab=128256
 run jsd forward fp32 tokens=16384 vocab=128256
 run jsd forward bf16 tokens=8192 vocab=128256
 for t in 1024 8192 16384; do run distill_jsd_loss forward bf16 tokens=$t hidden=4096 vocab=128256; done
 run distill_jsd_loss full bf16 tokens=8192 hidden=4096 vocab=128256
-echo "# raw results (manifests and raw samples) in $OUT/"
+echo "# kbench rows done at ${SECONDS} s"
+
+if [ -n "$WITH_LIGER" ]; then
+	t=$(($(left) - 10))
+	if [ "$t" -ge 30 ]; then
+		# one process for every row; a row that fails answers "err: ..." and the rest go on
+		timeout -k 5 "$t" python3 bench/liger_time.py --batch "$ROWS" --device "$DEV" \
+			--budget-s $((t - 5)) --row-timeout-s 150 --gpu-time "${LIGER_GPU_TIME:-3}" \
+			>"$LIGER_OUT" 2>"$OUT/liger.err"
+		rc=$?
+		[ $rc = 124 ] || [ $rc = 137 ] && echo "# liger_time.py stopped at its ${t} s limit (rows without a line show 'killed')"
+		grep '^#' "$LIGER_OUT" | grep -v ' took ' | head -3
+		echo "# Liger rows done at ${SECONDS} s (exit $rc; stderr in $OUT/liger.err)"
+	else
+		echo "# no time left for Liger (${t} s)"
+		WITH_LIGER=""
+	fi
+fi
+
+python3 - "$ROWS" "$OUT" "$BW" "$TF" "${WITH_LIGER:+$LIGER_OUT}" <<'PY'
+import json, os, sys
+rows_path, out, bw, tf, liger_path = sys.argv[1:6]
+bw, tf = float(bw), float(tf)
+liger = {}
+if liger_path and os.path.exists(liger_path):
+    for line in open(liger_path):
+        if line.startswith("#") or "\t" not in line:
+            continue
+        key, rest = line.rstrip("\n").split("\t", 1)
+        liger[key] = rest.split("\t")
+print(f"{'op':24s} {'mode':9s} {'shape':38s} {'dtype':5s} {'median_ms':>10s} {'p20-p80_ms':>21s} {'GB/s':>8s} "
+      f"{'TFLOP/s':>8s} {'xfloor':>6s} {'liger_ms':>10s} {'liger_p20-p80':>19s} {'liger_gpu':>9s} status")
+for line in open(rows_path):
+    op, mode, dtype, *axes = line.split()
+    key = f"{op}:{mode}:{dtype}:{','.join(axes)}"
+    shape = " ".join(axes)
+    path = os.path.join(out, key.replace(":", "_").replace(",", "_").replace("=", "-") + ".json")
+    lg = liger.get(key)
+    if not liger_path:
+        lcols, lnote = ("-", "-", "-"), ""
+    elif lg is None:
+        lcols, lnote = ("-", "-", "-"), " liger: killed (no line)"
+    elif lg[0].startswith("err"):
+        lcols, lnote = ("err", "-", "-"), " liger " + lg[0][:100]
+    else:
+        lcols, lnote = (lg[0], f"{lg[1]}-{lg[2]}", lg[3] if len(lg) > 3 else "-"), ""
+    lpart = f"{lcols[0]:>10s} {lcols[1]:>19s} {lcols[2]:>9s}"
+    try:
+        r = json.load(open(path))
+    except Exception:
+        err = open(path + ".err").read().strip().replace("\n", " ")[:100] if os.path.exists(path + ".err") else ""
+        print(f"{op:24s} {mode:9s} {shape:38s} {dtype:5s} {'-':>10s} {'-':>21s} {'-':>8s} {'-':>8s} {'-':>6s} "
+              f"{lpart} no result: {err}{lnote}")
+        continue
+    run = r.get("composite", {}).get("run", {}).get("spec", {})
+    m = run.get("sourceNative", {}).get("metrics", {})
+    lat = run.get("timing", {}).get("latencyNs", {})
+    meas = {x["statistic"]: x["value"] for x in run.get("measurements", []) if x["metric"] == "latency"}
+    med = lat.get("median", 0) / 1e6
+    b, f = m.get("bytes", 0), m.get("flops", 0)
+    floor_ms = max(b / (bw * 1e9), (f / (tf * 1e12)) if op == "distill_jsd_loss" else 0) * 1e3
+    p = f"{meas.get('p20', 0) / 1e6:.4f}-{meas.get('p80', 0) / 1e6:.4f}"
+    x = f"{med / floor_ms:.2f}" if floor_ms > 0 and med > 0 else "-"
+    print(f"{op:24s} {mode:9s} {shape:38s} {dtype:5s} {med:10.4f} {p:>21s} {m.get('achieved_gb_per_s', 0):8.1f} "
+          f"{m.get('achieved_tflop_per_s', 0):8.2f} {x:>6s} {lpart} {r.get('status', '?')} "
+          f"{r.get('message', '')[:80]}{lnote}")
+PY
+echo "# liger_ms: Liger's own definition of each mode (see bench/liger_time.py's docstring); liger_gpu: its GPU kernel time per call"
+echo "# raw results (manifests and raw samples) in $OUT/; done in ${SECONDS} s"
