@@ -55,19 +55,23 @@ if [ "${LIGER:-1}" != 0 ] && [ -d third_party/Liger-Kernel/src/liger_kernel ] &&
 	WITH_LIGER=1
 fi
 
-ROWS="$OUT/rows.txt"  # one workload a line: op mode dtype key=value...
+ROWS="$OUT/rows.txt"  # one workload a line: op mode dtype key=value... (what Liger times)
+TABLE="$OUT/table.txt"  # one kbench run a line: variant op mode dtype key=value...
 LIGER_OUT="$OUT/liger.tsv"
 : >"$ROWS"
+: >"$TABLE"
 rm -f "$LIGER_OUT"
 N=0
-run() { # op mode dtype axes...
-	local op=$1 mode=$2 dtype=$3 t rc
+run() { # op mode dtype axes...   (env VARIANT=v2: the CUDA kernel variant; v1 rows also go to Liger)
+	local op=$1 mode=$2 dtype=$3 t rc variant=${VARIANT:-v1}
 	shift 3
 	local key
 	key="$op:$mode:$dtype:$(IFS=,; echo "$*")"
 	local json
-	json="$OUT/$(echo "$key" | tr ':,=' '__-').json"
-	echo "$op $mode $dtype $*" >>"$ROWS"
+	json="$OUT/$(echo "$key" | tr ':,=' '__-')$([ "$variant" = v1 ] || echo "-$variant").json"
+	[ "$variant" = v1 ] && echo "$op $mode $dtype $*" >>"$ROWS"
+	echo "$variant $op $mode $dtype $*" >>"$TABLE"
+	key="$key@$variant"
 	N=$((N + 1))
 	t=$(left)
 	[ "$t" -gt 120 ] && t=120
@@ -77,7 +81,7 @@ run() { # op mode dtype axes...
 		echo "# kbench $N $key: skipped (budget)"
 		return
 	fi
-	timeout "$t" "$KB" run "$op" "$mode" "$@" dtype="$dtype" --device "$DEV" --json >"$json" 2>"$json.err"
+	timeout "$t" "$KB" run "$op" "$mode" "$@" dtype="$dtype" --device "$DEV" --variant "$variant" --json >"$json" 2>"$json.err"
 	rc=$?
 	[ $rc = 124 ] && echo "timed out after $t s" >>"$json.err"
 	echo "# kbench $N $key: exit $rc ($((SECONDS))s)"
@@ -100,6 +104,15 @@ run jsd forward fp32 tokens=16384 vocab=128256
 run jsd forward bf16 tokens=8192 vocab=128256
 for t in 1024 8192 16384; do run distill_jsd_loss forward bf16 tokens=$t hidden=4096 vocab=128256; done
 run distill_jsd_loss full bf16 tokens=8192 hidden=4096 vocab=128256
+# v2 kernels side by side with v1 on the same card (the v2/v1 column): the rows the v2 designs target
+for h in 1024 4096 16384; do VARIANT=v2 run layer_norm backward fp32 rows=4096 hidden=$h; done
+VARIANT=v2 run layer_norm full fp32 rows=4096 hidden=4096
+VARIANT=v2 run layer_norm backward bf16 rows=4096 hidden=4096
+for mode in forward backward; do
+	for v in 32768 131072; do VARIANT=v2 run megatron_cross_entropy $mode bf16 seq=2048 batch=4 vocab=$v; done
+done
+VARIANT=v2 run megatron_cross_entropy backward bf16 seq=4096 batch=4 vocab=131072
+VARIANT=v2 run megatron_cross_entropy backward fp32 seq=2048 batch=4 vocab=32768
 echo "# kbench rows done at ${SECONDS} s"
 
 if [ -n "$WITH_LIGER" ]; then
@@ -119,9 +132,10 @@ if [ -n "$WITH_LIGER" ]; then
 	fi
 fi
 
-python3 - "$ROWS" "$OUT" "$BW" "$TF" "${WITH_LIGER:+$LIGER_OUT}" <<'PY'
+python3 - "$TABLE" "$OUT" "$BW" "$TF" "${WITH_LIGER:+$LIGER_OUT}" <<'PY'
 import json, os, sys
 rows_path, out, bw, tf, liger_path = sys.argv[1:6]
+v1_median = {}
 bw, tf = float(bw), float(tf)
 liger = {}
 if liger_path and os.path.exists(liger_path):
@@ -130,13 +144,14 @@ if liger_path and os.path.exists(liger_path):
             continue
         key, rest = line.rstrip("\n").split("\t", 1)
         liger[key] = rest.split("\t")
-print(f"{'op':24s} {'mode':9s} {'shape':38s} {'dtype':5s} {'median_ms':>10s} {'p20-p80_ms':>21s} {'GB/s':>8s} "
-      f"{'TFLOP/s':>8s} {'xfloor':>6s} {'liger_ms':>10s} {'liger_p20-p80':>19s} {'liger_gpu':>9s} status")
+print(f"{'op':24s} {'mode':9s} {'var':3s} {'shape':38s} {'dtype':5s} {'median_ms':>10s} {'p20-p80_ms':>21s} {'GB/s':>8s} "
+      f"{'TFLOP/s':>8s} {'xfloor':>6s} {'v2/v1':>6s} {'liger_ms':>10s} {'liger_p20-p80':>19s} {'liger_gpu':>9s} status")
 for line in open(rows_path):
-    op, mode, dtype, *axes = line.split()
+    var, op, mode, dtype, *axes = line.split()
     key = f"{op}:{mode}:{dtype}:{','.join(axes)}"
     shape = " ".join(axes)
-    path = os.path.join(out, key.replace(":", "_").replace(",", "_").replace("=", "-") + ".json")
+    path = os.path.join(out, key.replace(":", "_").replace(",", "_").replace("=", "-")
+                        + ("" if var == "v1" else "-" + var) + ".json")
     lg = liger.get(key)
     if not liger_path:
         lcols, lnote = ("-", "-", "-"), ""
@@ -151,8 +166,8 @@ for line in open(rows_path):
         r = json.load(open(path))
     except Exception:
         err = open(path + ".err").read().strip().replace("\n", " ")[:100] if os.path.exists(path + ".err") else ""
-        print(f"{op:24s} {mode:9s} {shape:38s} {dtype:5s} {'-':>10s} {'-':>21s} {'-':>8s} {'-':>8s} {'-':>6s} "
-              f"{lpart} no result: {err}{lnote}")
+        print(f"{op:24s} {mode:9s} {var:3s} {shape:38s} {dtype:5s} {'-':>10s} {'-':>21s} {'-':>8s} {'-':>8s} {'-':>6s} "
+              f"{'-':>6s} {lpart} no result: {err}{lnote}")
         continue
     run = r.get("composite", {}).get("run", {}).get("spec", {})
     m = run.get("sourceNative", {}).get("metrics", {})
@@ -163,9 +178,13 @@ for line in open(rows_path):
     floor_ms = max(b / (bw * 1e9), (f / (tf * 1e12)) if op == "distill_jsd_loss" else 0) * 1e3
     p = f"{meas.get('p20', 0) / 1e6:.4f}-{meas.get('p80', 0) / 1e6:.4f}"
     x = f"{med / floor_ms:.2f}" if floor_ms > 0 and med > 0 else "-"
-    print(f"{op:24s} {mode:9s} {shape:38s} {dtype:5s} {med:10.4f} {p:>21s} {m.get('achieved_gb_per_s', 0):8.1f} "
-          f"{m.get('achieved_tflop_per_s', 0):8.2f} {x:>6s} {lpart} {r.get('status', '?')} "
+    if var == "v1" and r.get("status") == "passed" and med > 0:
+        v1_median[key] = med
+    ratio = f"{med / v1_median[key]:.3f}" if var != "v1" and key in v1_median and med > 0 else "-"
+    print(f"{op:24s} {mode:9s} {var:3s} {shape:38s} {dtype:5s} {med:10.4f} {p:>21s} {m.get('achieved_gb_per_s', 0):8.1f} "
+          f"{m.get('achieved_tflop_per_s', 0):8.2f} {x:>6s} {ratio:>6s} {lpart} {r.get('status', '?')} "
           f"{r.get('message', '')[:80]}{lnote}")
 PY
+echo "# v2/v1: median of the v2 kernel over v1's on this card in this run (< 1: v2 faster); a v2 run must also pass its check"
 echo "# liger_ms: Liger's own definition of each mode (see bench/liger_time.py's docstring); liger_gpu: its GPU kernel time per call"
 echo "# raw results (manifests and raw samples) in $OUT/; done in ${SECONDS} s"
