@@ -170,6 +170,16 @@ kb_status	kb_check_request(const char *op, const char *mode, const char *axes_js
 							 const char *impl, const char *device,
 							 char *errbuf, size_t errlen);
 
+/*
+ * The same checks without touching any device (no CUDA loaded, no memory
+ * probed): what a process that must not load CUDA, such as a database
+ * backend, can say about a request for a cuda device.  The device's memory
+ * is then checked by whoever runs it.
+ */
+kb_status	kb_validate_request(const char *op, const char *mode, const char *axes_json,
+								const char *impl, const char *device,
+								char *errbuf, size_t errlen);
+
 /* The same for a full request (key/value axes allowed). */
 kb_status	kb_check(const kb_request *req, char *errbuf, size_t errlen);
 

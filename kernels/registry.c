@@ -380,6 +380,8 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 	bool		dtype_seen = false;
 	char		allowed[256];
 	kb_status	st;
+	const char *impl = req->impl;
+	const char *variant = req->variant;
 
 	memset(cs, 0, sizeof(*cs));
 	cs->op = kb_find_op(req->op);
@@ -447,16 +449,27 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 		seterr(err, errlen, "unknown device '%s'; allowed: cpu, cuda:N", req->device);
 		return KB_INVALID_REQUEST;
 	}
-	if (req->impl && strcmp(req->impl, cs->cuda ? "cuda" : "cpu") != 0)
+	/* "cuda/v2" names the implementation and its kernel variant at once (SQL's implementation argument) */
+	if (req->impl && strncmp(req->impl, "cuda/", 5) == 0)
 	{
-		if (strcmp(req->impl, "cuda") != 0 && strcmp(req->impl, "cpu") != 0)
-			seterr(err, errlen, "unknown implementation '%s'; allowed: cpu, cuda", req->impl);
+		if (req->variant && strcmp(req->variant, req->impl + 5) != 0)
+		{
+			seterr(err, errlen, "implementation '%s' and variant '%s' disagree", req->impl, req->variant);
+			return KB_INVALID_REQUEST;
+		}
+		variant = req->impl + 5;
+		impl = "cuda";
+	}
+	if (impl && strcmp(impl, cs->cuda ? "cuda" : "cpu") != 0)
+	{
+		if (strcmp(impl, "cuda") != 0 && strcmp(impl, "cpu") != 0)
+			seterr(err, errlen, "unknown implementation '%s'; allowed: cpu, cuda, cuda/vN", req->impl);
 		else
 			seterr(err, errlen, "implementation '%s' does not run on device '%s' (cpu runs on cpu, cuda on cuda:N)",
 				   req->impl, req->device ? req->device : "cpu");
 		return KB_INVALID_REQUEST;
 	}
-	return parse_variant(req->variant, cs, err, errlen);
+	return parse_variant(variant, cs, err, errlen);
 }
 
 /* ------------------------------------------------------------ manifests */

@@ -256,6 +256,26 @@ kb_check_request(const char *op, const char *mode, const char *axes_json,
 	return kb_check(&r, errbuf, errlen);
 }
 
+kb_status
+kb_validate_request(const char *op, const char *mode, const char *axes_json,
+					const char *impl, const char *device, char *errbuf, size_t errlen)
+{
+	kb_request	r;
+	kb_case		cs;
+	kb_status	st;
+
+	kb_request_init(&r);
+	r.op = op;
+	r.mode = mode;
+	r.axes_json = axes_json ? axes_json : "{}";
+	r.impl = impl;
+	r.device = device;
+	st = kb_parse_case(&r, &cs, errbuf, errlen);
+	if (st == KB_PASSED && errbuf && errlen)
+		errbuf[0] = '\0';
+	return st;
+}
+
 /* Operation and workload manifests of a parsed case. */
 static char *implementation_text(const kb_case *cs, const char *op_digest);
 

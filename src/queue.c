@@ -248,11 +248,11 @@ kbench_run(PG_FUNCTION_ARGS)
 
 	/* the kernels library says whether it can run this, and why not */
 	workload_text = JsonbToCString(NULL, &workload->root, VARSIZE(workload));
-	st = kb_check_request(op, mode, workload_text, impl,
-						  strncmp(device, "cuda:", 5) == 0 ? "cpu" : device, err, sizeof(err));
-	/* a GPU's memory is checked by its worker, before allocating */
-	if (st == KB_RESOURCE_EXCEEDED && strncmp(device, "cuda:", 5) == 0)
-		st = KB_PASSED;
+	/* a GPU's memory is checked by its worker, before allocating: no CUDA in a backend */
+	if (strncmp(device, "cuda:", 5) == 0)
+		st = kb_validate_request(op, mode, workload_text, impl, device, err, sizeof(err));
+	else
+		st = kb_check_request(op, mode, workload_text, impl, device, err, sizeof(err));
 	if (st != KB_PASSED)
 		ereport(ERROR,
 				(errcode(st == KB_RESOURCE_EXCEEDED ? ERRCODE_PROGRAM_LIMIT_EXCEEDED : ERRCODE_INVALID_PARAMETER_VALUE),

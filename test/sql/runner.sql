@@ -44,6 +44,7 @@ SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64, "dtype":
 SELECT kbench_run('layer_norm', 'backward', '[64, 64]');
 SELECT kbench_run('layer_norm', 'backward', '{"rows": 1000000, "hidden": 1000000, "dtype": "fp32"}');
 SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64}', implementation => 'triton');
+SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64}', implementation => 'cuda/v2');
 SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64}', device => 'cuda:7');
 SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64}', protocol => '{"warmup": 1}');
 SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64}', protocol => '{"rep_ms": -1}');
