@@ -104,6 +104,30 @@ run jsd forward fp32 tokens=16384 vocab=128256
 run jsd forward bf16 tokens=8192 vocab=128256
 for t in 1024 8192 16384; do run distill_jsd_loss forward bf16 tokens=$t hidden=4096 vocab=128256; done
 run distill_jsd_loss full bf16 tokens=8192 hidden=4096 vocab=128256
+# v2 on edge shapes first (one grid stride, ragged chunks, uneven cluster segments, fallbacks to
+# v1): correctness only, a short protocol, one line each
+echo "# v2 edge-shape checks (correctness against the float64 reference)"
+edge() { # op mode dtype axes...
+	local out
+	out=$(timeout 60 "$KB" run "$@" --device "$DEV" --variant v2 --warmup-ms 1 --rep-ms 2 --flush-bytes 0 2>&1)
+	printf '#   %-62s %s | %s\n' "$*" "$(printf '%s\n' "$out" | head -1 | head -c 100)" \
+		"$(printf '%s\n' "$out" | grep -m1 'correctness:' | sed 's/^ *//' | head -c 120)"
+}
+edge layer_norm backward rows=1 hidden=8 dtype=fp32
+edge layer_norm backward rows=7 hidden=1000 dtype=fp32
+edge layer_norm backward rows=5000 hidden=3072 dtype=fp32
+edge layer_norm backward rows=3 hidden=6144 dtype=bf16
+edge layer_norm full rows=1031 hidden=8192 dtype=fp32
+edge layer_norm backward rows=64 hidden=1001 dtype=fp32
+edge megatron_cross_entropy backward seq=1 batch=1 vocab=8 dtype=bf16
+edge megatron_cross_entropy backward seq=3 batch=5 vocab=50304 dtype=bf16
+edge megatron_cross_entropy forward seq=3 batch=5 vocab=50304 dtype=bf16
+edge megatron_cross_entropy backward seq=16 batch=2 vocab=131072 dtype=fp32
+edge megatron_cross_entropy backward seq=4 batch=1 vocab=262144 dtype=bf16
+edge megatron_cross_entropy backward seq=2 batch=1 vocab=524288 dtype=bf16
+edge megatron_cross_entropy backward seq=7 batch=1 vocab=50257 dtype=bf16
+echo "# v2 edge-shape checks done at ${SECONDS} s"
+
 # v2 kernels side by side with v1 on the same card (the v2/v1 column): the rows the v2 designs target
 for h in 1024 4096 16384; do VARIANT=v2 run layer_norm backward fp32 rows=4096 hidden=$h; done
 VARIANT=v2 run layer_norm full fp32 rows=4096 hidden=4096
