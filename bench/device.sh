@@ -126,6 +126,9 @@ edge megatron_cross_entropy backward seq=16 batch=2 vocab=131072 dtype=fp32
 edge megatron_cross_entropy backward seq=4 batch=1 vocab=262144 dtype=bf16
 edge megatron_cross_entropy backward seq=2 batch=1 vocab=524288 dtype=bf16
 edge megatron_cross_entropy backward seq=7 batch=1 vocab=50257 dtype=bf16
+edge distill_jsd_loss forward tokens=5 hidden=64 vocab=32000 dtype=bf16
+edge distill_jsd_loss forward tokens=3 hidden=64 vocab=128256 dtype=bf16
+edge distill_jsd_loss forward tokens=3 hidden=16 vocab=19 dtype=bf16
 echo "# v2 edge-shape checks done at ${SECONDS} s"
 
 # v2 kernels side by side with v1 on the same card (the v2/v1 column): the rows the v2 designs target
@@ -137,6 +140,7 @@ for mode in forward backward; do
 done
 VARIANT=v2 run megatron_cross_entropy backward bf16 seq=4096 batch=4 vocab=131072
 VARIANT=v2 run megatron_cross_entropy backward fp32 seq=2048 batch=4 vocab=32768
+for t in 1024 8192; do VARIANT=v2 run distill_jsd_loss forward bf16 tokens=$t hidden=4096 vocab=128256; done
 echo "# kbench rows done at ${SECONDS} s"
 
 if [ -n "$WITH_LIGER" ]; then

@@ -18,8 +18,13 @@
  * order.  The elementwise work (3) reads the two logits rows three times
  * (~2.6 ms of HBM traffic at the seed shape, 11% of the GEMM floor).
  */
+#include <cooperative_groups.h>
+#include <cuda_pipeline.h>
+
 #include "../cuda/kbc.cuh"
 #include "distill_jsd_loss.h"
+
+namespace cg = cooperative_groups;
 
 #define DJ_BLOCK 1024
 
@@ -125,6 +130,227 @@ distill_jsd_loss_kernel(bf16 *__restrict__ zs_all, const bf16 *__restrict__ zt_a
 		}
 		store_chunk(zs, k, V, aligned, o);
 	}
+}
+
+/*
+ * v2 of the per-token kernel (kbench --variant v2).  v1 reads the two
+ * logits rows three times (the rows in flight, ~135 MB, do not stay in
+ * L2) and spends 10 MUFU operations per element (its first pass merges
+ * online softmax states element by element: 2 exp per row).  v2 splits a
+ * token over a thread-block cluster of CS blocks (CS = ceil(V / 16384) at
+ * most 8; 8 at V 128256); each block copies its segment of both rows into
+ * shared memory with cp.async (64 KB), so HBM sees one read of each row
+ * and one write of dz.  Pass 1 takes the maxima, then the sums of exp (2
+ * MUFU per element); passes 2 and 3 as in v1 (3 each); the cluster
+ * exchanges (max, sum) pairs and then (jsd, sum g) through distributed
+ * shared memory, merged in rank order by every block (the same bits
+ * everywhere).  The GEMMs are unchanged.  Not measured on a GPU yet.
+ */
+#define DJ2_BLOCK 256
+
+__global__ void __launch_bounds__(DJ2_BLOCK)
+distill_jsd_loss_v2_kernel(bf16 *__restrict__ zs_all, const bf16 *__restrict__ zt_all,
+						   const int64_t *__restrict__ target, float *__restrict__ token_loss,
+						   int64_t V, int64_t seg_chunks, float inv_tokens)
+{
+	constexpr int N = 8;
+	extern __shared__ uint4 smem[];	/* [seg_chunks] of z_s, then [seg_chunks] of z_t */
+	__shared__ float scratch[64];
+	__shared__ float4 stat1;
+	__shared__ float2 stat2;
+	cg::cluster_group cluster = cg::this_cluster();
+	const int	cs = (int) cluster.num_blocks();
+	const int	rank = (int) cluster.block_rank();
+	const int64_t tok = blockIdx.x / cs;
+	const int64_t nchunks = V / N;
+	const int64_t k0 = rank * seg_chunks;
+	const int64_t k1 = k0 + seg_chunks < nchunks ? k0 + seg_chunks : nchunks;
+	const int64_t n = k1 > k0 ? k1 - k0 : 0;
+	uint4	   *a_s = smem,
+			   *a_t = smem + seg_chunks;
+	bf16	   *zs = zs_all + tok * V;
+	const uint4 *src_s = reinterpret_cast<const uint4 *>(zs) + k0;
+	const uint4 *src_t = reinterpret_cast<const uint4 *>(zt_all + tok * V) + k0;
+	const float beta = (float) DJ_BETA;
+	float		ms = -INFINITY,
+				mt = -INFINITY,
+				ss = 0,
+				st = 0,
+				jsd = 0,
+				sumg = 0;
+	int64_t		t;
+
+	for (int64_t k = threadIdx.x; k < n; k += DJ2_BLOCK)
+	{
+		__pipeline_memcpy_async(&a_s[k], src_s + k, 16);
+		__pipeline_memcpy_async(&a_t[k], src_t + k, 16);
+	}
+	__pipeline_commit();
+	t = target[tok];
+	__pipeline_wait_prior(0);
+
+	/* pass 1 over this thread's own chunks: maxima, then sums of exp */
+	for (int64_t k = threadIdx.x; k < n; k += DJ2_BLOCK)
+	{
+		float		a[N],
+					b[N];
+
+		unpack_chunk<bf16>(a_s[k], a);
+		unpack_chunk<bf16>(a_t[k], b);
+#pragma unroll
+		for (int j = 0; j < N; j++)
+		{
+			ms = fmaxf(ms, a[j]);
+			mt = fmaxf(mt, b[j]);
+		}
+	}
+	for (int64_t k = threadIdx.x; k < n; k += DJ2_BLOCK)
+	{
+		float		a[N],
+					b[N];
+
+		unpack_chunk<bf16>(a_s[k], a);
+		unpack_chunk<bf16>(a_t[k], b);
+#pragma unroll
+		for (int j = 0; j < N; j++)
+		{
+			ss += __expf(a[j] - ms);
+			st += __expf(b[j] - mt);
+		}
+	}
+	block_softmax_merge(ms, ss, scratch);
+	block_softmax_merge(mt, st, scratch);
+	if (threadIdx.x == 0)
+		stat1 = make_float4(ms, ss, mt, st);
+	cluster.sync();
+
+	float		Ms = -INFINITY,
+				Ss = 0,
+				Mt = -INFINITY,
+				St = 0;
+
+	for (int r = 0; r < cs; r++)
+	{
+		float4		o = *cluster.map_shared_rank(&stat1, r);
+
+		softmax_merge(Ms, Ss, o.x, o.y);
+		softmax_merge(Mt, St, o.z, o.w);
+	}
+
+	const float lse_s = Ms + logf(Ss),
+				lse_t = Mt + logf(St);
+
+	/* pass 2: the JSD term and sum(g) */
+	for (int64_t k = threadIdx.x; k < n; k += DJ2_BLOCK)
+	{
+		float		a[N],
+					b[N];
+
+		unpack_chunk<bf16>(a_s[k], a);
+		unpack_chunk<bf16>(a_t[k], b);
+#pragma unroll
+		for (int j = 0; j < N; j++)
+		{
+			float		ls = a[j] - lse_s,
+						lt = b[j] - lse_t;
+			float		ps = __expf(ls),
+						pt = __expf(lt);
+			float		logm = __logf((1.0f - beta) * ps + beta * pt);
+			float		g = (1.0f - beta) * ps * (ls - logm);
+
+			jsd += beta * pt * (lt - logm) + g;
+			sumg += g;
+		}
+	}
+	block_sum2(jsd, sumg, scratch);
+	if (threadIdx.x == 0)
+		stat2 = make_float2(jsd, sumg);
+	cluster.sync();
+
+	float		JSD = 0,
+				SUMG = 0;
+
+	for (int r = 0; r < cs; r++)
+	{
+		float2		o = *cluster.map_shared_rank(&stat2, r);
+
+		JSD += o.x;
+		SUMG += o.y;
+	}
+	if (threadIdx.x == 0 && t >= k0 * N && t < k1 * N)
+	{
+		float		zs_target = __bfloat162float(reinterpret_cast<const bf16 *>(a_s)[t - k0 * N]);
+
+		token_loss[tok] = ((float) DJ_WEIGHT_HARD * (lse_s - zs_target) + (float) DJ_WEIGHT_SOFT * JSD) * inv_tokens;
+	}
+
+	/* pass 3: dz over this block's segment of z_s (its reads came from shared memory) */
+	for (int64_t k = threadIdx.x; k < n; k += DJ2_BLOCK)
+	{
+		float		a[N],
+					b[N],
+					o[N];
+
+		unpack_chunk<bf16>(a_s[k], a);
+		unpack_chunk<bf16>(a_t[k], b);
+#pragma unroll
+		for (int j = 0; j < N; j++)
+		{
+			float		ls = a[j] - lse_s,
+						lt = b[j] - lse_t;
+			float		ps = __expf(ls),
+						pt = __expf(lt);
+			float		logm = __logf((1.0f - beta) * ps + beta * pt);
+			float		g = (1.0f - beta) * ps * (ls - logm);
+
+			o[j] = ((float) DJ_WEIGHT_HARD * (ps - ((k0 + k) * N + j == t ? 1.0f : 0.0f))
+					+ (float) DJ_WEIGHT_SOFT * (g - ps * SUMG)) * inv_tokens;
+		}
+		store_chunk(zs + k0 * N, k, n * N, true, o);
+	}
+	cluster.sync();				/* keep stat1/stat2 alive until the whole cluster has read them */
+}
+
+/* Launch v2 over cc tokens; *launched false (nothing done) when the row does not suit it. */
+static int
+per_token_v2(kbc_ctx *ctx, bf16 *zs, const bf16 *zt, const int64_t *target, float *token_loss, int64_t cc,
+			 int64_t V, float inv_tokens, bool aligned, bool *launched)
+{
+	int64_t		nchunks = V / 8,
+				seg_max = 2048,
+				cs,
+				seg;
+	size_t		smem;
+	cudaLaunchConfig_t cfg = {};
+	cudaLaunchAttribute attr[1];
+
+	*launched = false;
+	if (!aligned || cc == 0)
+		return KBC_OK;
+	cs = (nchunks + seg_max - 1) / seg_max;
+	if (cs > 8)
+	{
+		seg_max = 3584;			/* 112 KB for the two segments */
+		cs = (nchunks + seg_max - 1) / seg_max;
+	}
+	if (cs > 8 || cc * cs > 0x7fffffff)
+		return KBC_OK;
+	seg = (nchunks + cs - 1) / cs;
+	smem = (size_t) seg * 16 * 2;
+	KBC_CHECK(cudaFuncSetAttribute(distill_jsd_loss_v2_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+	cfg.gridDim = dim3((unsigned) (cc * cs));
+	cfg.blockDim = dim3(DJ2_BLOCK);
+	cfg.dynamicSmemBytes = smem;
+	cfg.stream = ctx->stream;
+	attr[0].id = cudaLaunchAttributeClusterDimension;
+	attr[0].val.clusterDim.x = (unsigned) cs;
+	attr[0].val.clusterDim.y = 1;
+	attr[0].val.clusterDim.z = 1;
+	cfg.attrs = attr;
+	cfg.numAttrs = 1;
+	KBC_CHECK(cudaLaunchKernelEx(&cfg, distill_jsd_loss_v2_kernel, zs, zt, target, token_loss, V, seg, inv_tokens));
+	*launched = true;
+	return KBC_OK;
 }
 
 /* dW_s in bf16 from the fp32 accumulator. */
@@ -251,9 +477,19 @@ forward(kbc_ctx *ctx, const kb_call *c)
 						 0.0f, lt_ws, DJ_CUBLAS_WS);
 		if (rc != KBC_OK)
 			return rc;
-		distill_jsd_loss_kernel<<<(unsigned) cc, DJ_BLOCK, 0, ctx->stream>>>(
-			zs, zt, (const int64_t *) c->t[DJ_TARGET] + t0, (float *) c->t[DJ_TOKEN_LOSS] + t0, V,
-			1.0f / (float) T, aligned);
+		bool		done = false;
+
+		if (c->variant >= 2)
+		{
+			rc = per_token_v2(ctx, zs, zt, (const int64_t *) c->t[DJ_TARGET] + t0, (float *) c->t[DJ_TOKEN_LOSS] + t0,
+							  cc, V, 1.0f / (float) T, aligned, &done);
+			if (rc != KBC_OK)
+				return rc;
+		}
+		if (!done)
+			distill_jsd_loss_kernel<<<(unsigned) cc, DJ_BLOCK, 0, ctx->stream>>>(
+				zs, zt, (const int64_t *) c->t[DJ_TARGET] + t0, (float *) c->t[DJ_TOKEN_LOSS] + t0, V,
+				1.0f / (float) T, aligned);
 		KBC_CHECK_LAUNCH();
 		rc = lt_gemm(ctx, CUBLAS_OP_N, CUBLAS_OP_N, Hs, cc, V, wsm, Hs, zs, V, (bf16 *) c->t[DJ_GXS] + t0 * Hs,
 					 CUDA_R_16BF, Hs, 0.0f, lt_ws, DJ_CUBLAS_WS);
