@@ -1,0 +1,410 @@
+/*
+ * fake_cuda.c: a test double of libkbench_cuda.so for hosts without a GPU.
+ *
+ * It implements the kbc_api table of kernels/kb_abi.h with host memory and
+ * shows one device, "Fake GPU (kernelindex test double)", so that the
+ * runner's CUDA paths (the kbench CLI, the worker of a cuda:N device) can be
+ * tested on a CPU: load it with KBENCH_CUDA_LIB=<path of this .so>.
+ *
+ * KBENCH_FAKE_CUDA chooses the behaviour, or "@FILE" reads it from the first
+ * line of FILE at every open (a test switches modes without restarting the
+ * server).  Modes:
+ *   ok            every call works: "kernels" are the CPU implementations of
+ *                 libkbench.a on the host buffers, so outputs pass the check
+ *   fault_open    open fails (the device cannot be initialised)
+ *   fault_call    the first call fails with an illegal memory access; the
+ *                 error is sticky, as in CUDA: everything fails until the
+ *                 next open (the device reset)
+ *   fault_sync    calls are accepted, the error surfaces at the next wait
+ *   nomem         the device reports 1 MiB free and every alloc fails
+ *   hang          the first call is a kernel that never finishes: sync and
+ *                 time_one keep the API's promise (KBC_TIMEOUT after
+ *                 timeout_s), but what real CUDA would do implicitly after
+ *                 that (cudaFree, a synchronous copy, destroying the stream,
+ *                 resetting the device) blocks forever, here too
+ *   hang_forever  the worst case: sync and time_one themselves never return
+ * KBENCH_FAKE_CUDA_MAX_WAIT_S caps the wait before KBC_TIMEOUT in hang mode
+ * (the CLI waits up to 120 s; its test need not).  KBENCH_FAKE_CUDA_LOG, a
+ * file, gets one line per API call ("<pid> <call>"), for tests to see what
+ * was called.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kb_int.h"
+
+#define FAKE_NAME "Fake GPU (kernelindex test double)"
+#define FAKE_TOTAL_MEM ((int64_t) 16 << 30)
+#define ILLEGAL_ADDRESS "cudaErrorIllegalAddress (an illegal memory access was encountered)"
+
+typedef enum
+{
+	M_OK, M_FAULT_OPEN, M_FAULT_CALL, M_FAULT_SYNC, M_NOMEM, M_HANG, M_HANG_FOREVER, M_COUNT
+} fake_mode;
+
+static const char *const mode_names[M_COUNT] = {
+	"ok", "fault_open", "fault_call", "fault_sync", "nomem", "hang", "hang_forever"
+};
+
+/* The state of the one device, for the life of the process (as a GPU's). */
+static fake_mode mode;
+static bool busy;				/* a kernel that never finishes holds the device */
+static char sticky[256];		/* a sticky error: every call fails until open */
+
+typedef struct fake_ctx
+{
+	void	   *ws;				/* the CPU plan's workspace (it differs from the CUDA plan's) */
+	size_t		ws_bytes;
+} fake_ctx;
+
+static void
+trace(const char *call)
+{
+	const char *path = getenv("KBENCH_FAKE_CUDA_LOG");
+	char		line[128];
+	int			fd,
+				n;
+
+	if (!path || !*path || (fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666)) < 0)
+		return;
+	n = snprintf(line, sizeof(line), "%d %s\n", (int) getpid(), call);
+	if (write(fd, line, (size_t) n) < 0)
+		(void) 0;				/* a trace is best effort */
+	close(fd);
+}
+
+static int
+fail(int rc, char *err, size_t errlen, const char *fmt,...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	if (err && errlen)
+		vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* The mode from KBENCH_FAKE_CUDA; false (and why) for an unknown one. */
+static bool
+read_mode(char *err, size_t errlen)
+{
+	const char *v = getenv("KBENCH_FAKE_CUDA");
+	char		buf[64] = "";
+
+	if (v && v[0] == '@')
+	{
+		FILE	   *f = fopen(v + 1, "r");
+
+		if (f && !fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		if (f)
+			fclose(f);
+		buf[strcspn(buf, " \r\n")] = '\0';
+		v = buf;
+	}
+	if (!v || !*v)
+		v = "ok";
+	for (int m = 0; m < M_COUNT; m++)
+		if (strcmp(v, mode_names[m]) == 0)
+		{
+			mode = (fake_mode) m;
+			return true;
+		}
+	fail(0, err, errlen, "KBENCH_FAKE_CUDA: unknown mode '%s'; allowed: ok, fault_open, fault_call, "
+		 "fault_sync, nomem, hang, hang_forever", v);
+	return false;
+}
+
+/* What CUDA does when asked to wait for a kernel that never ends. */
+static void
+block_forever(const char *call)
+{
+	char		what[96];
+
+	snprintf(what, sizeof(what), "%s blocked forever", call);
+	trace(what);
+	for (;;)
+		pause();
+}
+
+/* Sleep s seconds, resuming after signals (a server process gets many). */
+static void
+sleep_s(double s)
+{
+	struct timespec now,
+				end;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += (time_t) s;
+	end.tv_nsec += (long) ((s - (double) (time_t) s) * 1e9);
+	if (end.tv_nsec >= 1000000000L)
+	{
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	do
+	{
+		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &end, NULL) == 0)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+}
+
+/* ------------------------------------------------------------ devices */
+
+static int
+api_device_count(char *err, size_t errlen)
+{
+	trace("device_count");
+	return read_mode(err, errlen) ? 1 : -1;
+}
+
+static int
+api_device_info(int dev, kbc_device_info *out, char *err, size_t errlen)
+{
+	trace("device_info");
+	if (!read_mode(err, errlen))
+		return KBC_ERROR;
+	if (dev != 0)
+		return fail(KBC_ERROR, err, errlen, "cudaErrorInvalidDevice (invalid device ordinal)");
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", FAKE_NAME);
+	snprintf(out->pci_bus_id, sizeof(out->pci_bus_id), "00000000:00:00.0");
+	out->cc_major = 9;
+	out->cc_minor = 0;
+	out->total_mem = FAKE_TOTAL_MEM;
+	out->free_mem = mode == M_NOMEM ? (int64_t) 1 << 20 : FAKE_TOTAL_MEM - ((int64_t) 1 << 30);
+	out->sm_count = 4;
+	out->clock_khz = 1000000;
+	out->mem_clock_khz = 1000000;
+	out->mem_bus_width = 256;
+	out->l2_bytes = 4 << 20;
+	out->driver_version = 13000;
+	out->runtime_version = 13000;
+	out->cublaslt_version = 130000;
+	snprintf(out->compiler, sizeof(out->compiler), "fake_cuda.c (test double)");
+	return KBC_OK;
+}
+
+/* ------------------------------------------------------------ open / close */
+
+static int
+api_open(int dev, void **ctx, char *err, size_t errlen)
+{
+	trace("open");
+	*ctx = NULL;
+	if (!read_mode(err, errlen))
+		return KBC_ERROR;
+	if (busy)
+		block_forever("open (cudaDeviceReset waits for the kernel)");
+	sticky[0] = '\0';			/* the reset clears a sticky error */
+	if (dev != 0)
+		return fail(KBC_ERROR, err, errlen, "cudaErrorInvalidDevice (invalid device ordinal)");
+	if (mode == M_FAULT_OPEN)
+		return fail(KBC_ERROR, err, errlen,
+					"cudaErrorDevicesUnavailable (CUDA-capable device(s) is/are busy or unavailable) at fake_cuda.c: cudaSetDevice");
+	*ctx = calloc(1, sizeof(fake_ctx));
+	return *ctx ? KBC_OK : fail(KBC_ERROR, err, errlen, "out of host memory");
+}
+
+static void
+api_close(void *p)
+{
+	fake_ctx   *c = p;
+
+	trace("close");
+	if (busy)
+		block_forever("close (cudaStreamSynchronize)");
+	if (c)
+		free(c->ws);
+	free(c);
+}
+
+/* ------------------------------------------------------------ memory */
+
+static int
+api_alloc(void *ctx, size_t bytes, void **p, char *err, size_t errlen)
+{
+	(void) ctx;
+	trace("alloc");
+	*p = NULL;
+	if (sticky[0])
+		return fail(KBC_ERROR, err, errlen, "%s", sticky);
+	if (mode == M_NOMEM)
+		return fail(KBC_NOMEM, err, errlen, "cudaMalloc of %zu bytes: out of device memory", bytes);
+	if (bytes == 0)
+		return KBC_OK;
+	*p = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+	return *p ? KBC_OK : fail(KBC_NOMEM, err, errlen, "cudaMalloc of %zu bytes: out of device memory", bytes);
+}
+
+static void
+api_free(void *ctx, void *p)
+{
+	(void) ctx;
+	trace("free");
+	if (busy)
+		block_forever("free (cudaFree waits for the device)");
+	free(p);
+}
+
+static int
+api_fill(void *ctx, void *p, int dtype, int64_t rows, int64_t cols, int init, double scale, int64_t modulo,
+		 uint64_t seed, uint32_t stream, char *err, size_t errlen)
+{
+	(void) ctx;
+	trace("fill");
+	if (sticky[0])
+		return fail(KBC_ERROR, err, errlen, "%s", sticky);
+	if (busy)
+		block_forever("fill (cudaStreamSynchronize)");
+	if (p)
+		kb_fill_host(p, dtype, rows, cols, init, scale, modulo, seed, stream);
+	return KBC_OK;
+}
+
+static int
+api_to_host(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t errlen)
+{
+	(void) ctx;
+	trace("to_host");
+	if (sticky[0])
+		return fail(KBC_ERROR, err, errlen, "%s", sticky);
+	if (busy)
+		block_forever("to_host (cudaMemcpy waits for the stream)");
+	memcpy(dst, src, bytes);
+	return KBC_OK;
+}
+
+/* ------------------------------------------------------------ calls and waits */
+
+/* Run the CPU implementation with the CPU plan's workspace and blocking. */
+static int
+run_cpu(fake_ctx *ctx, const kb_call *c, int phase, char *err, size_t errlen)
+{
+	kb_call		k = *c,
+				cpu;
+	kb_plan		plan;
+
+	memset(&cpu, 0, sizeof(cpu));
+	cpu.op = c->op;
+	cpu.mode = c->mode;
+	cpu.dtype = c->dtype;
+	memcpy(cpu.ax, c->ax, sizeof(cpu.ax));
+	kb_ops[c->op]->plan(&cpu, &plan, false);
+	if ((size_t) cpu.ws_bytes > ctx->ws_bytes)
+	{
+		free(ctx->ws);
+		ctx->ws_bytes = 0;
+		if (!(ctx->ws = aligned_alloc(64, ((size_t) cpu.ws_bytes + 63) / 64 * 64)))
+			return fail(KBC_ERROR, err, errlen, "out of host memory for the workspace");
+		ctx->ws_bytes = (size_t) cpu.ws_bytes;
+	}
+	k.ws = ctx->ws;
+	k.ws_bytes = cpu.ws_bytes;
+	k.chunk = cpu.chunk;
+	if (kb_ops[c->op]->cpu(&k, phase) != 0)
+		return fail(KBC_ERROR, err, errlen, "the cpu implementation of %s failed", kb_ops[c->op]->name);
+	return KBC_OK;
+}
+
+static int
+api_call(void *ctx, const kb_call *c, int phase, char *err, size_t errlen)
+{
+	trace("call");
+	if (sticky[0])
+		return fail(KBC_ERROR, err, errlen, "%s", sticky);
+	if (c->op < 0 || c->op >= KB_OP_COUNT)
+		return fail(KBC_ERROR, err, errlen, "unknown operation id %d", c->op);
+	switch (mode)
+	{
+		case M_FAULT_CALL:
+			snprintf(sticky, sizeof(sticky), "%s at fake_cuda.c: %s", ILLEGAL_ADDRESS, kb_ops[c->op]->cu_symbol);
+			return fail(KBC_ERROR, err, errlen, "%s", sticky);
+		case M_HANG:
+		case M_HANG_FOREVER:
+			busy = true;		/* launched; it never finishes */
+			return KBC_OK;
+		case M_FAULT_SYNC:
+			return KBC_OK;		/* the fault surfaces at the next wait */
+		default:
+			return run_cpu(ctx, c, phase, err, errlen);
+	}
+}
+
+static int
+api_sync(void *ctx, double timeout_s, char *err, size_t errlen)
+{
+	const char *cap = getenv("KBENCH_FAKE_CUDA_MAX_WAIT_S");
+	double		wait = timeout_s;
+
+	(void) ctx;
+	trace("sync");
+	if (sticky[0])
+		return fail(KBC_ERROR, err, errlen, "%s", sticky);
+	if (mode == M_FAULT_SYNC)
+	{
+		snprintf(sticky, sizeof(sticky), "%s at fake_cuda.c: waiting for the device", ILLEGAL_ADDRESS);
+		return fail(KBC_ERROR, err, errlen, "%s", sticky);
+	}
+	if (!busy)
+		return KBC_OK;
+	if (mode == M_HANG_FOREVER)
+		block_forever("sync (ignoring its timeout)");
+	if (cap && atof(cap) > 0 && atof(cap) < wait)
+		wait = atof(cap);
+	sleep_s(wait);
+	return fail(KBC_TIMEOUT, err, errlen, "the device did not finish within %.0f s", wait);
+}
+
+static int
+api_time_one(void *ctx, const kb_call *c, void *flush, size_t flush_bytes, double *op_ns, double *total_ns,
+			 double timeout_s, char *err, size_t errlen)
+{
+	int64_t		t0 = kb_now_ns(),
+				t1;
+	int			rc;
+
+	trace("time_one");
+	if (sticky[0])
+		return fail(KBC_ERROR, err, errlen, "%s", sticky);
+	if (flush && flush_bytes)
+		memset(flush, 0, flush_bytes);
+	t1 = kb_now_ns();
+	rc = api_call(ctx, c, KB_PHASE_TIMED, err, errlen);
+	if (rc == KBC_OK)
+		rc = api_sync(ctx, timeout_s, err, errlen);
+	*op_ns = (double) (kb_now_ns() - t1);
+	*total_ns = (double) (kb_now_ns() - t0);
+	return rc;
+}
+
+static const kbc_api api = {
+	KBC_ABI_VERSION,
+	api_device_count,
+	api_device_info,
+	api_open,
+	api_close,
+	api_alloc,
+	api_free,
+	api_fill,
+	api_to_host,
+	api_call,
+	api_sync,
+	api_time_one,
+};
+
+__attribute__((visibility("default"))) const kbc_api *kbc_get_api(int abi);
+
+const kbc_api *
+kbc_get_api(int abi)
+{
+	return abi == KBC_ABI_VERSION ? &api : NULL;
+}
