@@ -6,6 +6,16 @@
  * with dlopen the first time a cuda device is asked for, and samples the SM
  * clock through NVML (also dlopen'ed) when the driver has it.  libkbench
  * itself never links libcuda or libcudart.
+ *
+ * A CUDA wait that ends in KBC_TIMEOUT leaves a kernel running that may
+ * never finish, and most of what would follow waits for it implicitly:
+ * cudaFree, a synchronous copy, destroying the stream, cudaDeviceReset.  So
+ * that a run never hangs after its deadline, the device is then "wedged" for
+ * the rest of this process: its memory and context are left as they are
+ * (the driver reclaims them, and stops the kernel, when the process exits),
+ * and no later run may open it here.  The caller ends the process: the
+ * kbench CLI exits after printing the timeout; the server's worker records
+ * the job and exits, and the postmaster starts a fresh one (src/worker.c).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -230,6 +240,40 @@ kb_fill_host(void *p, int dtype, int64_t rows, int64_t cols, int init,
 	}
 }
 
+/* ------------------------------------------------------------ wedged devices */
+
+#define KB_MAX_CUDA_DEVICES 1024
+
+/* Set once per device, never cleared (see the header comment). */
+static volatile bool cuda_wedged[KB_MAX_CUDA_DEVICES];
+
+static bool
+wedged(const kb_backend *be)
+{
+	return be->cuda && be->device >= 0 && be->device < KB_MAX_CUDA_DEVICES && cuda_wedged[be->device];
+}
+
+/* A backend return code, remembering a timeout as a wedged device. */
+static int
+cuda_rc(kb_backend *be, int rc)
+{
+	if (rc == KBC_TIMEOUT && be->device >= 0 && be->device < KB_MAX_CUDA_DEVICES)
+		cuda_wedged[be->device] = true;
+	return rc;
+}
+
+/* Refuse to touch a wedged device: any call could wait for its kernel. */
+static bool
+refuse_wedged(kb_backend *be)
+{
+	if (!wedged(be))
+		return false;
+	snprintf(be->err, sizeof(be->err),
+			 "cuda:%d is wedged: a kernel of an earlier run in this process did not finish, and waiting "
+			 "for it or resetting the device could hang; start a new process", be->device);
+	return true;
+}
+
 /* ------------------------------------------------------------ the backend */
 
 int
@@ -241,6 +285,8 @@ kb_be_open(kb_backend *be, bool cuda, int device)
 	be->clock_default_mhz = -1;
 	if (!cuda)
 		return KBC_OK;
+	if (refuse_wedged(be))
+		return KBC_ERROR;
 	be->api = kb_cuda_api(be->err, sizeof(be->err));
 	if (!be->api)
 		return KBC_ERROR;
@@ -256,7 +302,8 @@ kb_be_open(kb_backend *be, bool cuda, int device)
 void
 kb_be_close(kb_backend *be)
 {
-	if (be->cuda && be->api && be->ctx)
+	/* Closing a wedged device would wait for its stream: leave it. */
+	if (be->cuda && be->api && be->ctx && !wedged(be))
 		be->api->close(be->ctx);
 	be->ctx = NULL;
 }
@@ -265,7 +312,7 @@ int
 kb_be_alloc(kb_backend *be, size_t bytes, void **p)
 {
 	if (be->cuda)
-		return be->api->alloc(be->ctx, bytes, p, be->err, sizeof(be->err));
+		return refuse_wedged(be) ? KBC_ERROR : cuda_rc(be, be->api->alloc(be->ctx, bytes, p, be->err, sizeof(be->err)));
 	*p = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
 	if (!*p)
 	{
@@ -281,7 +328,11 @@ kb_be_free(kb_backend *be, void *p)
 	if (!p)
 		return;
 	if (be->cuda)
-		be->api->free(be->ctx, p);
+	{
+		/* cudaFree waits for the device: a wedged device's memory stays (see above). */
+		if (!wedged(be))
+			be->api->free(be->ctx, p);
+	}
 	else
 		free(p);
 }
@@ -291,8 +342,9 @@ kb_be_fill(kb_backend *be, void *p, int dtype, int64_t rows, int64_t cols, int i
 		   double scale, int64_t modulo, uint64_t seed, uint32_t stream)
 {
 	if (be->cuda)
-		return be->api->fill(be->ctx, p, dtype, rows, cols, init, scale, modulo, seed, stream,
-							 be->err, sizeof(be->err));
+		return refuse_wedged(be) ? KBC_ERROR
+			: cuda_rc(be, be->api->fill(be->ctx, p, dtype, rows, cols, init, scale, modulo, seed, stream,
+										be->err, sizeof(be->err)));
 	kb_fill_host(p, dtype, rows, cols, init, scale, modulo, seed, stream);
 	return KBC_OK;
 }
@@ -301,7 +353,8 @@ int
 kb_be_to_host(kb_backend *be, void *dst, const void *src, size_t bytes)
 {
 	if (be->cuda)
-		return be->api->to_host(be->ctx, dst, src, bytes, be->err, sizeof(be->err));
+		return refuse_wedged(be) ? KBC_ERROR
+			: cuda_rc(be, be->api->to_host(be->ctx, dst, src, bytes, be->err, sizeof(be->err)));
 	memcpy(dst, src, bytes);
 	return KBC_OK;
 }
@@ -310,7 +363,7 @@ int
 kb_be_call(kb_backend *be, const kb_call *c, int phase)
 {
 	if (be->cuda)
-		return be->api->call(be->ctx, c, phase, be->err, sizeof(be->err));
+		return refuse_wedged(be) ? KBC_ERROR : cuda_rc(be, be->api->call(be->ctx, c, phase, be->err, sizeof(be->err)));
 	if (kb_ops[c->op]->cpu(c, phase) != 0)
 	{
 		snprintf(be->err, sizeof(be->err), "the cpu implementation of %s failed", kb_ops[c->op]->name);
@@ -323,7 +376,7 @@ int
 kb_be_sync(kb_backend *be, double timeout_s)
 {
 	if (be->cuda)
-		return be->api->sync(be->ctx, timeout_s, be->err, sizeof(be->err));
+		return refuse_wedged(be) ? KBC_ERROR : cuda_rc(be, be->api->sync(be->ctx, timeout_s, be->err, sizeof(be->err)));
 	return KBC_OK;
 }
 
@@ -338,8 +391,9 @@ kb_be_time_one(kb_backend *be, const kb_call *c, void *flush, size_t flush_bytes
 	int			rc;
 
 	if (be->cuda)
-		return be->api->time_one(be->ctx, c, flush, flush_bytes, op_ns, total_ns, timeout_s,
-								 be->err, sizeof(be->err));
+		return refuse_wedged(be) ? KBC_ERROR
+			: cuda_rc(be, be->api->time_one(be->ctx, c, flush, flush_bytes, op_ns, total_ns, timeout_s,
+											be->err, sizeof(be->err)));
 	t0 = kb_now_ns();
 	if (flush && flush_bytes)
 	{

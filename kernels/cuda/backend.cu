@@ -5,6 +5,16 @@
  * (cache flush, event pair, bounded wait).  Every CUDA call is checked; a
  * failure marks the device so the next open() resets it (cudaDeviceReset)
  * and the worker can go on after a sticky error.
+ *
+ * No wait here is unbounded: every wait for the stream polls an event with
+ * a deadline (wait_event), including the ones CUDA would otherwise make
+ * implicitly (a device-to-host copy into pageable memory, cublasLtDestroy).
+ * A wait that times out leaves a kernel that may never finish; the device is
+ * then "wedged" for the rest of the process: nothing that waits for the
+ * device is called again (cudaFree, stream and handle destruction,
+ * cudaDeviceReset all would), memory is left to the driver, which reclaims
+ * it when the process exits, and open() refuses the device.  libkbench does
+ * the same on its side (kernels/backend.c).
  */
 #include <cstdio>
 #include <new>
@@ -16,7 +26,11 @@
 
 static thread_local char kbc_err[512];
 static bool g_needs_reset[1024];
+static bool g_wedged[1024];		/* a wait timed out: see the header comment */
 static int	g_current_dev = -1;
+
+/* Waits without a caller's timeout (fill, to_host, close): generous, never infinite. */
+#define KBC_HOST_WAIT_S 120.0
 
 void
 kbc_fail(cudaError_t e, const char *what, const char *file, int line)
@@ -106,6 +120,47 @@ api_device_info(int dev, kbc_device_info *out, char *err, size_t errlen)
 	return report(device_info(dev, out), err, errlen);
 }
 
+/* ------------------------------------------------------------ bounded waits */
+
+/* Wait for an event without hanging: poll with a deadline. */
+static int
+wait_event(cudaEvent_t ev, double timeout_s)
+{
+	struct timespec t0,
+				t;
+	cudaError_t e;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;)
+	{
+		e = cudaEventQuery(ev);
+		if (e == cudaSuccess)
+			return KBC_OK;
+		if (e != cudaErrorNotReady)
+		{
+			kbc_fail(e, "waiting for the device", __FILE__, __LINE__);
+			return KBC_ERROR;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((double) (t.tv_sec - t0.tv_sec) + 1e-9 * (double) (t.tv_nsec - t0.tv_nsec) > timeout_s)
+		{
+			snprintf(kbc_err, sizeof(kbc_err), "the device did not finish within %.0f s", timeout_s);
+			if (g_current_dev >= 0)
+				g_needs_reset[g_current_dev] = g_wedged[g_current_dev] = true;
+			return KBC_TIMEOUT;
+		}
+		usleep(20);
+	}
+}
+
+/* Wait, at most timeout_s, for everything enqueued on the context's stream. */
+static int
+wait_stream(kbc_ctx *c, double timeout_s)
+{
+	KBC_CHECK(cudaEventRecord(c->ev_stop, c->stream));
+	return wait_event(c->ev_stop, timeout_s);
+}
+
 /* ------------------------------------------------------------ open / close */
 
 static int
@@ -118,6 +173,13 @@ open_dev(int dev, kbc_ctx **out)
 	if (dev < 0 || dev >= 1024)
 	{
 		kbc_fail_msg("device ordinal out of range");
+		return KBC_ERROR;
+	}
+	if (g_wedged[dev])
+	{
+		/* cudaDeviceReset would wait for the kernel that did not finish. */
+		kbc_fail_msg("the device is wedged: a kernel of an earlier run in this process did not finish; "
+					 "start a new process");
 		return KBC_ERROR;
 	}
 	KBC_CHECK(cudaSetDevice(dev));
@@ -161,8 +223,14 @@ api_close(void *p)
 
 	if (!c)
 		return;
-	if (c->stream)
-		(void) cudaStreamSynchronize(c->stream);
+	/* Destroying the handle and the stream waits for the stream: wait first, bounded. */
+	if (!g_wedged[c->dev] && c->stream && c->ev_stop && wait_stream(c, KBC_HOST_WAIT_S) != KBC_OK)
+		(void) cudaGetLastError();
+	if (g_wedged[c->dev])
+	{
+		delete c;				/* the handles stay with the wedged context */
+		return;
+	}
 	if (c->lt)
 		cublasLtDestroy(c->lt);
 	if (c->ev_pre)
@@ -224,9 +292,11 @@ api_alloc(void *ctx, size_t bytes, void **p, char *err, size_t errlen)
 static void
 api_free(void *ctx, void *p)
 {
-	(void) ctx;
-	if (p && cudaFree(p) != cudaSuccess)
-		g_needs_reset[g_current_dev >= 0 ? g_current_dev : 0] = true;
+	int			dev = ctx ? ((kbc_ctx *) ctx)->dev : g_current_dev >= 0 ? g_current_dev : 0;
+
+	/* cudaFree waits for the device: on a wedged one the memory stays until the process exits. */
+	if (p && !g_wedged[dev] && cudaFree(p) != cudaSuccess)
+		g_needs_reset[dev] = true;
 }
 
 static int
@@ -236,17 +306,24 @@ api_to_host(void *ctx, void *dst, const void *src, size_t bytes, char *err, size
 	int			rc = KBC_OK;
 
 	kbc_err[0] = '\0';
+	/*
+	 * A copy into pageable memory returns only when it is done, after all the
+	 * stream's earlier work: wait for that first, with a deadline, so the
+	 * copy itself cannot hang.
+	 */
 	if (bytes)
+		rc = wait_stream(c, KBC_HOST_WAIT_S);
+	if (bytes && rc == KBC_OK)
 	{
 		cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, c->stream);
 
-		if (e == cudaSuccess)
-			e = cudaStreamSynchronize(c->stream);
 		if (e != cudaSuccess)
 		{
 			kbc_fail(e, "cudaMemcpy device to host", __FILE__, __LINE__);
 			rc = KBC_ERROR;
 		}
+		else
+			rc = wait_stream(c, KBC_HOST_WAIT_S);
 	}
 	return report(rc, err, errlen);
 }
@@ -325,8 +402,7 @@ fill(kbc_ctx *c, void *p, int dtype, int64_t rows, int64_t cols, int init, doubl
 		default:
 			break;
 	}
-	KBC_CHECK(cudaStreamSynchronize(c->stream));
-	return KBC_OK;
+	return wait_stream(c, KBC_HOST_WAIT_S);
 }
 
 static int
@@ -364,37 +440,6 @@ api_call(void *ctx, const kb_call *k, int phase, char *err, size_t errlen)
 	return report(call((kbc_ctx *) ctx, k, phase), err, errlen);
 }
 
-/* Wait for an event without hanging: poll with a deadline. */
-static int
-wait_event(cudaEvent_t ev, double timeout_s)
-{
-	struct timespec t0,
-				t;
-	cudaError_t e;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;)
-	{
-		e = cudaEventQuery(ev);
-		if (e == cudaSuccess)
-			return KBC_OK;
-		if (e != cudaErrorNotReady)
-		{
-			kbc_fail(e, "waiting for the device", __FILE__, __LINE__);
-			return KBC_ERROR;
-		}
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((double) (t.tv_sec - t0.tv_sec) + 1e-9 * (double) (t.tv_nsec - t0.tv_nsec) > timeout_s)
-		{
-			snprintf(kbc_err, sizeof(kbc_err), "the device did not finish within %.0f s", timeout_s);
-			if (g_current_dev >= 0)
-				g_needs_reset[g_current_dev] = true;
-			return KBC_TIMEOUT;
-		}
-		usleep(20);
-	}
-}
-
 static int
 api_sync(void *ctx, double timeout_s, char *err, size_t errlen)
 {
@@ -402,12 +447,7 @@ api_sync(void *ctx, double timeout_s, char *err, size_t errlen)
 	int			rc;
 
 	kbc_err[0] = '\0';
-	if (cudaEventRecord(c->ev_stop, c->stream) != cudaSuccess)
-	{
-		kbc_fail(cudaGetLastError(), "cudaEventRecord", __FILE__, __LINE__);
-		return report(KBC_ERROR, err, errlen);
-	}
-	rc = wait_event(c->ev_stop, timeout_s);
+	rc = wait_stream(c, timeout_s);
 	return report(rc, err, errlen);
 }
 
