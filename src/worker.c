@@ -16,6 +16,16 @@
  * stops (kb_run's deadline) and is marked timeout; a CUDA fault gives
  * run_status runtime_error and the kernels library resets the device before
  * the next job.  SIGTERM cancels the running job and re-queues it.
+ *
+ * A GPU job that times out may leave a kernel that never finishes.  Nothing
+ * in this process can then safely wait for the device or reset it (cudaFree,
+ * cudaDeviceReset and the like wait for that kernel), so the worker records
+ * the job's end and exits with code 1; the postmaster starts a fresh worker
+ * (bgw_restart_time) with a fresh CUDA context, and the driver stops the
+ * kernel when the old process goes.  Should the CUDA backend itself never
+ * return (a driver that breaks the deadline it was given), a watchdog ends
+ * the process shortly after the job's timeout and the next worker records
+ * the job as timed out (device_watchdog, recover_jobs).
  */
 #include "kernelindex.h"
 #include "runner.h"
@@ -43,6 +53,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
+#include "utils/timeout.h"
 #include "utils/timestamp.h"
 
 #include "../kernels/kbench.h"
@@ -65,6 +76,11 @@ static char registered_devices[KI_MAX_WORKERS][KI_DEVICE_LEN];
 static int	nregistered = 0;
 
 static KiWorkerSlot *MySlot = NULL;
+
+/* How long after a GPU job's timeout the watchdog ends a worker still inside kb_run. */
+#define KI_WATCHDOG_GRACE_MS 5000
+
+static TimeoutId watchdog_timeout = MAX_TIMEOUTS;	/* registered by GPU workers */
 
 /* Count the NVIDIA GPUs the driver shows, without loading CUDA. */
 static int
@@ -359,20 +375,29 @@ extension_ready(void)
 	return ok;
 }
 
-/* Fail (or re-queue) the jobs this device left running. */
+/*
+ * Fail (or re-queue) the jobs this device left running.  One already past
+ * its timeout ends as timeout and is not retried: its worker was stopped by
+ * the watchdog (a device that never returned) or died after the deadline.
+ */
 static void
 recover_jobs(const char *device)
 {
 	char	   *sql = psprintf(
-							   "UPDATE %s.kbench_jobs SET "
-							   " status = CASE WHEN retries_left > 0 THEN 'queued' ELSE 'failed' END,"
-							   " retries_left = greatest(retries_left - 1, 0),"
-							   " finished_at = CASE WHEN retries_left > 0 THEN NULL ELSE clock_timestamp() END,"
-							   " error = format('the worker for %%s (pid %%s) stopped while running the job: it was killed or the server restarted%%s',"
-							   "                device, worker_pid, CASE WHEN retries_left > 0 THEN '; re-queued for its retry' ELSE '' END),"
+							   "UPDATE %s.kbench_jobs j SET "
+							   " status = CASE WHEN o.overdue THEN 'timeout' WHEN retries_left > 0 THEN 'queued' ELSE 'failed' END,"
+							   " retries_left = CASE WHEN o.overdue THEN retries_left ELSE greatest(retries_left - 1, 0) END,"
+							   " finished_at = CASE WHEN retries_left > 0 AND NOT o.overdue THEN NULL ELSE clock_timestamp() END,"
+							   " error = CASE WHEN o.overdue THEN"
+							   "   format('stopped after the job''s timeout of %%s: the device did not return, and the worker for %%s (pid %%s) was restarted',"
+							   "          timeout, device, worker_pid)"
+							   " ELSE format('the worker for %%s (pid %%s) stopped while running the job: it was killed or the server restarted%%s',"
+							   "             device, worker_pid, CASE WHEN retries_left > 0 THEN '; re-queued for its retry' ELSE '' END) END,"
 							   " worker_pid = NULL "
-							   "WHERE status = 'running' AND device = %s",
-							   worker_schema, quote_literal_cstr(device));
+							   "FROM (SELECT id, started_at + timeout < clock_timestamp() AS overdue FROM %s.kbench_jobs"
+							   "      WHERE status = 'running' AND device = %s) o "
+							   "WHERE j.id = o.id",
+							   worker_schema, worker_schema, quote_literal_cstr(device));
 
 	run_in_xact("recovering jobs", sql);
 }
@@ -570,8 +595,41 @@ requeue_job(int64 id)
 						 worker_schema, id));
 }
 
-/* Run one claimed job. */
+/*
+ * The worst case, a CUDA backend that does not return although kb_run gave
+ * every wait a deadline.  Signal context, with the worker blocked inside
+ * kb_run: no transaction is open and no lock is held there, so this releases
+ * shared memory as proc_exit would (as bgworker_die's FATAL does from its
+ * signal handler too), then leaves with _exit(1) rather than exit(): the
+ * CUDA runtime's exit handlers could wait on the very call interrupted.  The
+ * postmaster starts a new worker, whose recover_jobs ends the job as timeout.
+ */
 static void
+device_watchdog(void)
+{
+	static const char msg[] = "kernelindex worker: the CUDA backend did not return within the job's timeout; "
+		"the worker exits and a new one will start\n";
+
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		(void) 0;				/* nothing more to do about it here */
+	proc_exit_inprogress = true;	/* as proc_exit: the callbacks check it */
+	HOLD_INTERRUPTS();
+	shmem_exit(1);
+	_exit(1);
+}
+
+/* Is this a GPU device ("cuda:N")? */
+static bool
+is_cuda_device(const char *device)
+{
+	return strncmp(device, "cuda:", 5) == 0;
+}
+
+/*
+ * Run one claimed job.  True when the worker must exit after it: a GPU job
+ * that timed out may have left a kernel running (see the header comment).
+ */
+static bool
 run_job(claimed_job *job, const char *device)
 {
 	kb_request	req;
@@ -606,7 +664,12 @@ run_job(claimed_job *job, const char *device)
 	pgstat_report_activity(STATE_RUNNING, psprintf("running job " INT64_FORMAT ": %s %s", job->id,
 												   job->operation, job->mode));
 	memset(&res, 0, sizeof(res));
+	if (watchdog_timeout != MAX_TIMEOUTS)
+		enable_timeout_after(watchdog_timeout,
+							 (int) Min(job->timeout_ms + KI_WATCHDOG_GRACE_MS, (double) INT_MAX));
 	st = kb_run(&req, &res);
+	if (watchdog_timeout != MAX_TIMEOUTS)
+		disable_timeout(watchdog_timeout, false);
 	pgstat_report_activity(STATE_IDLE, NULL);
 
 	if (st == KB_CANCELED && got_sigterm)
@@ -614,7 +677,7 @@ run_job(claimed_job *job, const char *device)
 		kb_free_result(&res);
 		requeue_job(job->id);
 		MySlot->job_id = 0;
-		return;
+		return false;
 	}
 	switch (st)
 	{
@@ -623,7 +686,8 @@ run_job(claimed_job *job, const char *device)
 			break;
 		case KB_TIMEOUT:
 			status = "timeout";
-			error = psprintf("stopped after the job's timeout of %.0f s", job->timeout_ms / 1000.0);
+			error = psprintf("stopped after the job's timeout of %.0f s%s%s%s", job->timeout_ms / 1000.0,
+							 res.message[0] ? " (" : "", res.message, res.message[0] ? ")" : "");
 			break;
 		case KB_CANCELED:
 			status = "canceled";
@@ -653,6 +717,35 @@ run_job(claimed_job *job, const char *device)
 	kb_free_result(&res);
 	MySlot->job_id = 0;
 	MySlot->progress = 0;
+	return st == KB_TIMEOUT && is_cuda_device(device);
+}
+
+/* The product name the CUDA backend gives for device ("cuda:N"), or NULL. */
+static char *
+cuda_product(const char *device)
+{
+	char	   *json = kb_devices_json();
+	char	   *product = NULL;
+	ki_arena	a;
+	ki_errors	errs;
+	ki_value   *list;
+
+	if (json == NULL)
+		return NULL;
+	ki_pg_arena_init(&a);
+	ki_errors_init(&errs, &a);
+	list = ki_parse(&a, json, strlen(json), &errs);
+	for (size_t i = 0; list && list->type == KI_ARRAY && i < list->u.arr.count; i++)
+	{
+		const ki_value *name = ki_get(list->u.arr.items[i], "name");
+		const ki_value *p = ki_get(list->u.arr.items[i], "product");
+
+		if (name && name->type == KI_STRING && p && p->type == KI_STRING &&
+			name->u.str.len == strlen(device) && memcmp(name->u.str.ptr, device, name->u.str.len) == 0)
+			product = pnstrdup(p->u.str.ptr, p->u.str.len);
+	}
+	kb_free(json);
+	return product;
 }
 
 /* Delete finished jobs older than kernelindex.history_retention. */
@@ -661,6 +754,27 @@ apply_retention(void)
 {
 	run_in_xact("applying the job retention",
 				psprintf("SELECT %s.kbench_prune_jobs(make_interval(secs => %d))", worker_schema, ki_retention_s));
+}
+
+/*
+ * Clear this worker's slot on any exit: the end of the loop, a FATAL error,
+ * the watchdog.  kbench_workers then shows the device stopped until the next
+ * worker starts, and nobody sets the latch of a process that is gone.
+ */
+static void
+release_slot(int code, Datum arg)
+{
+	bool		lock = !LWLockHeldByMe(ki_shared->lock);
+
+	(void) code;
+	(void) arg;
+	if (lock)
+		LWLockAcquire(ki_shared->lock, LW_EXCLUSIVE);
+	MySlot->pid = 0;
+	MySlot->latch = NULL;
+	MySlot->job_id = 0;
+	if (lock)
+		LWLockRelease(ki_shared->lock);
 }
 
 /* The worker of one device. */
@@ -672,6 +786,7 @@ kbench_worker_main(Datum arg)
 	MemoryContext jobcxt;
 	TimestampTz last_retention = 0;
 	bool		ready = false;
+	int			exit_code = 0;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, worker_sigterm);
@@ -685,17 +800,22 @@ kbench_worker_main(Datum arg)
 	MySlot->job_id = 0;
 	MySlot->cancel = 0;
 	LWLockRelease(ki_shared->lock);
+	before_shmem_exit(release_slot, (Datum) 0);
 
 	if (strcmp(device, "cpu") == 0)
 		strlcpy(MySlot->product, "CPU (C reference, kbench cpu backend)", sizeof(MySlot->product));
 	else
 	{
 		char		why[256];
+		char	   *product;
 
 		if (!kb_cuda_available(why, sizeof(why)))
 			snprintf(MySlot->product, sizeof(MySlot->product), "unavailable: %s", why);
+		else if ((product = cuda_product(device)) != NULL)
+			strlcpy(MySlot->product, product, sizeof(MySlot->product));
 		else
-			strlcpy(MySlot->product, "NVIDIA GPU", sizeof(MySlot->product));
+			snprintf(MySlot->product, sizeof(MySlot->product), "unavailable: %s does not exist", device);
+		watchdog_timeout = RegisterTimeout(USER_TIMEOUT, device_watchdog);
 	}
 
 	BackgroundWorkerInitializeConnection(ki_database, NULL, 0);
@@ -739,15 +859,19 @@ kbench_worker_main(Datum arg)
 				finish_job(&job, "canceled", NULL, "canceled before it started");
 				continue;
 			}
-			run_job(&job, device);
+			if (run_job(&job, device))
+			{
+				ereport(LOG,
+						(errmsg("kernelindex worker for %s exits after job " INT64_FORMAT " timed out",
+								device, job.id),
+						 errdetail("A kernel may still be running; a new worker starts with a fresh CUDA context.")));
+				exit_code = 1;	/* the postmaster restarts the worker */
+				break;
+			}
 			continue;			/* look for the next job at once */
 		}
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 60000L,
 						 PG_WAIT_EXTENSION);
 	}
-	LWLockAcquire(ki_shared->lock, LW_EXCLUSIVE);
-	MySlot->pid = 0;
-	MySlot->latch = NULL;
-	LWLockRelease(ki_shared->lock);
-	proc_exit(0);
+	proc_exit(exit_code);		/* release_slot clears the slot */
 }
