@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# fault.sh: the CUDA fault paths of the runner on a host without a GPU,
+# through the fake CUDA backend of test/fake_cuda (loaded with
+# KBENCH_CUDA_LIB; its behaviour chosen by KBENCH_FAKE_CUDA).  The kbench CLI
+# under each fault, then a server whose only worker serves cuda:0: a fault
+# fails the job with the CUDA message and the worker goes on; too little
+# memory is refused before allocating; a kernel that never finishes ends as
+# timeout and the worker is replaced, also when the backend itself never
+# returns.  Every kbench command runs under `timeout`, every wait for the
+# server is bounded.
+# Prints TAP lines.  KEEP_LOG=FILE keeps a copy of the server log.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+export PATH="/usr/lib/postgresql/15/bin:$PATH"
+source bin/pgcluster.sh
+ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+
+# ---------------------------------------------------------------- the fake
+if make -s -C kernels NVCC= libkbench.a kbench fake-cuda >/tmp/fault-build.$$ 2>&1; then
+  echo "ok - the fake CUDA backend builds (C11, -Wall -Wextra -Werror)"
+else
+  echo "not ok - the fake CUDA backend builds"; sed 's/^/# /' /tmp/fault-build.$$; rm -f /tmp/fault-build.$$; exit 1
+fi
+rm -f /tmp/fault-build.$$
+# The real backend cannot run here; what it must not contain can be checked.
+waits=$(grep -nE 'cuda(Stream|Event|Device|Ctx)Synchronize|cudaMemcpy(2D|3D)?\(' kernels/cuda/*.cu kernels/ops/*.cu |
+  grep -vE '^[^:]+:[0-9]+:\s*(\*|/\*|//)')
+reset=$(grep -c 'if (g_wedged\[dev\])' kernels/cuda/backend.cu)
+if [ -z "$waits" ] && [ "$reset" = 1 ]; then
+  echo "ok - the CUDA sources wait only through deadlines (no *Synchronize, no synchronous copy; no reset of a wedged device)"
+else
+  echo "not ok - the CUDA sources wait only through deadlines"; printf '%s\n' "$waits" | sed 's/^/# /'
+fi
+# A directory the server's user can read: the library, the mode file, the call log.
+FAKE=$(mktemp -d /tmp/kernelindex-fake.XXXXXX)
+chmod 755 "$FAKE"
+trap '[ -n "${KEEP_LOG:-}" ] && cp "$KI_CLUSTER_DIR/server.log" "$KEEP_LOG"; ki_cluster_stop; rm -rf "$FAKE"' EXIT
+cp kernels/build/libkbench_fake_cuda.so "$FAKE/"
+echo ok >"$FAKE/mode"
+touch "$FAKE/calls.log"
+chmod 644 "$FAKE/mode"; chmod 666 "$FAKE/calls.log"
+export KBENCH_CUDA_LIB=$FAKE/libkbench_fake_cuda.so KBENCH_FAKE_CUDA_LOG=$FAKE/calls.log
+
+# ---------------------------------------------------------------- the CLI
+KB=kernels/kbench
+LN=(run layer_norm forward rows=8 hidden=8 --device cuda:0)
+# description, mode, wanted exit status, wanted text; the run is cut off after 30 s
+expect() {
+  local d=$1 mode=$2 want=$3 text=$4 got rc
+  got=$(KBENCH_FAKE_CUDA=$mode KBENCH_FAKE_CUDA_MAX_WAIT_S=2 timeout 30 $KB "${LN[@]}" "${@:5}" 2>&1); rc=$?
+  if [ "$rc" = "$want" ] && printf '%s' "$got" | grep -qF -- "$text"; then echo "ok - $d"
+  else echo "not ok - $d (exit $rc, wanted $want; output: $(printf '%s' "$got" | grep -v '^  ' | head -c 300))"; fi
+}
+ok "$(KBENCH_FAKE_CUDA=ok timeout 30 $KB devices | grep '^cuda:')" "$(printf 'cuda:0\tFake GPU (kernelindex test double)')" \
+  "kbench devices shows the fake device"
+expect "kbench on the fake, ok: passes the correctness check (the CPU implementation ran)" ok 0 "matched 1.000000" \
+  --warmup-ms 1 --rep-ms 5 --flush-bytes 0
+expect "kbench, open fails: exit 3, device unavailable with CUDA's words" fault_open 3 \
+  "cuda:0 is not available: cudaErrorDevicesUnavailable"
+expect "kbench, a kernel faults: exit 1, runtime_error with CUDA's message" fault_call 1 \
+  "kbench: runtime_error: prepare: cudaErrorIllegalAddress (an illegal memory access was encountered)"
+expect "kbench, the fault surfaces at the wait: exit 1, runtime_error" fault_sync 1 \
+  "runtime_error: prepare: cudaErrorIllegalAddress (an illegal memory access was encountered) at fake_cuda.c: waiting"
+: >"$FAKE/calls.log"
+expect "kbench, too little device memory: exit 4, resource_exceeded" nomem 4 \
+  "resource_exceeded: workload needs 0.06 GiB on cuda:0, which has 0.00 GiB free of 16.00 GiB" --flush-bytes 0
+ok "$(grep -c ' alloc' "$FAKE/calls.log")" 0 "... refused before allocating anything"
+: >"$FAKE/calls.log"
+t0=$(date +%s.%N)
+expect "kbench, a kernel that never finishes: exit 1, timeout" hang 1 \
+  "kbench: timeout: prepare: the device did not finish within 2 s"
+ok "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print (b - a < 10) }')" 1 "... within seconds of the wait's deadline (no hang on cleanup)"
+ok "$(grep -cE ' (free|close|open)' "$FAKE/calls.log")" 1 "... and nothing that waits for the device is called after it (one open, no free or close)"
+
+# ---------------------------------------------------------------- the server
+# The postmaster inherits this environment (pg_ctl, through runuser as root);
+# the worker reads the fake's mode from the file at every open.
+export KBENCH_FAKE_CUDA=@$FAKE/mode
+ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'kbench'" \
+                 "kernelindex.devices = 'cuda:0'" || { echo "not ok - the cluster starts"; exit 1; }
+createdb kbench && psql -X -q -d kbench -c "CREATE EXTENSION kernelindex" || { echo "not ok - extension created"; exit 1; }
+export PGDATABASE=kbench
+q() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1"; }
+wait_for() { # a SQL boolean, at most $2 seconds
+  local i
+  for ((i = 0; i < $2 * 10; i++)); do
+    [ "$(psql -X -At -q -c "$1" 2>/dev/null)" = "t" ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+TINY='{"warmup_ms": 0, "rep_ms": 0.01, "flush_bytes": 0, "max_samples": 3}'
+# queue a layer_norm job on cuda:0 in mode $1 (timeout $2, default the GUC's); prints its id
+job() {
+  echo "$1" >"$FAKE/mode"
+  q "SELECT kbench_run('layer_norm', 'forward', '{\"rows\": 8, \"hidden\": 8}', device => 'cuda:0',
+       protocol => '$TINY'${2:+, timeout => '$2'})"
+}
+finished() { wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_jobs WHERE id = $1" "$2"; }
+idle_worker() { wait_for "SELECT count(*) = 1 FROM kbench_workers WHERE state = 'idle' AND pid IS NOT NULL AND pid <> ${1:-0}" "$2"; }
+worker_pid() { q "SELECT pid FROM kbench_workers"; }
+
+idle_worker 0 30 || echo "# the worker did not start"
+ok "$(q "SELECT device || ' | ' || product FROM kbench_workers")" "cuda:0 | Fake GPU (kernelindex test double)" \
+  "kbench_workers shows the fake device"
+
+j=$(job ok); finished "$j" 30
+ok "$(q "SELECT status || ' ' || run_status FROM kbench_jobs WHERE id = $j")" "passed passed" "a job on the fake device passes"
+
+j=$(job fault_call); finished "$j" 30
+pid=$(q "SELECT worker_pid FROM kbench_jobs WHERE id = $j")
+ok "$(q "SELECT status || ' ' || run_status FROM kbench_jobs WHERE id = $j")" "failed runtime_error" \
+  "a kernel fault fails the job, run_status runtime_error"
+ok "$(q "SELECT error FROM kbench_jobs WHERE id = $j")" \
+  "runtime_error: prepare: cudaErrorIllegalAddress (an illegal memory access was encountered) at fake_cuda.c: layer_norm_cuda" \
+  "... its error names runtime_error and CUDA's message"
+ok "$(q "SELECT r.status FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.id = $j")" runtime_error \
+  "... and its run is stored with status runtime_error (docs/SQL.md: the run is in kbench_runs either way)"
+j=$(job ok); finished "$j" 30
+ok "$(q "SELECT status || ' ' || worker_pid FROM kbench_jobs WHERE id = $j")" "passed $pid" \
+  "the next job runs in the same worker (the sticky error is reset at the next open)"
+
+j=$(job fault_sync); finished "$j" 30
+ok "$(q "SELECT status || ' ' || run_status || ' ' || (error LIKE 'runtime_error: prepare: %an illegal memory access was encountered%') FROM kbench_jobs WHERE id = $j")" \
+  "failed runtime_error true" "a fault that surfaces at the wait fails the job the same way"
+
+j=$(job fault_open); finished "$j" 30
+ok "$(q "SELECT status || ' ' || coalesce(run_status::text, 'no run') FROM kbench_jobs WHERE id = $j")" "failed no run" \
+  "a device that cannot be opened fails the job without a run"
+ok "$(q "SELECT error LIKE 'device_unavailable: cuda:0 is not available: cudaErrorDevicesUnavailable%' FROM kbench_jobs WHERE id = $j")" t \
+  "... with CUDA's words"
+
+: >"$FAKE/calls.log"
+j=$(job nomem); finished "$j" 30
+ok "$(q "SELECT status || ' ' || run_status FROM kbench_jobs WHERE id = $j")" "failed resource_exceeded" \
+  "too little device memory: resource_exceeded"
+ok "$(q "SELECT error FROM kbench_jobs WHERE id = $j")" \
+  "resource_exceeded: workload needs 0.06 GiB on cuda:0, which has 0.00 GiB free of 16.00 GiB" "... saying what was needed"
+ok "$(grep -c ' alloc' "$FAKE/calls.log")" 0 "... refused before allocating anything"
+
+# A kernel that never finishes; the backend keeps its promise and times out.
+: >"$FAKE/calls.log"
+pid=$(worker_pid)
+j=$(job hang '3 seconds')
+finished "$j" 20
+ok "$(q "SELECT status || ' ' || run_status FROM kbench_jobs WHERE id = $j")" "timeout timeout" \
+  "a kernel that never finishes: the job ends as timeout, its run recorded"
+ok "$(q "SELECT error FROM kbench_jobs WHERE id = $j")" \
+  "stopped after the job's timeout of 3 s (prepare: the device did not finish within 3 s)" "... saying where it stopped"
+ok "$(q "SELECT finished_at - started_at < interval '3 s' + interval '3 s' FROM kbench_jobs WHERE id = $j")" t \
+  "... within seconds of its timeout"
+ok "$(grep -c 'blocked forever' "$FAKE/calls.log")" 0 "... without waiting for the device after the timeout"
+idle_worker "$pid" 15 || echo "# no new worker"
+ok "$(q "SELECT pid <> $pid FROM kbench_workers")" t "the worker exits after the timeout and a new one starts"
+j=$(job ok); finished "$j" 30
+ok "$(q "SELECT status FROM kbench_jobs WHERE id = $j")" passed "... and runs the next job"
+
+# The worst case: the backend's wait itself never returns.  The watchdog.
+pid=$(worker_pid)
+j=$(job hang_forever '2 seconds')
+finished "$j" 30
+ok "$(q "SELECT status || ' ' || coalesce(run_status::text, 'no run') FROM kbench_jobs WHERE id = $j")" "timeout no run" \
+  "a backend that never returns: the job ends as timeout"
+ok "$(q "SELECT error FROM kbench_jobs WHERE id = $j")" \
+  "stopped after the job's timeout of 00:00:02: the device did not return, and the worker for cuda:0 (pid $pid) was restarted" \
+  "... saying why"
+ok "$(q "SELECT finished_at - started_at < interval '2 s' + interval '10 s' FROM kbench_jobs WHERE id = $j")" t \
+  "... within seconds of its timeout (the watchdog's grace is 5 s)"
+idle_worker "$pid" 15 || echo "# no new worker"
+j=$(job ok); finished "$j" 30
+ok "$(q "SELECT status FROM kbench_jobs WHERE id = $j") $(q "SELECT pid <> $pid FROM kbench_workers")" "passed t" \
+  "a new worker runs the next job"
+ok "$(q "SELECT count(*) FROM kbench_jobs WHERE status IN ('queued', 'running')")" 0 "nothing left queued or running"
