@@ -724,7 +724,12 @@ poll_stop(run_state *rs)
 	if (rs->req->cancel && *rs->req->cancel)
 		return KB_CANCELED;
 	if (rs->req->deadline_ns > 0 && kb_now_ns() > rs->req->deadline_ns)
+	{
+		if (!rs->res->message[0])
+			snprintf(rs->res->message, sizeof(rs->res->message),
+					 "the deadline passed between two calls");
 		return KB_TIMEOUT;
+	}
 	return KB_PASSED;
 }
 

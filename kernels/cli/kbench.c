@@ -7,16 +7,25 @@
  *   kbench describe OP MODE key=value... [--json]
  *   kbench run OP MODE key=value... [--impl cpu|cuda] [--variant vN] [--device cpu|cuda:N] [--json]
  *              [--warmup-ms MS] [--rep-ms MS] [--flush-bytes N] [--max-samples N]
- *              [--seed N] [--no-check]
+ *              [--seed N] [--no-check] [--timeout S]
  *
  * Exit status: 0 passed; 1 the run finished but did not pass (incorrect,
  * runtime error, timeout); 2 bad usage or request; 3 device unavailable;
  * 4 resource exceeded.
+ *
+ * --timeout S is the run's deadline (status timeout when it passes).  The
+ * library keeps it at every wait it controls; a watchdog covers the case it
+ * cannot (a driver call that never returns): S + 5 seconds after the start
+ * kbench says so and exits with status 1 at once, without the exit
+ * handlers that could wait for the device again.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "kbench.h"
 
@@ -29,7 +38,7 @@ usage(FILE *f)
 			"       kbench describe OP MODE key=value... [--device cpu|cuda:N] [--variant vN] [--json]\n"
 			"       kbench run OP MODE key=value... [--impl cpu|cuda] [--variant vN] [--device cpu|cuda:N] [--json]\n"
 			"                  [--warmup-ms MS] [--rep-ms MS] [--flush-bytes N] [--max-samples N]\n"
-			"                  [--seed N] [--no-check]\n"
+			"                  [--seed N] [--no-check] [--timeout S]\n"
 			"example: kbench run layer_norm backward rows=4096 hidden=4096 dtype=fp32 --device cuda:0\n");
 }
 
@@ -199,7 +208,7 @@ static int
 is_value_option(const char *a)
 {
 	static const char *const opts[] = {"--impl", "--variant", "--device", "--warmup-ms", "--rep-ms", "--flush-bytes",
-	"--max-samples", "--seed"};
+	"--max-samples", "--seed", "--timeout"};
 
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
 		if (strcmp(a, opts[i]) == 0)
@@ -215,6 +224,18 @@ progress_cb(void *arg, double f)
 		fprintf(stderr, "progress %.0f%%\n", f * 100);
 }
 
+/* The watchdog: async-signal-safe, no stdio, no exit handlers. */
+static void
+watchdog(int sig)
+{
+	static const char msg[] = "kbench: timeout: the device did not return within the deadline's grace; exiting\n";
+
+	(void) sig;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
 static int
 cmd_run(int argc, char **argv, int describe)
 {
@@ -224,6 +245,7 @@ cmd_run(int argc, char **argv, int describe)
 	const char **vals = calloc((size_t) argc + 1, sizeof(char *));
 	char	  **owned = calloc((size_t) argc + 1, sizeof(char *));
 	int			json = 0;
+	double		timeout_s = 0;
 	int			rc;
 
 	if (!keys || !vals || !owned)
@@ -270,6 +292,17 @@ cmd_run(int argc, char **argv, int describe)
 			req.max_samples = atoll(argv[++i]);
 		else if (strcmp(a, "--seed") == 0)
 			req.seed = strtoull(argv[++i], NULL, 10);
+		else if (strcmp(a, "--timeout") == 0)
+		{
+			char	   *end;
+
+			timeout_s = strtod(argv[++i], &end);
+			if (*end || !(timeout_s > 0) || timeout_s > 7 * 24 * 3600)
+			{
+				fprintf(stderr, "kbench: --timeout must be a number of seconds in (0, 604800], got '%s'\n", argv[i]);
+				return 2;
+			}
+		}
 		else if (strncmp(a, "--", 2) == 0)
 		{
 			fprintf(stderr, "kbench: unknown option %s\n", a);
@@ -288,6 +321,18 @@ cmd_run(int argc, char **argv, int describe)
 			vals[req.naxes] = eq + 1;
 			req.naxes++;
 		}
+	}
+	if (timeout_s > 0 && !describe)
+	{
+		struct timespec now;
+		struct sigaction sa;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		req.deadline_ns = (int64_t) now.tv_sec * 1000000000 + now.tv_nsec + (int64_t) (timeout_s * 1e9);
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = watchdog;
+		sigaction(SIGALRM, &sa, NULL);
+		alarm((unsigned) timeout_s + 5);
 	}
 	if (describe)
 		rc = kb_describe(&req, &res);

@@ -72,6 +72,12 @@ expect "kbench, a kernel that never finishes: exit 1, timeout" hang 1 \
 ok "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print (b - a < 10) }')" 1 "... within seconds of the wait's deadline (no hang on cleanup)"
 ok "$(grep -cE ' (free|close|open)' "$FAKE/calls.log")" 1 "... and nothing that waits for the device is called after it (one open, no free or close)"
 
+# The backend's wait never returns: only kbench's watchdog (--timeout S, fires at S + 5 s) ends it.
+t0=$(date +%s.%N)
+expect "kbench --timeout 1, a backend that never returns: the watchdog exits 1 and says why" hang_forever 1 \
+  "kbench: timeout: the device did not return within the deadline's grace; exiting" --timeout 1
+ok "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print (b - a < 12) }')" 1 "... about 6 s after the start (timeout + 5 s grace)"
+
 # ---------------------------------------------------------------- the server
 # The postmaster inherits this environment (pg_ctl, through runuser as root);
 # the worker reads the fake's mode from the file at every open.
@@ -106,6 +112,20 @@ ok "$(q "SELECT device || ' | ' || product FROM kbench_workers")" "cuda:0 | Fake
 
 j=$(job ok); finished "$j" 30
 ok "$(q "SELECT status || ' ' || run_status FROM kbench_jobs WHERE id = $j")" "passed passed" "a job on the fake device passes"
+
+# A kernel variant asked for by name from SQL, on the GPU worker: filed under its own implementation.
+echo ok >"$FAKE/mode"
+for impl in cuda cuda/v2; do
+  j=$(q "SELECT kbench_run('layer_norm', 'backward', '{\"rows\": 8, \"hidden\": 8}', implementation => '$impl',
+          device => 'cuda:0', protocol => '$TINY')"); finished "$j" 30
+  ok "$(q "SELECT j.status || ' ' || i.name || ' ' || (i.manifest->'spec'->'callable'->>'symbol') FROM kbench_jobs j
+           JOIN kbench_runs r ON r.digest = j.run_digest JOIN kbench_implementations i ON i.digest = r.implementation_digest
+           WHERE j.id = $j")" \
+    "passed kbench-layer-norm-cuda$([ $impl = cuda ] || echo -v2) layer_norm_cuda$([ $impl = cuda ] || echo /v2)" \
+    "kbench_run(implementation => '$impl') on cuda:0 runs and files the run under $impl's implementation"
+done
+ok "$(psql -X -At -q -c "SELECT kbench_run('jsd', 'forward', '{\"tokens\": 8, \"vocab\": 8}', implementation => 'cuda/v2', device => 'cuda:0')" 2>&1 | head -1)" \
+  "ERROR:  cannot queue jsd forward: unknown variant 'v2' for jsd; allowed: v1" "an unknown variant is refused when queued"
 
 j=$(job fault_call); finished "$j" 30
 pid=$(q "SELECT worker_pid FROM kbench_jobs WHERE id = $j")
