@@ -23,6 +23,10 @@
  *    (src/core/ki_json.h), the code the database uses.
  *  - After a CUDA fault (sticky error) the run reports KB_RUNTIME_ERROR and
  *    the next kb_run on that device resets it (cudaDeviceReset) first.
+ *  - No wait is unbounded.  A kernel that does not finish by the deadline
+ *    gives KB_TIMEOUT and leaves the device wedged for the life of the
+ *    process: later runs on it are refused (KB_DEVICE_UNAVAILABLE); start a
+ *    new process (the background worker exits and is restarted).
  */
 #ifndef KBENCH_H
 #define KBENCH_H
