@@ -106,7 +106,11 @@ CREATE VIEW kbench_device_operations AS
 	       ARRAY(SELECT jsonb_array_elements_text(o->'modes')) AS modes,
 	       ARRAY(SELECT jsonb_array_elements_text(o->'axes')) AS axes,
 	       ARRAY(SELECT jsonb_array_elements_text(o->'dtypes')) AS dtypes,
-	       CASE WHEN w.device = 'cpu' THEN 'cpu' ELSE 'cuda' END AS implementation
+	       CASE WHEN w.device = 'cpu' THEN 'cpu' ELSE 'cuda' END AS implementation,
+	       -- what kbench_run's implementation argument accepts there ('cuda/v2': a kernel variant)
+	       CASE WHEN w.device = 'cpu' THEN ARRAY['cpu']
+	            ELSE ARRAY(SELECT CASE WHEN v = 'v1' THEN 'cuda' ELSE 'cuda/' || v END
+	                         FROM jsonb_array_elements_text(o->'cudaVariants') v) END AS implementations
 	  FROM kbench_workers() w, jsonb_array_elements(kbench_registry()->'operations') o
 	 WHERE o->'implementations' ? (CASE WHEN w.device = 'cpu' THEN 'cpu' ELSE 'cuda' END);
 

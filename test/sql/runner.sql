@@ -3,7 +3,7 @@
 -- Timings vary from run to run: only what is deterministic is shown.
 
 SELECT device, product FROM kbench_workers;
-SELECT operation, implementation, modes, dtypes FROM kbench_device_operations ORDER BY operation;
+SELECT operation, implementation, implementations, modes, dtypes FROM kbench_device_operations ORDER BY operation;
 
 -- queue, run, wait: the seed workload of layer_norm backward, on the CPU
 SELECT kbench_run('layer_norm', 'backward', '{"rows": 4096, "hidden": 4096, "dtype": "fp32"}',

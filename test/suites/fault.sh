@@ -124,6 +124,9 @@ for impl in cuda cuda/v2; do
     "passed kbench-layer-norm-cuda$([ $impl = cuda ] || echo -v2) layer_norm_cuda$([ $impl = cuda ] || echo /v2)" \
     "kbench_run(implementation => '$impl') on cuda:0 runs and files the run under $impl's implementation"
 done
+ok "$(q "SELECT string_agg(operation || ' ' || implementations::text, '; ' ORDER BY operation) FROM kbench_device_operations")" \
+  "distill_jsd_loss {cuda,cuda/v2}; jsd {cuda}; layer_norm {cuda,cuda/v2}; megatron_cross_entropy {cuda,cuda/v2}" \
+  "kbench_device_operations lists each operation's kernel variants for the GPU worker"
 ok "$(psql -X -At -q -c "SELECT kbench_run('jsd', 'forward', '{\"tokens\": 8, \"vocab\": 8}', implementation => 'cuda/v2', device => 'cuda:0')" 2>&1 | head -1)" \
   "ERROR:  cannot queue jsd forward: unknown variant 'v2' for jsd; allowed: v1" "an unknown variant is refused when queued"
 
