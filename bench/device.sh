@@ -104,6 +104,27 @@ run jsd forward fp32 tokens=16384 vocab=128256
 run jsd forward bf16 tokens=8192 vocab=128256
 for t in 1024 8192 16384; do run distill_jsd_loss forward bf16 tokens=$t hidden=4096 vocab=128256; done
 run distill_jsd_loss full bf16 tokens=8192 hidden=4096 vocab=128256
+# compute-sanitizer (memcheck, racecheck, synccheck) over the v2 kernels on small shapes, when the
+# host has it (SANITIZE=0 skips): a blind-written kernel's races and out-of-bounds accesses show
+# here before any timing.  One line per tool and shape; each run is cut off after 60 s.
+if [ "${SANITIZE:-1}" != 0 ] && command -v compute-sanitizer >/dev/null 2>&1; then
+	echo "# compute-sanitizer on the v2 kernels"
+	for shape in "layer_norm backward rows=37 hidden=1000 dtype=fp32" "layer_norm full rows=9 hidden=6144 dtype=bf16" \
+		"megatron_cross_entropy backward seq=3 batch=1 vocab=50304 dtype=bf16" \
+		"megatron_cross_entropy backward seq=2 batch=1 vocab=131072 dtype=fp32" \
+		"distill_jsd_loss forward tokens=3 hidden=64 vocab=32000 dtype=bf16"; do
+		for tool in memcheck racecheck synccheck; do
+			# shellcheck disable=SC2086
+			out=$(timeout 60 compute-sanitizer --tool $tool --error-exitcode 9 "$KB" run $shape --device "$DEV" \
+				--variant v2 --warmup-ms 0 --rep-ms 0.01 --max-samples 1 --flush-bytes 0 2>&1)
+			rc=$?
+			printf '#   %-10s %-66s exit %s %s\n' "$tool" "$shape" "$rc" \
+				"$(printf '%s\n' "$out" | grep -m1 -E 'ERROR SUMMARY|Invalid|Race|Barrier|timeout|kbench:' | head -c 120)"
+		done
+	done
+	echo "# compute-sanitizer done at ${SECONDS} s"
+fi
+
 # v2 on edge shapes first (one grid stride, ragged chunks, uneven cluster segments, fallbacks to
 # v1): correctness only, a short protocol, one line each
 echo "# v2 edge-shape checks (correctness against the float64 reference)"
