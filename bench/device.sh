@@ -87,26 +87,10 @@ run() { # op mode dtype axes...   (env VARIANT=v2: the CUDA kernel variant; v1 r
 	echo "# kbench $N $key: exit $rc ($((SECONDS))s)"
 }
 
-for mode in forward backward full; do
-	for h in 1024 4096 16384; do run layer_norm $mode fp32 rows=4096 hidden=$h; done
-done
-run layer_norm backward bf16 rows=4096 hidden=4096
-for mode in forward backward full; do
-	for v in 32768 131072; do run megatron_cross_entropy $mode bf16 seq=2048 batch=4 vocab=$v; done
-done
-run megatron_cross_entropy backward bf16 seq=4096 batch=4 vocab=131072
-run megatron_cross_entropy backward fp32 seq=2048 batch=4 vocab=32768
-for mode in forward full; do
-	run jsd $mode fp32 tokens=8192 vocab=128256
-done
-run jsd forward fp32 tokens=1024 vocab=128256
-run jsd forward fp32 tokens=16384 vocab=128256
-run jsd forward bf16 tokens=8192 vocab=128256
-for t in 1024 8192 16384; do run distill_jsd_loss forward bf16 tokens=$t hidden=4096 vocab=128256; done
-run distill_jsd_loss full bf16 tokens=8192 hidden=4096 vocab=128256
 # compute-sanitizer (memcheck, racecheck, synccheck) over the v2 kernels on small shapes, when the
 # host has it (SANITIZE=0 skips): a blind-written kernel's races and out-of-bounds accesses show
-# here before any timing.  One line per tool and shape; each run is cut off after 60 s.
+# here before any timing.  One line per tool and shape; each run is cut off after 60 s, and no
+# new one starts after SANITIZE_UNTIL_S (default 150 s from the script's start).
 if [ "${SANITIZE:-1}" != 0 ] && command -v compute-sanitizer >/dev/null 2>&1; then
 	echo "# compute-sanitizer on the v2 kernels"
 	for shape in "layer_norm backward rows=37 hidden=1000 dtype=fp32" "layer_norm full rows=9 hidden=6144 dtype=bf16" \
@@ -114,6 +98,10 @@ if [ "${SANITIZE:-1}" != 0 ] && command -v compute-sanitizer >/dev/null 2>&1; th
 		"megatron_cross_entropy backward seq=2 batch=1 vocab=131072 dtype=fp32" \
 		"distill_jsd_loss forward tokens=3 hidden=64 vocab=32000 dtype=bf16"; do
 		for tool in memcheck racecheck synccheck; do
+			if [ "$SECONDS" -gt "${SANITIZE_UNTIL_S:-150}" ]; then
+				echo "#   (compute-sanitizer stopped at ${SECONDS} s: SANITIZE_UNTIL_S=${SANITIZE_UNTIL_S:-150})"
+				break 2
+			fi
 			# shellcheck disable=SC2086
 			out=$(timeout 60 compute-sanitizer --tool $tool --error-exitcode 9 "$KB" run $shape --device "$DEV" \
 				--variant v2 --warmup-ms 0 --rep-ms 0.01 --max-samples 1 --flush-bytes 0 2>&1)
@@ -151,6 +139,24 @@ edge distill_jsd_loss forward tokens=5 hidden=64 vocab=32000 dtype=bf16
 edge distill_jsd_loss forward tokens=3 hidden=64 vocab=128256 dtype=bf16
 edge distill_jsd_loss forward tokens=3 hidden=16 vocab=19 dtype=bf16
 echo "# v2 edge-shape checks done at ${SECONDS} s"
+
+for mode in forward backward full; do
+	for h in 1024 4096 16384; do run layer_norm $mode fp32 rows=4096 hidden=$h; done
+done
+run layer_norm backward bf16 rows=4096 hidden=4096
+for mode in forward backward full; do
+	for v in 32768 131072; do run megatron_cross_entropy $mode bf16 seq=2048 batch=4 vocab=$v; done
+done
+run megatron_cross_entropy backward bf16 seq=4096 batch=4 vocab=131072
+run megatron_cross_entropy backward fp32 seq=2048 batch=4 vocab=32768
+for mode in forward full; do
+	run jsd $mode fp32 tokens=8192 vocab=128256
+done
+run jsd forward fp32 tokens=1024 vocab=128256
+run jsd forward fp32 tokens=16384 vocab=128256
+run jsd forward bf16 tokens=8192 vocab=128256
+for t in 1024 8192 16384; do run distill_jsd_loss forward bf16 tokens=$t hidden=4096 vocab=128256; done
+run distill_jsd_loss full bf16 tokens=8192 hidden=4096 vocab=128256
 
 # v2 kernels side by side with v1 on the same card (the v2/v1 column): the rows the v2 designs target
 for h in 1024 4096 16384; do VARIANT=v2 run layer_norm backward fp32 rows=4096 hidden=$h; done

@@ -165,7 +165,7 @@ distill_jsd_loss_v2_kernel(bf16 *__restrict__ zs_all, const bf16 *__restrict__ z
 	const int64_t nchunks = V / N;
 	const int64_t k0 = rank * seg_chunks;
 	const int64_t k1 = k0 + seg_chunks < nchunks ? k0 + seg_chunks : nchunks;
-	const int64_t n = k1 > k0 ? k1 - k0 : 0;
+	const int	n = (int) (k1 > k0 ? k1 - k0 : 0);	/* at most 3584 chunks */
 	uint4	   *a_s = smem,
 			   *a_t = smem + seg_chunks;
 	bf16	   *zs = zs_all + tok * V;
@@ -180,7 +180,7 @@ distill_jsd_loss_v2_kernel(bf16 *__restrict__ zs_all, const bf16 *__restrict__ z
 				sumg = 0;
 	int64_t		t;
 
-	for (int64_t k = threadIdx.x; k < n; k += DJ2_BLOCK)
+	for (int k = threadIdx.x; k < n; k += DJ2_BLOCK)
 	{
 		__pipeline_memcpy_async(&a_s[k], src_s + k, 16);
 		__pipeline_memcpy_async(&a_t[k], src_t + k, 16);
@@ -190,7 +190,7 @@ distill_jsd_loss_v2_kernel(bf16 *__restrict__ zs_all, const bf16 *__restrict__ z
 	__pipeline_wait_prior(0);
 
 	/* pass 1 over this thread's own chunks: maxima, then sums of exp */
-	for (int64_t k = threadIdx.x; k < n; k += DJ2_BLOCK)
+	for (int k = threadIdx.x; k < n; k += DJ2_BLOCK)
 	{
 		float		a[N],
 					b[N];
@@ -204,7 +204,7 @@ distill_jsd_loss_v2_kernel(bf16 *__restrict__ zs_all, const bf16 *__restrict__ z
 			mt = fmaxf(mt, b[j]);
 		}
 	}
-	for (int64_t k = threadIdx.x; k < n; k += DJ2_BLOCK)
+	for (int k = threadIdx.x; k < n; k += DJ2_BLOCK)
 	{
 		float		a[N],
 					b[N];
@@ -228,20 +228,21 @@ distill_jsd_loss_v2_kernel(bf16 *__restrict__ zs_all, const bf16 *__restrict__ z
 				Ss = 0,
 				Mt = -INFINITY,
 				St = 0;
+	const int	lane = threadIdx.x & 31;
+	/* lane r reads rank r's state (one remote load per lane); merged in rank order: the same bits everywhere */
+	float4		o1 = lane < cs ? *cluster.map_shared_rank(&stat1, lane) : make_float4(-INFINITY, 0.0f, -INFINITY, 0.0f);
 
 	for (int r = 0; r < cs; r++)
 	{
-		float4		o = *cluster.map_shared_rank(&stat1, r);
-
-		softmax_merge(Ms, Ss, o.x, o.y);
-		softmax_merge(Mt, St, o.z, o.w);
+		softmax_merge(Ms, Ss, __shfl_sync(0xffffffffu, o1.x, r), __shfl_sync(0xffffffffu, o1.y, r));
+		softmax_merge(Mt, St, __shfl_sync(0xffffffffu, o1.z, r), __shfl_sync(0xffffffffu, o1.w, r));
 	}
 
 	const float lse_s = Ms + logf(Ss),
 				lse_t = Mt + logf(St);
 
 	/* pass 2: the JSD term and sum(g) */
-	for (int64_t k = threadIdx.x; k < n; k += DJ2_BLOCK)
+	for (int k = threadIdx.x; k < n; k += DJ2_BLOCK)
 	{
 		float		a[N],
 					b[N];
@@ -269,13 +270,13 @@ distill_jsd_loss_v2_kernel(bf16 *__restrict__ zs_all, const bf16 *__restrict__ z
 
 	float		JSD = 0,
 				SUMG = 0;
+	float2		o2 = lane < cs ? *cluster.map_shared_rank(&stat2, lane) : make_float2(0.0f, 0.0f);
 
+	cluster.barrier_arrive();	/* this block's remote reads are done; the wait is at the end */
 	for (int r = 0; r < cs; r++)
 	{
-		float2		o = *cluster.map_shared_rank(&stat2, r);
-
-		JSD += o.x;
-		SUMG += o.y;
+		JSD += __shfl_sync(0xffffffffu, o2.x, r);
+		SUMG += __shfl_sync(0xffffffffu, o2.y, r);
 	}
 	if (threadIdx.x == 0 && t >= k0 * N && t < k1 * N)
 	{
@@ -285,7 +286,7 @@ distill_jsd_loss_v2_kernel(bf16 *__restrict__ zs_all, const bf16 *__restrict__ z
 	}
 
 	/* pass 3: dz over this block's segment of z_s (its reads came from shared memory) */
-	for (int64_t k = threadIdx.x; k < n; k += DJ2_BLOCK)
+	for (int k = threadIdx.x; k < n; k += DJ2_BLOCK)
 	{
 		float		a[N],
 					b[N],
@@ -308,7 +309,7 @@ distill_jsd_loss_v2_kernel(bf16 *__restrict__ zs_all, const bf16 *__restrict__ z
 		}
 		store_chunk(zs + k0 * N, k, n * N, true, o);
 	}
-	cluster.sync();				/* keep stat1/stat2 alive until the whole cluster has read them */
+	cluster.barrier_wait();		/* keep stat1/stat2 alive until the whole cluster has read them */
 }
 
 /* Launch v2 over cc tokens; *launched false (nothing done) when the row does not suit it. */
@@ -337,6 +338,8 @@ per_token_v2(kbc_ctx *ctx, bf16 *zs, const bf16 *zt, const int64_t *target, floa
 		return KBC_OK;
 	seg = (nchunks + cs - 1) / cs;
 	smem = (size_t) seg * 16 * 2;
+	int			nclusters = 0;
+
 	KBC_CHECK(cudaFuncSetAttribute(distill_jsd_loss_v2_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
 	cfg.gridDim = dim3((unsigned) (cc * cs));
 	cfg.blockDim = dim3(DJ2_BLOCK);
@@ -348,6 +351,10 @@ per_token_v2(kbc_ctx *ctx, bf16 *zs, const bf16 *zt, const int64_t *target, floa
 	attr[0].val.clusterDim.z = 1;
 	cfg.attrs = attr;
 	cfg.numAttrs = 1;
+	/* a cluster this size must fit the device at all; else v1 */
+	KBC_CHECK(cudaOccupancyMaxActiveClusters(&nclusters, distill_jsd_loss_v2_kernel, &cfg));
+	if (nclusters < 1)
+		return KBC_OK;
 	KBC_CHECK(cudaLaunchKernelEx(&cfg, distill_jsd_loss_v2_kernel, zs, zt, target, token_loss, V, seg, inv_tokens));
 	*launched = true;
 	return KBC_OK;

@@ -382,12 +382,12 @@ layer_norm_backward_v2_kernel(const T *__restrict__ x, const T *__restrict__ w, 
 }
 
 /*
- * Column sums of the per-block partials, v2: a block of 32 columns x 16
+ * Column sums of the per-block partials, v2: a block of 32 columns x 32
  * row-groups, so ~H/32 blocks share the work and each thread sums
- * nblocks/16 partial rows; the 16 group sums are added in a fixed order
+ * nblocks/32 partial rows; the 32 group sums are added in a fixed order
  * (deterministic).
  */
-#define LN_DWDB_GROUPS 16
+#define LN_DWDB_GROUPS 32
 template <typename T>
 __global__ void __launch_bounds__(32 * LN_DWDB_GROUPS)
 layer_norm_dwdb_v2_kernel(const float *__restrict__ partial, int nblocks, int64_t H, T *__restrict__ dw,
@@ -586,7 +586,14 @@ backward_v2_launch(kbc_ctx *ctx, const kb_call *c)
 
 	KBC_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
 	KBC_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kern, LN_BLOCK, smem));
-	grid = (int64_t) (occ > 0 ? occ : 1) * ctx->sm_count;
+	if (occ < 1)
+		return backward<T>(ctx, c);
+	grid = (int64_t) occ * ctx->sm_count;
+	/* at least ~8 rows a block: every block adds 2·H·4 bytes of partials (the ring, not the grid, keeps bytes in flight) */
+	if (grid > R / 8 && R / 8 >= ctx->sm_count)
+		grid = R / 8;
+	else if (grid > R / 8)
+		grid = ctx->sm_count;
 	if (grid > R)
 		grid = R;
 	if (grid > 1024)
@@ -603,10 +610,10 @@ backward_v2_launch(kbc_ctx *ctx, const kb_call *c)
 
 /*
  * v2 when the rows are aligned and fit the register path; v1 otherwise.
- * S: rows in flight per block, 32-64 KB of shared memory (deeper rings
- * for short rows).  MINB: blocks per SM the registers must allow (w, dw and
- * db take 3·NV·N registers per thread; v1 used 118 registers at 4096 fp32,
- * 2 blocks per SM; v2 at MINB 3 fits in 80 without spilling).
+ * S: rows in flight per block: 32-64 KB of shared memory, 128 KB at NV 8
+ * (deeper rings for short rows).  MINB: blocks per SM the registers must
+ * allow (w, dw and db take 3·NV·N registers per thread; v1 used 118
+ * registers at 4096 fp32, 2 blocks per SM; v2 at MINB 3 uses 72, no spills).
  */
 template <typename T>
 static int
@@ -626,7 +633,7 @@ backward_v2(kbc_ctx *ctx, const kb_call *c)
 	if (nchunks <= 2 * LN_BLOCK)
 		return backward_v2_launch<T, 2, 4, (N >= 8 ? 3 : 4)>(ctx, c);
 	if (nchunks <= 4 * LN_BLOCK)
-		return backward_v2_launch<T, 4, 2, (N >= 8 ? 2 : 3)>(ctx, c);
+		return backward_v2_launch<T, 4, 2, (N >= 8 ? 1 : 3)>(ctx, c);
 	return backward_v2_launch<T, 8, 2, 1>(ctx, c);
 }
 

@@ -175,14 +175,14 @@ megatron_ce_v2_kernel(const T *__restrict__ logits, const int64_t *__restrict__ 
 	const int64_t nchunks = V / N;
 	const int64_t k0 = rank * seg_chunks;
 	const int64_t k1 = k0 + seg_chunks < nchunks ? k0 + seg_chunks : nchunks;
-	const int64_t n = k1 > k0 ? k1 - k0 : 0;
+	const int	n = (int) (k1 > k0 ? k1 - k0 : 0);	/* at most 7168 chunks */
 	const uint4 *src = reinterpret_cast<const uint4 *>(logits + row * V) + k0;
 	float		m = -INFINITY,
 				s = 0,
 				g = 0;
 	int64_t		t;
 
-	for (int64_t k = threadIdx.x; k < n; k += CE2_BLOCK)
+	for (int k = threadIdx.x; k < n; k += CE2_BLOCK)
 		__pipeline_memcpy_async(&seg[k], src + k, 16);
 	__pipeline_commit();
 	t = target[row];			/* while the copies fly */
@@ -191,7 +191,7 @@ megatron_ce_v2_kernel(const T *__restrict__ logits, const int64_t *__restrict__ 
 	__pipeline_wait_prior(0);
 
 	/* this thread's chunks only: no barrier needed before reading them */
-	for (int64_t k = threadIdx.x; k < n; k += CE2_BLOCK)
+	for (int k = threadIdx.x; k < n; k += CE2_BLOCK)
 	{
 		float		v[N];
 
@@ -201,7 +201,7 @@ megatron_ce_v2_kernel(const T *__restrict__ logits, const int64_t *__restrict__ 
 			m = fmaxf(m, v[j]);
 	}
 	if (m != -INFINITY)
-		for (int64_t k = threadIdx.x; k < n; k += CE2_BLOCK)
+		for (int k = threadIdx.x; k < n; k += CE2_BLOCK)
 		{
 			float		v[N];
 
@@ -218,13 +218,13 @@ megatron_ce_v2_kernel(const T *__restrict__ logits, const int64_t *__restrict__ 
 	float		M = -INFINITY,
 				S = 0,
 				lse;
+	const int	lane = threadIdx.x & 31;
+	/* lane r reads rank r's state (one remote load per lane); merged in rank order: the same bits everywhere */
+	float2		mine = lane < cs ? *cluster.map_shared_rank(&stat, lane) : make_float2(-INFINITY, 0.0f);
 
+	cluster.barrier_arrive();	/* this block's remote reads are done; the wait is at the end */
 	for (int r = 0; r < cs; r++)
-	{
-		float2		o = *cluster.map_shared_rank(&stat, r);
-
-		softmax_merge(M, S, o.x, o.y);
-	}
+		softmax_merge(M, S, __shfl_sync(0xffffffffu, mine.x, r), __shfl_sync(0xffffffffu, mine.y, r));
 	lse = M + logf(S);
 	if (threadIdx.x == 0 && t >= k0 * N && t < k1 * N)
 		loss[row] = lse - to_f(reinterpret_cast<const T *>(seg)[t - k0 * N]);
@@ -232,7 +232,7 @@ megatron_ce_v2_kernel(const T *__restrict__ logits, const int64_t *__restrict__ 
 	{
 		T		   *out = grad + row * V + k0 * N;
 
-		for (int64_t k = threadIdx.x; k < n; k += CE2_BLOCK)
+		for (int k = threadIdx.x; k < n; k += CE2_BLOCK)
 		{
 			float		v[N];
 
@@ -243,7 +243,7 @@ megatron_ce_v2_kernel(const T *__restrict__ logits, const int64_t *__restrict__ 
 			store_chunk(out, k, n * N, true, v);
 		}
 	}
-	cluster.sync();				/* keep stat alive until every block of the cluster has read it */
+	cluster.barrier_wait();		/* keep stat alive until every block of the cluster has read it */
 }
 
 /* Launch v2; false (nothing launched) when the row does not suit it. */
@@ -279,6 +279,7 @@ run_v2(kbc_ctx *ctx, const kb_call *c, bool *launched)
 	smem = (size_t) seg * 16;
 
 	auto		kern = bwd ? megatron_ce_v2_kernel<T, true> : megatron_ce_v2_kernel<T, false>;
+	int			nclusters = 0;
 
 	KBC_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
 	cfg.gridDim = dim3((unsigned) (rows * cs));
@@ -291,6 +292,10 @@ run_v2(kbc_ctx *ctx, const kb_call *c, bool *launched)
 	attr[0].val.clusterDim.z = 1;
 	cfg.attrs = attr;
 	cfg.numAttrs = 1;
+	/* a cluster this size must fit the device at all; else v1 */
+	KBC_CHECK(cudaOccupancyMaxActiveClusters(&nclusters, kern, &cfg));
+	if (nclusters < 1)
+		return KBC_OK;
 	KBC_CHECK(cudaLaunchKernelEx(&cfg, kern, (const T *) c->t[CE_LOGITS], (const int64_t *) c->t[CE_TARGET],
 								 (const float *) (bwd ? c->t[CE_GRAD_LOSS] : nullptr), (float *) c->t[CE_LOSS],
 								 (T *) (bwd ? c->t[CE_GRAD] : nullptr), V, seg));
