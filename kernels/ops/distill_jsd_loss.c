@@ -227,7 +227,7 @@ dj_plan(kb_call *c, kb_plan *p, bool cuda)
 	p->is_output[DJ_LOSS] = p->is_output[DJ_GXS] = p->is_output[DJ_GWS] = true;
 	if (cuda)
 	{
-		dj_layout	l = dj_cuda_layout(T, V, Hs);
+		dj_layout	l = dj_cuda_layout(T, V, Hs, c->variant);
 
 		c->chunk = l.chunk;
 		c->ws_bytes = l.total;
@@ -423,7 +423,9 @@ const kb_op kb_op_distill_jsd_loss = {
 		"v1: one 1024-thread block per token, the two logits rows read three times",
 		"v2: each token split over a thread-block cluster of up to 8 blocks, both rows' segments copied "
 		"asynchronously into shared memory (read once from HBM), 8 instead of 10 MUFU operations per element, "
-		"statistics exchanged through distributed shared memory; the GEMMs unchanged",
+		"statistics exchanged through distributed shared memory; chunks of up to 4 GiB of logits (the "
+		"8192-token seed is one chunk: larger GEMMs, grad_student_weight written in bf16 by its GEMM, no fp32 "
+		"accumulator)",
 	},
 	.derive = dj_derive,
 	.plan = dj_plan,

@@ -460,7 +460,8 @@ forward(kbc_ctx *ctx, const kb_call *c)
 				V = c->ax[DJ_V],
 				H = c->ax[DJ_H],
 				Hs = c->ax[DJ_HS];
-	dj_layout	l = dj_cuda_layout(T, V, Hs);
+	dj_layout	l = dj_cuda_layout(T, V, Hs, c->variant);
+	bool		direct_dw = c->variant >= 2 && l.chunk >= T;	/* one chunk: dW_s straight to bf16 */
 	char	   *ws = (char *) c->ws;
 	bf16	   *zs = (bf16 *) (ws + l.zs),
 			   *zt = (bf16 *) (ws + l.zt);
@@ -500,14 +501,20 @@ forward(kbc_ctx *ctx, const kb_call *c)
 		KBC_CHECK_LAUNCH();
 		rc = lt_gemm(ctx, CUBLAS_OP_N, CUBLAS_OP_N, Hs, cc, V, wsm, Hs, zs, V, (bf16 *) c->t[DJ_GXS] + t0 * Hs,
 					 CUDA_R_16BF, Hs, 0.0f, lt_ws, DJ_CUBLAS_WS);
-		if (rc == KBC_OK)
+		if (rc == KBC_OK && direct_dw)
+			rc = lt_gemm(ctx, CUBLAS_OP_N, CUBLAS_OP_T, Hs, V, cc, xs + t0 * Hs, Hs, zs, V, c->t[DJ_GWS], CUDA_R_16BF,
+						 Hs, 0.0f, lt_ws, DJ_CUBLAS_WS);
+		else if (rc == KBC_OK)
 			rc = lt_gemm(ctx, CUBLAS_OP_N, CUBLAS_OP_T, Hs, V, cc, xs + t0 * Hs, Hs, zs, V, gw, CUDA_R_32F, Hs,
 						 t0 > 0 ? 1.0f : 0.0f, lt_ws, DJ_CUBLAS_WS);
 		if (rc != KBC_OK)
 			return rc;
 	}
-	dj_round_kernel<<<ctx->sm_count * 8, 256, 0, ctx->stream>>>(gw, (bf16 *) c->t[DJ_GWS], V * Hs);
-	KBC_CHECK_LAUNCH();
+	if (!direct_dw)
+	{
+		dj_round_kernel<<<ctx->sm_count * 8, 256, 0, ctx->stream>>>(gw, (bf16 *) c->t[DJ_GWS], V * Hs);
+		KBC_CHECK_LAUNCH();
+	}
 	dj_sum_kernel<<<1, 1024, 0, ctx->stream>>>((const float *) c->t[DJ_TOKEN_LOSS], T, (float *) c->t[DJ_LOSS]);
 	KBC_CHECK_LAUNCH();
 	return KBC_OK;
