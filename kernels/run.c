@@ -241,18 +241,26 @@ kb_check(const kb_request *req, char *errbuf, size_t errlen)
 	return st;
 }
 
+/* A request of the short-form checks below. */
+static void
+request_of(kb_request *r, const char *op, const char *mode, const char *axes_json, const char *impl,
+		   const char *device)
+{
+	kb_request_init(r);
+	r->op = op;
+	r->mode = mode;
+	r->axes_json = axes_json ? axes_json : "{}";
+	r->impl = impl;
+	r->device = device;
+}
+
 kb_status
 kb_check_request(const char *op, const char *mode, const char *axes_json,
 				 const char *impl, const char *device, char *errbuf, size_t errlen)
 {
 	kb_request	r;
 
-	kb_request_init(&r);
-	r.op = op;
-	r.mode = mode;
-	r.axes_json = axes_json ? axes_json : "{}";
-	r.impl = impl;
-	r.device = device;
+	request_of(&r, op, mode, axes_json, impl, device);
 	return kb_check(&r, errbuf, errlen);
 }
 
@@ -264,12 +272,7 @@ kb_validate_request(const char *op, const char *mode, const char *axes_json,
 	kb_case		cs;
 	kb_status	st;
 
-	kb_request_init(&r);
-	r.op = op;
-	r.mode = mode;
-	r.axes_json = axes_json ? axes_json : "{}";
-	r.impl = impl;
-	r.device = device;
+	request_of(&r, op, mode, axes_json, impl, device);
 	st = kb_parse_case(&r, &cs, errbuf, errlen);
 	if (st == KB_PASSED && errbuf && errlen)
 		errbuf[0] = '\0';

@@ -215,6 +215,67 @@ store_chunk(T *row, int64_t k, int64_t n, bool aligned, const float *v)
 	}
 }
 
+/* ------------------------------------------------------------ row-splitting clusters (v2 kernels) */
+
+/*
+ * Split a row of nchunks 16-byte chunks (of each of ntensors rows kept side
+ * by side) over a thread-block cluster: segments of at most 64 KB of shared
+ * memory a block, or 112 KB when 64 KB would need more than 8 blocks (the
+ * portable cluster size).  False when even that needs more than 8.
+ */
+static inline bool
+kbc_cluster_split(int64_t nchunks, int ntensors, int64_t *cs, int64_t *seg)
+{
+	int64_t		seg_max = 64 * 1024 / (16 * ntensors);
+
+	*cs = (nchunks + seg_max - 1) / seg_max;
+	if (*cs > 8)
+	{
+		seg_max = 112 * 1024 / (16 * ntensors);
+		*cs = (nchunks + seg_max - 1) / seg_max;
+	}
+	if (*cs > 8 || *cs < 1)
+		return false;
+	*seg = (nchunks + *cs - 1) / *cs;
+	return true;
+}
+
+/*
+ * Launch kern as rows clusters of cs blocks (threads each, smem bytes of
+ * dynamic shared memory).  *launched stays false, with nothing launched,
+ * when the device cannot schedule such a cluster at all.
+ */
+template <typename... P, typename... A>
+static int
+kbc_launch_clusters(kbc_ctx *ctx, void (*kern) (P...), int64_t rows, int64_t cs, int threads, size_t smem,
+					bool *launched, A &&... args)
+{
+	cudaLaunchConfig_t cfg = {};
+	cudaLaunchAttribute attr[1];
+	int			nclusters = 0;
+
+	*launched = false;
+	if (rows * cs > 0x7fffffff)
+		return KBC_OK;
+	KBC_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
+	cfg.gridDim = dim3((unsigned) (rows * cs));
+	cfg.blockDim = dim3((unsigned) threads);
+	cfg.dynamicSmemBytes = smem;
+	cfg.stream = ctx->stream;
+	attr[0].id = cudaLaunchAttributeClusterDimension;
+	attr[0].val.clusterDim.x = (unsigned) cs;
+	attr[0].val.clusterDim.y = 1;
+	attr[0].val.clusterDim.z = 1;
+	cfg.attrs = attr;
+	cfg.numAttrs = 1;
+	KBC_CHECK(cudaOccupancyMaxActiveClusters(&nclusters, kern, &cfg));
+	if (nclusters < 1)
+		return KBC_OK;
+	KBC_CHECK(cudaLaunchKernelEx(&cfg, kern, static_cast<A &&>(args)...));
+	*launched = true;
+	return KBC_OK;
+}
+
 /* True when every row of n elements of T starts on a 16-byte boundary. */
 template <typename T>
 static inline bool

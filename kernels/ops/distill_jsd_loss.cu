@@ -30,6 +30,29 @@ namespace cg = cooperative_groups;
 
 typedef __nv_bfloat16 bf16;
 
+/* One element's terms, from its student and teacher log-probabilities ls, lt. */
+typedef struct dj_term
+{
+	float		ps;				/* student probability */
+	float		g;				/* (1-beta) ps (ls - log m), m = (1-beta) ps + beta pt */
+	float		jsd;			/* beta pt (lt - log m) + g: the element's JSD term */
+} dj_term;
+
+__device__ __forceinline__ dj_term
+dj_terms(float ls, float lt)
+{
+	const float beta = (float) DJ_BETA;
+	float		ps = __expf(ls),
+				pt = __expf(lt);
+	float		logm = __logf((1.0f - beta) * ps + beta * pt);
+	dj_term		e;
+
+	e.ps = ps;
+	e.g = (1.0f - beta) * ps * (ls - logm);
+	e.jsd = beta * pt * (lt - logm) + e.g;
+	return e;
+}
+
 /*
  * One block (1024 threads) per token of the chunk.  Pass 1: online
  * softmax states of both rows (16-byte loads).  Pass 2: the JSD term and
@@ -57,7 +80,6 @@ distill_jsd_loss_kernel(bf16 *__restrict__ zs_all, const bf16 *__restrict__ zt_a
 				sumg = 0,
 				lse_s,
 				lse_t;
-	const float beta = (float) DJ_BETA;
 
 	if (threadIdx.x == 0)
 		zs_target = __bfloat162float(zs[t]);
@@ -89,17 +111,12 @@ distill_jsd_loss_kernel(bf16 *__restrict__ zs_all, const bf16 *__restrict__ zt_a
 #pragma unroll
 		for (int j = 0; j < N; j++)
 		{
-			float		ls = a[j] - lse_s,
-						lt = b[j] - lse_t;
-			float		ps = __expf(ls),
-						pt = __expf(lt);
-			float		logm = __logf((1.0f - beta) * ps + beta * pt);
-			float		g = (1.0f - beta) * ps * (ls - logm);
+			dj_term		e = dj_terms(a[j] - lse_s, b[j] - lse_t);
 
 			if (k * N + j < V)
 			{
-				jsd += beta * pt * (lt - logm) + g;
-				sumg += g;
+				jsd += e.jsd;
+				sumg += e.g;
 			}
 		}
 	}
@@ -118,15 +135,10 @@ distill_jsd_loss_kernel(bf16 *__restrict__ zs_all, const bf16 *__restrict__ zt_a
 #pragma unroll
 		for (int j = 0; j < N; j++)
 		{
-			float		ls = a[j] - lse_s,
-						lt = b[j] - lse_t;
-			float		ps = __expf(ls),
-						pt = __expf(lt);
-			float		logm = __logf((1.0f - beta) * ps + beta * pt);
-			float		g = (1.0f - beta) * ps * (ls - logm);
+			dj_term		e = dj_terms(a[j] - lse_s, b[j] - lse_t);
 
-			o[j] = ((float) DJ_WEIGHT_HARD * (ps - (k * N + j == t ? 1.0f : 0.0f))
-					+ (float) DJ_WEIGHT_SOFT * (g - ps * sumg)) * inv_tokens;
+			o[j] = ((float) DJ_WEIGHT_HARD * (e.ps - (k * N + j == t ? 1.0f : 0.0f))
+					+ (float) DJ_WEIGHT_SOFT * (e.g - e.ps * sumg)) * inv_tokens;
 		}
 		store_chunk(zs, k, V, aligned, o);
 	}
@@ -171,7 +183,6 @@ distill_jsd_loss_v2_kernel(bf16 *__restrict__ zs_all, const bf16 *__restrict__ z
 	bf16	   *zs = zs_all + tok * V;
 	const uint4 *src_s = reinterpret_cast<const uint4 *>(zs) + k0;
 	const uint4 *src_t = reinterpret_cast<const uint4 *>(zt_all + tok * V) + k0;
-	const float beta = (float) DJ_BETA;
 	float		ms = -INFINITY,
 				mt = -INFINITY,
 				ss = 0,
@@ -252,15 +263,10 @@ distill_jsd_loss_v2_kernel(bf16 *__restrict__ zs_all, const bf16 *__restrict__ z
 #pragma unroll
 		for (int j = 0; j < N; j++)
 		{
-			float		ls = a[j] - lse_s,
-						lt = b[j] - lse_t;
-			float		ps = __expf(ls),
-						pt = __expf(lt);
-			float		logm = __logf((1.0f - beta) * ps + beta * pt);
-			float		g = (1.0f - beta) * ps * (ls - logm);
+			dj_term		e = dj_terms(a[j] - lse_s, b[j] - lse_t);
 
-			jsd += beta * pt * (lt - logm) + g;
-			sumg += g;
+			jsd += e.jsd;
+			sumg += e.g;
 		}
 	}
 	block_sum2(jsd, sumg, scratch);
@@ -297,15 +303,10 @@ distill_jsd_loss_v2_kernel(bf16 *__restrict__ zs_all, const bf16 *__restrict__ z
 #pragma unroll
 		for (int j = 0; j < N; j++)
 		{
-			float		ls = a[j] - lse_s,
-						lt = b[j] - lse_t;
-			float		ps = __expf(ls),
-						pt = __expf(lt);
-			float		logm = __logf((1.0f - beta) * ps + beta * pt);
-			float		g = (1.0f - beta) * ps * (ls - logm);
+			dj_term		e = dj_terms(a[j] - lse_s, b[j] - lse_t);
 
-			o[j] = ((float) DJ_WEIGHT_HARD * (ps - ((k0 + k) * N + j == t ? 1.0f : 0.0f))
-					+ (float) DJ_WEIGHT_SOFT * (g - ps * SUMG)) * inv_tokens;
+			o[j] = ((float) DJ_WEIGHT_HARD * (e.ps - ((k0 + k) * N + j == t ? 1.0f : 0.0f))
+					+ (float) DJ_WEIGHT_SOFT * (e.g - e.ps * SUMG)) * inv_tokens;
 		}
 		store_chunk(zs + k0 * N, k, n * N, true, o);
 	}
@@ -317,47 +318,14 @@ static int
 per_token_v2(kbc_ctx *ctx, bf16 *zs, const bf16 *zt, const int64_t *target, float *token_loss, int64_t cc,
 			 int64_t V, float inv_tokens, bool aligned, bool *launched)
 {
-	int64_t		nchunks = V / 8,
-				seg_max = 2048,
-				cs,
+	int64_t		cs,
 				seg;
-	size_t		smem;
-	cudaLaunchConfig_t cfg = {};
-	cudaLaunchAttribute attr[1];
 
 	*launched = false;
-	if (!aligned || cc == 0)
+	if (!aligned || cc == 0 || !kbc_cluster_split(V / 8, 2, &cs, &seg))
 		return KBC_OK;
-	cs = (nchunks + seg_max - 1) / seg_max;
-	if (cs > 8)
-	{
-		seg_max = 3584;			/* 112 KB for the two segments */
-		cs = (nchunks + seg_max - 1) / seg_max;
-	}
-	if (cs > 8 || cc * cs > 0x7fffffff)
-		return KBC_OK;
-	seg = (nchunks + cs - 1) / cs;
-	smem = (size_t) seg * 16 * 2;
-	int			nclusters = 0;
-
-	KBC_CHECK(cudaFuncSetAttribute(distill_jsd_loss_v2_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
-	cfg.gridDim = dim3((unsigned) (cc * cs));
-	cfg.blockDim = dim3(DJ2_BLOCK);
-	cfg.dynamicSmemBytes = smem;
-	cfg.stream = ctx->stream;
-	attr[0].id = cudaLaunchAttributeClusterDimension;
-	attr[0].val.clusterDim.x = (unsigned) cs;
-	attr[0].val.clusterDim.y = 1;
-	attr[0].val.clusterDim.z = 1;
-	cfg.attrs = attr;
-	cfg.numAttrs = 1;
-	/* a cluster this size must fit the device at all; else v1 */
-	KBC_CHECK(cudaOccupancyMaxActiveClusters(&nclusters, distill_jsd_loss_v2_kernel, &cfg));
-	if (nclusters < 1)
-		return KBC_OK;
-	KBC_CHECK(cudaLaunchKernelEx(&cfg, distill_jsd_loss_v2_kernel, zs, zt, target, token_loss, V, seg, inv_tokens));
-	*launched = true;
-	return KBC_OK;
+	return kbc_launch_clusters(ctx, distill_jsd_loss_v2_kernel, cc, cs, DJ2_BLOCK, (size_t) seg * 16 * 2, launched,
+							   zs, zt, target, token_loss, V, seg, inv_tokens);
 }
 
 /* dW_s in bf16 from the fp32 accumulator. */

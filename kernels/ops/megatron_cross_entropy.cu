@@ -25,16 +25,6 @@ template <typename T> __device__ __forceinline__ float ce_exp(float x);
 template <> __device__ __forceinline__ float ce_exp<float>(float x) { return expf(x); }
 template <> __device__ __forceinline__ float ce_exp<__nv_bfloat16>(float x) { return __expf(x); }
 
-template <typename T>
-__device__ __forceinline__ void
-unpack(uint4 raw, float *v)
-{
-	const T    *e = reinterpret_cast<const T *>(&raw);
-
-#pragma unroll
-	for (int i = 0; i < vec_of<T>::n; i++)
-		v[i] = to_f(e[i]);
-}
 
 /*
  * One block (1024 threads) per row, fused forward and backward.
@@ -85,7 +75,7 @@ megatron_ce_kernel(const T *__restrict__ logits, const int64_t *__restrict__ tar
 
 				if (BWD && k < cache_chunks)
 					cache[k] = raw;
-				unpack<T>(raw, v[u]);
+				unpack_chunk<T>(raw, v[u]);
 			}
 			else
 				load_chunk(z, k, V, false, v[u], -INFINITY);
@@ -125,7 +115,7 @@ megatron_ce_kernel(const T *__restrict__ logits, const int64_t *__restrict__ tar
 			float		v[N];
 
 			if (k < cache_chunks)
-				unpack<T>(cache[k], v);
+				unpack_chunk<T>(cache[k], v);
 			else
 				load_chunk(z, k, V, aligned, v, 0.0f);
 #pragma unroll
@@ -246,7 +236,7 @@ megatron_ce_v2_kernel(const T *__restrict__ logits, const int64_t *__restrict__ 
 	cluster.barrier_wait();		/* keep stat alive until every block of the cluster has read it */
 }
 
-/* Launch v2; false (nothing launched) when the row does not suit it. */
+/* Launch v2; *launched false (nothing launched) when the row does not suit it. */
 template <typename T>
 static int
 run_v2(kbc_ctx *ctx, const kb_call *c, bool *launched)
@@ -256,51 +246,17 @@ run_v2(kbc_ctx *ctx, const kb_call *c, bool *launched)
 	constexpr int N = vec_of<T>::n;
 	bool		bwd = c->mode != KB_FORWARD;
 	bool		aligned = rows_aligned<T>(c->t[CE_LOGITS], V) && (!bwd || rows_aligned<T>(c->t[CE_GRAD], V));
-	int64_t		nchunks = V / N,
-				seg_max = 64 * 1024 / 16,
-				cs,
+	int64_t		cs,
 				seg;
-	size_t		smem;
-	cudaLaunchConfig_t cfg = {};
-	cudaLaunchAttribute attr[1];
 
 	*launched = false;
-	if (!aligned || rows == 0)
+	if (!aligned || rows == 0 || !kbc_cluster_split(V / N, 1, &cs, &seg))
 		return KBC_OK;
-	cs = (nchunks + seg_max - 1) / seg_max;
-	if (cs > 8)
-	{
-		seg_max = 112 * 1024 / 16;
-		cs = (nchunks + seg_max - 1) / seg_max;
-	}
-	if (cs > 8 || rows * cs > 0x7fffffff)
-		return KBC_OK;
-	seg = (nchunks + cs - 1) / cs;
-	smem = (size_t) seg * 16;
-
-	auto		kern = bwd ? megatron_ce_v2_kernel<T, true> : megatron_ce_v2_kernel<T, false>;
-	int			nclusters = 0;
-
-	KBC_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem));
-	cfg.gridDim = dim3((unsigned) (rows * cs));
-	cfg.blockDim = dim3(CE2_BLOCK);
-	cfg.dynamicSmemBytes = smem;
-	cfg.stream = ctx->stream;
-	attr[0].id = cudaLaunchAttributeClusterDimension;
-	attr[0].val.clusterDim.x = (unsigned) cs;
-	attr[0].val.clusterDim.y = 1;
-	attr[0].val.clusterDim.z = 1;
-	cfg.attrs = attr;
-	cfg.numAttrs = 1;
-	/* a cluster this size must fit the device at all; else v1 */
-	KBC_CHECK(cudaOccupancyMaxActiveClusters(&nclusters, kern, &cfg));
-	if (nclusters < 1)
-		return KBC_OK;
-	KBC_CHECK(cudaLaunchKernelEx(&cfg, kern, (const T *) c->t[CE_LOGITS], (const int64_t *) c->t[CE_TARGET],
-								 (const float *) (bwd ? c->t[CE_GRAD_LOSS] : nullptr), (float *) c->t[CE_LOSS],
-								 (T *) (bwd ? c->t[CE_GRAD] : nullptr), V, seg));
-	*launched = true;
-	return KBC_OK;
+	return kbc_launch_clusters(ctx, bwd ? megatron_ce_v2_kernel<T, true> : megatron_ce_v2_kernel<T, false>,
+							   rows, cs, CE2_BLOCK, (size_t) seg * 16, launched,
+							   (const T *) c->t[CE_LOGITS], (const int64_t *) c->t[CE_TARGET],
+							   (const float *) (bwd ? c->t[CE_GRAD_LOSS] : nullptr), (float *) c->t[CE_LOSS],
+							   (T *) (bwd ? c->t[CE_GRAD] : nullptr), V, seg);
 }
 
 template <typename T>
