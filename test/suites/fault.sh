@@ -79,9 +79,9 @@ expect "kbench --timeout 1, a backend that never returns: the watchdog exits 1 a
 ok "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print (b - a < 12) }')" 1 "... about 6 s after the start (timeout + 5 s grace)"
 
 # bench/device.sh, the one script a GPU session runs, end to end on the fake device (the CPU
-# implementations behind it), with a budget that cuts it short: its flow, edge checks and table.
+# implementations behind it), with a 15 s budget that cuts it short: its flow, edge checks and table.
 DOUT=$(mktemp -d /tmp/kernelindex-devsh.XXXXXX)
-dev=$(KBENCH_FAKE_CUDA=ok BUDGET_S=25 LIGER=0 SANITIZE=0 OUT=$DOUT timeout 120 bash bench/device.sh cuda:0 2>&1); rc=$?
+dev=$(KBENCH_FAKE_CUDA=ok BUDGET_S=15 LIGER=0 SANITIZE=0 OUT=$DOUT timeout 120 bash bench/device.sh cuda:0 2>&1); rc=$?
 ok "$rc $(printf '%s\n' "$dev" | grep -c '^#   .*: passed | correctness:')" "0 16" \
   "bench/device.sh on the fake device: exits 0, its 16 edge-shape lines run and report (the fake runs the CPU code, so this checks the script, not v2)"
 ok "$(printf '%s\n' "$dev" | grep -cE '^(op +mode +var|layer_norm +forward +v1 +rows=4096 hidden=1024 .* passed|distill_jsd_loss +forward +v2 +tokens=8192 .*no result: skipped)')" 3 \
