@@ -485,6 +485,36 @@ api_time_one(void *ctx, const kb_call *k, void *flush, size_t flush_bytes, doubl
 	return report(time_one((kbc_ctx *) ctx, k, flush, flush_bytes, op_ns, total_ns, timeout_s), err, errlen);
 }
 
+/* ------------------------------------------------------------ shared by the operations */
+
+static __global__ void
+kbc_sum_fixed_kernel(const float *__restrict__ v, int64_t n, float *__restrict__ out)
+{
+	__shared__ double part[1024];
+	double		a = 0;
+
+	for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+		a += v[i];
+	part[threadIdx.x] = a;
+	__syncthreads();
+	for (int o = blockDim.x / 2; o > 0; o >>= 1)
+	{
+		if ((int) threadIdx.x < o)
+			part[threadIdx.x] += part[threadIdx.x + o];
+		__syncthreads();
+	}
+	if (threadIdx.x == 0)
+		*out = (float) part[0];
+}
+
+int
+kbc_sum_fixed(kbc_ctx *ctx, const float *v, int64_t n, float *out)
+{
+	kbc_sum_fixed_kernel<<<1, 1024, 0, ctx->stream>>>(v, n, out);
+	KBC_CHECK_LAUNCH();
+	return KBC_OK;
+}
+
 static const kbc_api api = {
 	KBC_ABI_VERSION,
 	api_device_count,

@@ -40,6 +40,10 @@ void		kbc_fail_msg(const char *msg);
 /* After a launch: launch-configuration errors surface here. */
 #define KBC_CHECK_LAUNCH() KBC_CHECK(cudaGetLastError())
 
+/* *out = the sum of v[0..n), one block, a fixed order, double accumulation
+ * (deterministic): the per-row losses of jsd and distill_jsd_loss. */
+int			kbc_sum_fixed(kbc_ctx *ctx, const float *v, int64_t n, float *out);
+
 /* The operations' host entry points (ops/<op>.cu). */
 int			layer_norm_cuda(kbc_ctx *ctx, const kb_call *c, int phase);
 int			megatron_cross_entropy_cuda(kbc_ctx *ctx, const kb_call *c, int phase);

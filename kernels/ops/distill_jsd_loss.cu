@@ -336,27 +336,6 @@ dj_round_kernel(const float *__restrict__ in, bf16 *__restrict__ out, int64_t n)
 		out[i] = __float2bfloat16_rn(in[i]);
 }
 
-/* loss = sum of per-token losses, fixed order, double accumulation. */
-__global__ void
-dj_sum_kernel(const float *__restrict__ v, int64_t n, float *__restrict__ out)
-{
-	__shared__ double part[1024];
-	double		a = 0;
-
-	for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
-		a += v[i];
-	part[threadIdx.x] = a;
-	__syncthreads();
-	for (int o = blockDim.x / 2; o > 0; o >>= 1)
-	{
-		if ((int) threadIdx.x < o)
-			part[threadIdx.x] += part[threadIdx.x + o];
-		__syncthreads();
-	}
-	if (threadIdx.x == 0)
-		*out = (float) part[0];
-}
-
 /*
  * D (m x n, column-major, ldd) = op(A) op(B) (+ beta D) with bf16 A and B
  * (column-major as stored, lda/ldb), fp32 accumulation, D in dtype_d.
@@ -483,9 +462,7 @@ forward(kbc_ctx *ctx, const kb_call *c)
 		dj_round_kernel<<<ctx->sm_count * 8, 256, 0, ctx->stream>>>(gw, (bf16 *) c->t[DJ_GWS], V * Hs);
 		KBC_CHECK_LAUNCH();
 	}
-	dj_sum_kernel<<<1, 1024, 0, ctx->stream>>>((const float *) c->t[DJ_TOKEN_LOSS], T, (float *) c->t[DJ_LOSS]);
-	KBC_CHECK_LAUNCH();
-	return KBC_OK;
+	return kbc_sum_fixed(ctx, (const float *) c->t[DJ_TOKEN_LOSS], T, (float *) c->t[DJ_LOSS]);
 }
 
 int

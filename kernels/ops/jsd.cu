@@ -18,7 +18,7 @@ enum { JSD_X, JSD_Y, JSD_LOSS, JSD_DX, JSD_ROW_LOSS };
  * One block (512 threads) per row, one pass: X and Y streamed with 16-byte
  * loads (2 chunks of each in flight per thread), dX written with 16-byte
  * stores, the row's loss reduced in the block (fp32) and stored per row;
- * jsd_sum_kernel adds the rows in a fixed order (deterministic).  Inputs
+ * kbc_sum_fixed adds the rows in a fixed order (deterministic).  Inputs
  * are log-probabilities already, so no row statistics are needed: the row
  * is read exactly once.  ~12 FLOPs per element (2 exp, 1 log).
  */
@@ -77,27 +77,6 @@ jsd_kernel(const T *__restrict__ X, const T *__restrict__ Y, T *__restrict__ dX,
 		row_loss[r] = acc * inv_rows;
 }
 
-/* loss = sum of the per-row losses, one block, fixed order, double accumulation. */
-__global__ void
-jsd_sum_kernel(const float *__restrict__ v, int64_t n, float *__restrict__ out)
-{
-	__shared__ double part[1024];
-	double		a = 0;
-
-	for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
-		a += v[i];
-	part[threadIdx.x] = a;
-	__syncthreads();
-	for (int o = blockDim.x / 2; o > 0; o >>= 1)
-	{
-		if ((int) threadIdx.x < o)
-			part[threadIdx.x] += part[threadIdx.x + o];
-		__syncthreads();
-	}
-	if (threadIdx.x == 0)
-		*out = (float) part[0];
-}
-
 template <typename T>
 static int
 run(kbc_ctx *ctx, const kb_call *c)
@@ -111,9 +90,7 @@ run(kbc_ctx *ctx, const kb_call *c)
 		(const T *) c->t[JSD_X], (const T *) c->t[JSD_Y], (T *) c->t[JSD_DX], (float *) c->t[JSD_ROW_LOSS],
 		V, 1.0f / (float) rows, aligned);
 	KBC_CHECK_LAUNCH();
-	jsd_sum_kernel<<<1, 1024, 0, ctx->stream>>>((const float *) c->t[JSD_ROW_LOSS], rows, (float *) c->t[JSD_LOSS]);
-	KBC_CHECK_LAUNCH();
-	return KBC_OK;
+	return kbc_sum_fixed(ctx, (const float *) c->t[JSD_ROW_LOSS], rows, (float *) c->t[JSD_LOSS]);
 }
 
 int
