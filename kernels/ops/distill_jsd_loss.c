@@ -28,6 +28,20 @@
 
 /* ------------------------------------------------------------ float64 reference */
 
+/* One element's terms from its student and teacher log-probabilities (ls, lt): the student
+ * probability, g = (1-beta) ps (ls - log m) with m = (1-beta) ps + beta pt, and the JSD term. */
+static void
+ref_terms(double ls, double lt, double *ps, double *g, double *jsd)
+{
+	double		pt = exp(lt);
+	double		logm;
+
+	*ps = exp(ls);
+	logm = log((1 - DJ_BETA) * *ps + DJ_BETA * pt);
+	*g = (1 - DJ_BETA) * *ps * (ls - logm);
+	*jsd = DJ_BETA * pt * (lt - logm) + *g;
+}
+
 /*
  * One token from its logits: returns the token's loss (already divided by
  * tokens) and, when dz is not NULL, the gradient w.r.t. the student logits.
@@ -58,25 +72,22 @@ distill_jsd_ref_token(const double *zs, const double *zt, int64_t V, int64_t tar
 	lse_t = mt + log(st);
 	for (int64_t j = 0; j < V; j++)
 	{
-		double		ls = zs[j] / DJ_TEMPERATURE - lse_s,
-					lt = zt[j] / DJ_TEMPERATURE - lse_t;
-		double		ps = exp(ls),
-					pt = exp(lt);
-		double		logm = log((1 - DJ_BETA) * ps + DJ_BETA * pt);
+		double		ps,
+					g,
+					e;
 
-		jsd += DJ_BETA * pt * (lt - logm) + (1 - DJ_BETA) * ps * (ls - logm);
-		sumg += (1 - DJ_BETA) * ps * (ls - logm);
+		ref_terms(zs[j] / DJ_TEMPERATURE - lse_s, zt[j] / DJ_TEMPERATURE - lse_t, &ps, &g, &e);
+		jsd += e;
+		sumg += g;
 	}
 	if (dz)
 		for (int64_t j = 0; j < V; j++)
 		{
-			double		ls = zs[j] / DJ_TEMPERATURE - lse_s,
-						lt = zt[j] / DJ_TEMPERATURE - lse_t;
-			double		ps = exp(ls),
-						pt = exp(lt);
-			double		logm = log((1 - DJ_BETA) * ps + DJ_BETA * pt);
-			double		g = (1 - DJ_BETA) * ps * (ls - logm);
+			double		ps,
+						g,
+						e;
 
+			ref_terms(zs[j] / DJ_TEMPERATURE - lse_s, zt[j] / DJ_TEMPERATURE - lse_t, &ps, &g, &e);
 			dz[j] = (DJ_WEIGHT_HARD * (ps - (j == target ? 1.0 : 0.0))
 					 + DJ_WEIGHT_SOFT * (g - ps * sumg)) / DJ_TEMPERATURE / (double) T;
 		}
@@ -84,6 +95,19 @@ distill_jsd_ref_token(const double *zs, const double *zt, int64_t V, int64_t tar
 }
 
 /* ------------------------------------------------------------ CPU implementation */
+
+/* ref_terms in fp32, the CPU implementation's precision. */
+static void
+cpu_terms(float ls, float lt, float *ps, float *g, float *jsd)
+{
+	float		pt = expf(lt);
+	float		logm;
+
+	*ps = expf(ls);
+	logm = logf((float) (1 - DJ_BETA) * *ps + (float) DJ_BETA * pt);
+	*g = (float) (1 - DJ_BETA) * *ps * (ls - logm);
+	*jsd = (float) DJ_BETA * pt * (lt - logm) + *g;
+}
 
 static int
 dj_cpu(const kb_call *c, int phase)
@@ -140,14 +164,13 @@ dj_cpu(const kb_call *c, int phase)
 		lse_t = mt + logf(st);
 		for (int64_t v = 0; v < V; v++)
 		{
-			float		ls = zs[v] - lse_s,
-						lt = zt[v] - lse_t;
-			float		ps = expf(ls),
-						pt = expf(lt);
-			float		logm = logf((float) (1 - DJ_BETA) * ps + (float) DJ_BETA * pt);
+			float		ps,
+						g,
+						e;
 
-			jsd += (float) DJ_BETA * pt * (lt - logm) + (float) (1 - DJ_BETA) * ps * (ls - logm);
-			sumg += (float) (1 - DJ_BETA) * ps * (ls - logm);
+			cpu_terms(zs[v] - lse_s, zt[v] - lse_t, &ps, &g, &e);
+			jsd += e;
+			sumg += g;
 		}
 		loss = ((float) DJ_WEIGHT_HARD * (lse_s - zs[target[t]]) + (float) DJ_WEIGHT_SOFT * jsd) / (float) T;
 		((float *) c->t[DJ_TOKEN_LOSS])[t] = loss;
@@ -155,13 +178,11 @@ dj_cpu(const kb_call *c, int phase)
 		/* dz overwrites zs; grad_student_input[t] = dz @ Ws; grad_Ws += dz^T x_s[t] */
 		for (int64_t v = 0; v < V; v++)
 		{
-			float		ls = zs[v] - lse_s,
-						lt = zt[v] - lse_t;
-			float		ps = expf(ls),
-						pt = expf(lt);
-			float		logm = logf((float) (1 - DJ_BETA) * ps + (float) DJ_BETA * pt);
-			float		g = (float) (1 - DJ_BETA) * ps * (ls - logm);
+			float		ps,
+						g,
+						e;
 
+			cpu_terms(zs[v] - lse_s, zt[v] - lse_t, &ps, &g, &e);
 			zs[v] = ((float) DJ_WEIGHT_HARD * (ps - (v == target[t] ? 1.0f : 0.0f))
 					 + (float) DJ_WEIGHT_SOFT * (g - ps * sumg)) / (float) T;
 		}
