@@ -92,7 +92,7 @@ best_device(void)
 	int			i;
 
 	for (i = 0; i < ki_shared->nslots; i++)
-		if (strncmp(ki_shared->slots[i].device, "cuda:", 5) == 0 &&
+		if (ki_is_cuda_device(ki_shared->slots[i].device) &&
 			strncmp(ki_shared->slots[i].product, "unavailable", 11) != 0)
 			return ki_shared->slots[i].device;
 	if (device_served("cpu"))
@@ -249,7 +249,7 @@ kbench_run(PG_FUNCTION_ARGS)
 	/* the kernels library says whether it can run this, and why not */
 	workload_text = JsonbToCString(NULL, &workload->root, VARSIZE(workload));
 	/* a GPU's memory is checked by its worker, before allocating: no CUDA in a backend */
-	if (strncmp(device, "cuda:", 5) == 0)
+	if (ki_is_cuda_device(device))
 		st = kb_validate_request(op, mode, workload_text, impl, device, err, sizeof(err));
 	else
 		st = kb_check_request(op, mode, workload_text, impl, device, err, sizeof(err));

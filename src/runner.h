@@ -55,4 +55,11 @@ void		ki_request_cancel(int64 job_id);
 /* Wake the workers of a device (all of them when device is NULL). */
 void		ki_wake_workers(const char *device);
 
+/* Is device a GPU ("cuda:N")?  (The kernels library validates the N.) */
+static inline bool
+ki_is_cuda_device(const char *device)
+{
+	return strncmp(device, "cuda:", 5) == 0;
+}
+
 #endif							/* KI_RUNNER_H */

@@ -618,13 +618,6 @@ device_watchdog(void)
 	_exit(1);
 }
 
-/* Is this a GPU device ("cuda:N")? */
-static bool
-is_cuda_device(const char *device)
-{
-	return strncmp(device, "cuda:", 5) == 0;
-}
-
 /*
  * Run one claimed job.  True when the worker must exit after it: a GPU job
  * that timed out may have left a kernel running (see the header comment).
@@ -717,7 +710,7 @@ run_job(claimed_job *job, const char *device)
 	kb_free_result(&res);
 	MySlot->job_id = 0;
 	MySlot->progress = 0;
-	return st == KB_TIMEOUT && is_cuda_device(device);
+	return st == KB_TIMEOUT && ki_is_cuda_device(device);
 }
 
 /* The product name the CUDA backend gives for device ("cuda:N"), or NULL. */
