@@ -2,7 +2,8 @@
 # and the kernels library (kernels/, its own Makefile, no PostgreSQL) are
 # plain C shared with the kbench CLI.
 EXTENSION = kernelindex
-EXTVERSION = 0.1.0
+# The version is written once, in kernelindex.control.
+EXTVERSION := $(shell sed -n "s/^default_version *= *'\\(.*\\)'/\\1/p" kernelindex.control)
 MODULE_big = kernelindex
 
 CORE_SRCS = $(sort $(wildcard src/core/*.c)) $(sort $(wildcard src/liger/*.c))
@@ -10,7 +11,13 @@ EXT_SRCS = $(sort $(wildcard src/*.c))
 OBJS = $(CORE_SRCS:.c=.o) $(EXT_SRCS:.c=.o)
 
 SQL_PARTS = $(sort $(wildcard sql/[0-9][0-9]_*.sql))
-DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
+# Install scripts of released versions are kept as they shipped
+# (sql/released/); each upgrade script is assembled from its fragments in
+# sql/updates/A--B/NN_*.sql, in order (docs/ARCHITECTURE.md, "Upgrades").
+UPDATE_DIRS = $(sort $(wildcard sql/updates/*--*))
+UPDATE_SCRIPTS = $(patsubst sql/updates/%,sql/$(EXTENSION)--%.sql,$(UPDATE_DIRS))
+DATA = $(sort $(wildcard sql/released/$(EXTENSION)--*.sql))
+DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql $(UPDATE_SCRIPTS)
 
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -Isrc -Isrc/core -isystem $(shell $(PG_CONFIG) --includedir-server) -std=c11 -D_GNU_SOURCE
@@ -39,8 +46,15 @@ src/core/schemas_data.c: $(wildcard schemas/*.json) tools/embed_schemas.sh
 $(OBJS): src/core/ki_json.h src/core/ki_schema.h src/kernelindex.h $(wildcard src/liger/*.h)
 
 # The install script is the sql/NN_*.sql parts in order.
-sql/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_PARTS)
-	cat $^ > $@
+sql/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_PARTS) kernelindex.control
+	cat $(SQL_PARTS) > $@
+
+# An upgrade script is its fragments in order.
+define update_rule
+sql/$(EXTENSION)--$(1).sql: $$(sort $$(wildcard sql/updates/$(1)/*.sql))
+	cat $$^ > $$@
+endef
+$(foreach d,$(UPDATE_DIRS),$(eval $(call update_rule,$(notdir $(d)))))
 
 $(shlib): $(KBENCH_LIB)
 

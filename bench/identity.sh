@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 KI_SKIP_KERNELS=1 bash bin/setup.sh >/dev/null   # the kernels are not part of this benchmark
-export PATH="/usr/lib/postgresql/15/bin:$PATH"
+export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
 source bin/pgcluster.sh
 WORK=$(mktemp -d /tmp/kernelindex-bench.XXXXXX)
 chmod 755 "$WORK"

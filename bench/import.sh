@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KI_SKIP_KERNELS=1 bash bin/setup.sh >/dev/null
-export PATH="/usr/lib/postgresql/15/bin:$PATH"
+export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
 source bin/pgcluster.sh
 trap 'ki_cluster_stop; rm -f /tmp/kernelindex-export.$$' EXIT
 ki_cluster_start >/dev/null

@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 keep=false; [ "${1:-}" = "--keep" ] && keep=true
 bash bin/setup.sh
-export PATH="/usr/lib/postgresql/15/bin:$PATH"
+export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
 source bin/pgcluster.sh
 $keep || trap 'ki_cluster_stop' EXIT
 ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'kernelindex'"

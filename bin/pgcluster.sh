@@ -5,7 +5,8 @@
 # postgres user.  Connections go through a Unix socket in the cluster's
 # directory with trust authentication; PGHOST, PGPORT, PGUSER and
 # PGDATABASE are exported for psql and pg_regress.
-PGBIN=/usr/lib/postgresql/15/bin
+# KI_PGBIN: another PostgreSQL 15 (tools/pg_sandbox.sh makes one per working copy).
+PGBIN=${KI_PGBIN:-/usr/lib/postgresql/15/bin}
 
 ki_as_owner() {
   if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi

@@ -16,7 +16,7 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
-export PATH="/usr/lib/postgresql/15/bin:$PATH"
+export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
 jobs=$(nproc 2>/dev/null || echo 2)
 make -s -j"$jobs" >/dev/null
 if [ -f kernels/Makefile ] && [ -z "${KI_SKIP_KERNELS:-}" ]; then make -s -C kernels -j"$jobs" >/dev/null; fi

@@ -9,7 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 bash bin/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
-export PATH="/usr/lib/postgresql/15/bin:$PATH"
+export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
 source bin/pgcluster.sh
 LOG=$(mktemp -d /tmp/kernelindex-test.XXXXXX)
 trap 'ki_cluster_stop; rm -rf "$LOG"' EXIT

@@ -38,7 +38,8 @@
 extern "C" {
 #endif
 
-#define KB_VERSION "0.1.0"
+/* KB_VERSION, the release of these kernels, is set by kernels/Makefile from
+ * kernelindex.control, where the version is written once. */
 
 /* Outcome of a request.  kb_status_name gives the BenchmarkRun status token. */
 typedef enum kb_status

@@ -15,6 +15,9 @@
 #include <string.h>
 
 #include "kb_int.h"
+#ifndef KB_VERSION
+#error "KB_VERSION is set by kernels/Makefile from kernelindex.control"
+#endif
 #include "ki_json.h"
 
 extern const kb_op kb_op_layer_norm;

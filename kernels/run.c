@@ -19,6 +19,9 @@
 #include <unistd.h>
 
 #include "kb_int.h"
+#ifndef KB_VERSION
+#error "KB_VERSION is set by kernels/Makefile from kernelindex.control"
+#endif
 #include "ki_json.h"
 
 #if __has_include("build/kb_git.h")

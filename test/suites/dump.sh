@@ -6,7 +6,7 @@
 # append-only and keeps working (ingest is idempotent, export is equal).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-export PATH="/usr/lib/postgresql/15/bin:$PATH"
+export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
 source bin/pgcluster.sh
 DUMP=$(mktemp /tmp/kernelindex-dump.XXXXXX)
 trap 'ki_cluster_stop; rm -f "$DUMP"' EXIT

@@ -11,7 +11,7 @@
 # Prints TAP lines.  KEEP_LOG=FILE keeps a copy of the server log.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-export PATH="/usr/lib/postgresql/15/bin:$PATH"
+export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
 source bin/pgcluster.sh
 ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
 

@@ -3,7 +3,7 @@
 # identity and catalog work, and the runner says what it needs.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-export PATH="/usr/lib/postgresql/15/bin:$PATH"
+export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
 source bin/pgcluster.sh
 trap 'ki_cluster_stop' EXIT
 ki_cluster_start || { echo "not ok - the cluster starts"; exit 1; }

@@ -7,7 +7,7 @@
 # Prints TAP lines.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-export PATH="/usr/lib/postgresql/15/bin:$PATH"
+export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
 source bin/pgcluster.sh
 trap 'ki_cluster_stop' EXIT
 ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'kbench'" \

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# upgrade.sh: ALTER EXTENSION kernelindex UPDATE from every released version
+# gives the same database as a fresh install of the current one.
+#   - the old version is installed from its shipped script (sql/released/),
+#     the Liger history imported and jobs run by the worker;
+#   - ALTER EXTENSION kernelindex UPDATE;
+#   - the schema (pg_dump --schema-only --binary-upgrade, which lists the
+#     extension's member objects, with the OID-setting calls removed) equals
+#     a fresh install's, and so do the catalog's rows.
+# Prints TAP lines.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
+source bin/pgcluster.sh
+trap 'ki_cluster_stop' EXIT
+CUR=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" kernelindex.control)
+ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'old'" \
+                 "kernelindex.devices = 'cpu'" || { echo "not ok - the cluster starts"; exit 1; }
+ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+q() { psql -X -At -q -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
+CSV="$(pwd)/data/liger/all_benchmark_data.csv"
+chmod a+r "$CSV" 2>/dev/null
+
+# The schema of a database, extension members included, without OIDs.
+schema_of() {
+  pg_dump --schema-only --binary-upgrade -d "$1" |
+    grep -v -E '^(SELECT pg_catalog\.binary_upgrade_|-- Dumped |SET |SELECT pg_catalog\.set_config)' |
+    grep -v -E '^(--|.restrict |.unrestrict |SELECT pg_catalog\.setval)' | sed -e "s/WHERE oid = '[0-9]*'/WHERE oid = N/" -e '/^$/d'
+}
+# Every row of every table of the extension, timestamps left out (they
+# say when a row was written, which differs between two databases).
+rows_of() {
+  psql -X -At -q -d "$1" <<'SQL'
+SELECT c.relname || ': ' || count(*) FROM pg_class c
+  JOIN pg_depend d ON d.objid = c.oid AND d.deptype = 'e'
+  JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'kernelindex'
+ WHERE c.relkind = 'r' GROUP BY c.relname ORDER BY 1;
+SQL
+}
+
+for old in $(ls sql/released/ | sed -n 's/^kernelindex--\([0-9.]*\)\.sql$/\1/p' | sort -V); do
+  [ "$old" = "$CUR" ] && continue
+  createdb old && createdb fresh
+  if ! q old "CREATE EXTENSION kernelindex VERSION '$old'" >/dev/null; then
+    echo "not ok - $old installs from its shipped script"; dropdb --force old; dropdb --force fresh; continue
+  fi
+  echo "ok - $old installs from its shipped script with the current library"
+  for db in old fresh; do
+    [ "$db" = fresh ] && q fresh "CREATE EXTENSION kernelindex" >/dev/null
+    q "$db" "SELECT count(*) FROM kbench_import_liger(pg_read_file('$CSV'))" >/dev/null ||
+      echo "not ok - the Liger history imports into $db"
+  done
+  # jobs through the worker on the old install
+  q old "SELECT kbench_run('layer_norm', 'forward', jsonb_build_object('rows', 8 + g, 'hidden', 8),
+           protocol => '{\"warmup_ms\": 0, \"rep_ms\": 0.01, \"flush_bytes\": 0, \"max_samples\": 3}')
+         FROM generate_series(1, 3) g" >/dev/null
+  for i in $(seq 1 300); do
+    [ "$(q old "SELECT count(*) FROM kbench_jobs WHERE status IN ('queued', 'running')")" = 0 ] && break
+    sleep 0.1
+  done
+  jobs_before=$(q old "SELECT string_agg(id || ':' || status || ':' || coalesce(run_digest, ''), ',' ORDER BY id) FROM kbench_jobs")
+  if q old "ALTER EXTENSION kernelindex UPDATE" >/dev/null; then
+    ok "$(q old "SELECT extversion FROM pg_extension WHERE extname = 'kernelindex'")" "$CUR" "$old updates to $CUR"
+  else
+    echo "not ok - ALTER EXTENSION kernelindex UPDATE from $old"
+  fi
+  d=$(diff <(schema_of old) <(schema_of fresh))
+  if [ -z "$d" ]; then echo "ok - $old updated to $CUR has the schema of a fresh $CUR install"
+  else echo "not ok - $old updated to $CUR has the schema of a fresh $CUR install"; echo "$d" | head -60 | sed 's/^/# /'; fi
+  ok "$(q old "SELECT string_agg(id || ':' || status || ':' || coalesce(run_digest, ''), ',' ORDER BY id) FROM kbench_jobs")" "$jobs_before" "$old's jobs and their runs survive the update"
+  ok "$(q old "SELECT count(*) FROM kbench_runs r WHERE r.digest IN (SELECT run_digest FROM kbench_jobs)")" 3 "the worker's runs are still in the catalog after the update"
+  ok "$(q old "SELECT md5(string_agg(digest, ',' ORDER BY digest)) FROM kbench_runs WHERE digest NOT IN (SELECT run_digest FROM kbench_jobs WHERE run_digest IS NOT NULL)")" \
+     "$(q fresh "SELECT md5(string_agg(digest, ',' ORDER BY digest)) FROM kbench_runs")" "the imported runs are the same in the updated and the fresh database"
+  dropdb --force old; dropdb --force fresh
+done
