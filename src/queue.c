@@ -13,6 +13,9 @@
  */
 #include "kernelindex.h"
 #include "runner.h"
+#include "security.h"
+
+#include <math.h>
 
 #include "access/htup_details.h"
 #include "access/xact.h"
@@ -28,6 +31,7 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
+#include "utils/acl.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
@@ -114,14 +118,15 @@ check_protocol(Jsonb *protocol)
 		double		min;
 		double		max;
 		bool		boolean;
+		bool		integer;
 	}			keys[] =
 	{
-		{"warmup_ms", 0, 600000, false},
-		{"rep_ms", 0.001, 3600000, false},
-		{"flush_bytes", 0, 1099511627776.0, false},
-		{"max_samples", 1, 100000000, false},
-		{"seed", 0, 9007199254740991.0, false},
-		{"check", 0, 0, true},
+		{"warmup_ms", 0, 600000, false, false},
+		{"rep_ms", 0.001, 3600000, false, false},
+		{"flush_bytes", 0, 1099511627776.0, false, true},
+		{"max_samples", 1, 100000000, false, true},
+		{"seed", 0, 9007199254740991.0, false, true},
+		{"check", 0, 0, true, false},
 	};
 	ki_arena	a;
 	ki_value   *p;
@@ -152,6 +157,11 @@ check_protocol(Jsonb *protocol)
 						 errmsg("protocol setting \"%s\" is out of range", keys[k].key),
 						 keys[k].boolean ? errdetail("It must be true or false.") :
 						 errdetail("It must be a number from %g to %g.", keys[k].min, keys[k].max)));
+			if (keys[k].integer && m->value->u.num != floor(m->value->u.num))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("protocol setting \"%s\" must be a whole number", keys[k].key),
+						 errdetail("It was %g.", m->value->u.num)));
 		}
 		if (!known)
 			ereport(ERROR,
@@ -169,8 +179,12 @@ spi_as_owner(const char *sql, int nargs, Oid *types, Datum *args, const char *nu
 	int			save_sec;
 	volatile int rc = 0;
 
+	int			nest;
+
+	/* as a SECURITY DEFINER function: the owner's rights, a pinned search_path */
 	GetUserIdAndSecContext(&save_userid, &save_sec);
 	SetUserIdAndSecContext(ext_owner(), save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	nest = ki_pin_search_path();
 	PG_TRY();
 	{
 		rc = SPI_execute_with_args(sql, nargs, types, args, nulls, read_only, 0);
@@ -180,6 +194,7 @@ spi_as_owner(const char *sql, int nargs, Oid *types, Datum *args, const char *nu
 		SetUserIdAndSecContext(save_userid, save_sec);
 	}
 	PG_END_TRY();
+	ki_unpin_search_path(nest);
 	return rc;
 }
 
@@ -200,7 +215,11 @@ kbench_run(PG_FUNCTION_ARGS)
 	Interval   *timeout;
 	bool		retry;
 	int64		queued,
-				id;
+				queued_by_role,
+				timeout_us,
+				max_us;
+	int64		id;
+	char	   *caller;
 	bool		isnull;
 	Datum		args[9];
 	Oid			types[9] = {TEXTOID, TEXTOID, JSONBOID, TEXTOID, TEXTOID, JSONBOID, INTERVALOID, INT4OID, NAMEOID};
@@ -241,10 +260,24 @@ kbench_run(PG_FUNCTION_ARGS)
 				 errhint("For example {\"rows\": 4096, \"hidden\": 4096, \"dtype\": \"fp32\"}.")));
 	if (protocol)
 		check_protocol(protocol);
-	if (timeout && (timeout->month != 0 || timeout->day != 0 || timeout->time <= 0))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("timeout must be a positive interval in hours, minutes or seconds")));
+	/* the timeout: given (days as 24 hours, no months) or the default, within the bound */
+	max_us = (int64) ki_max_job_timeout_s * USECS_PER_SEC;
+	if (timeout)
+	{
+		timeout_us = ki_interval_usecs(timeout, "timeout", 0);
+		if (timeout_us <= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("timeout must be a positive interval")));
+		if (timeout_us > max_us)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("timeout must not exceed kernelindex.max_job_timeout"),
+					 errdetail("kernelindex.max_job_timeout is %d seconds.", ki_max_job_timeout_s),
+					 errhint("Give a shorter timeout, or ask an administrator to raise kernelindex.max_job_timeout.")));
+	}
+	else
+		timeout_us = Min((int64) ki_job_timeout_s * USECS_PER_SEC, max_us);
 
 	/* the kernels library says whether it can run this, and why not */
 	workload_text = JsonbToCString(NULL, &workload->root, VARSIZE(workload));
@@ -260,11 +293,21 @@ kbench_run(PG_FUNCTION_ARGS)
 				 st == KB_RESOURCE_EXCEEDED ? errdetail("The workload does not fit device %s.", device) : 0,
 				 errhint("kbench_device_operations lists what each device can run.")));
 
+	caller = GetUserNameFromId(GetUserId(), false);
+	args[8] = DirectFunctionCall1(namein, CStringGetDatum(caller));
 	SPI_connect();
-	if (spi_as_owner(psprintf("SELECT count(*) FROM %s.kbench_jobs WHERE status = 'queued'", ext_schema()),
-					 0, NULL, NULL, NULL, true) != SPI_OK_SELECT)
+	if (spi_as_owner(psprintf("SELECT pg_catalog.count(*), pg_catalog.count(*) FILTER (WHERE owner = $1)"
+							  " FROM %s.kbench_jobs WHERE status = 'queued'", ext_schema()),
+					 1, &types[8], &args[8], NULL, true) != SPI_OK_SELECT)
 		elog(ERROR, "could not count the queue");
 	queued = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	queued_by_role = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	if (ki_queue_limit_per_role > 0 && queued_by_role >= ki_queue_limit_per_role)
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("role %s has " INT64_FORMAT " jobs waiting in the benchmark queue", caller, queued_by_role),
+				 errdetail("kernelindex.queue_limit_per_role is %d.", ki_queue_limit_per_role),
+				 errhint("Wait for your queued jobs to finish, cancel some with kbench_cancel(), or ask an administrator to raise kernelindex.queue_limit_per_role.")));
 	if (queued >= ki_queue_limit)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
@@ -284,16 +327,17 @@ kbench_run(PG_FUNCTION_ARGS)
 		args[5] = JsonbPGetDatum(protocol);
 	else
 		nulls[5] = 'n';
-	if (timeout)
-		args[6] = IntervalPGetDatum(timeout);
-	else
-		nulls[6] = 'n';
+	{
+		Interval   *iv = palloc0(sizeof(Interval));
+
+		iv->time = timeout_us;	/* stored as hours, minutes and seconds */
+		args[6] = IntervalPGetDatum(iv);
+	}
 	args[7] = Int32GetDatum(retry ? 1 : 0);
-	args[8] = DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(GetUserId(), false)));
 	if (spi_as_owner(psprintf("INSERT INTO %s.kbench_jobs (operation, mode, workload, implementation, device,"
-							  " protocol, timeout, retries_left, owner) VALUES ($1, $2, $3, $4, $5, coalesce($6, '{}'),"
-							  " coalesce($7, make_interval(secs => %d)), $8, $9) RETURNING id",
-							  ext_schema(), ki_job_timeout_s),
+							  " protocol, timeout, retries_left, owner) VALUES ($1, $2, $3, $4, $5,"
+							  " coalesce($6, '{}'::pg_catalog.jsonb), $7, $8, $9) RETURNING id",
+							  ext_schema()),
 					 9, types, args, nulls, false) != SPI_OK_INSERT_RETURNING)
 		elog(ERROR, "could not queue the job");
 	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
@@ -325,11 +369,20 @@ kbench_wait(PG_FUNCTION_ARGS)
 	volatile long nap_ms = 2;
 	Datum		result = (Datum) 0;
 	char	   *sql;
+	Oid			caller = GetUserId();
+
+	/* whether the caller may cancel this job: known once it has been read */
+	volatile bool may_cancel = false;
+	int			nest;
 
 	require_workers();
-	deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
-										   (int64) ((timeout->time + (timeout->day * USECS_PER_DAY)) / 1000));
-	sql = psprintf("SELECT j, j.status FROM %s.kbench_jobs j WHERE id = $1", ext_schema());
+	/* no months; at most 100 years, which keeps the deadline arithmetic in range */
+	deadline = GetCurrentTimestamp() +
+		ki_interval_usecs(timeout, "timeout", (int64) 36525 * USECS_PER_DAY);
+	/* read as the caller: row-level security shows only the jobs they may see */
+	nest = ki_pin_search_path();
+	sql = psprintf("SELECT j, j.status, j.owner FROM %s.kbench_jobs j WHERE j.id = $1",
+				   ext_schema());
 	PG_TRY();
 	{
 		for (;;)
@@ -351,6 +404,13 @@ kbench_wait(PG_FUNCTION_ARGS)
 						 errmsg("job " INT64_FORMAT " does not exist", id),
 						 errhint("kbench_jobs lists your jobs; finished jobs are kept for kernelindex.history_retention.")));
 			status = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
+			if (!may_cancel)
+			{
+				char	   *owner = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3);
+
+				may_cancel = strcmp(owner, GetUserNameFromId(caller, false)) == 0 ||
+					ki_is_runner_admin(caller);
+			}
 			done = final_status(status) || GetCurrentTimestamp() >= deadline;
 			if (done)
 			{
@@ -374,12 +434,38 @@ kbench_wait(PG_FUNCTION_ARGS)
 	}
 	PG_CATCH();
 	{
-		/* the wait was cancelled (Ctrl-C, statement_timeout): so is the job */
-		ki_request_cancel(id);
+		/*
+		 * The wait was cancelled (Ctrl-C, statement_timeout): so is the job,
+		 * when the caller may cancel it.  A job they cannot see, or one of
+		 * another role that they may only watch, is left alone.
+		 */
+		if (may_cancel)
+			ki_request_cancel(id);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	ki_unpin_search_path(nest);
 	PG_RETURN_DATUM(result);
+}
+
+/*
+ * Is a worker alive for a running job: a worker of its device whose pid is
+ * the job's?  Not when the worker died and none came back, or when the
+ * device left kernelindex.devices.
+ */
+static bool
+job_has_worker(const char *device, int pid)
+{
+	int			i;
+	bool		found = false;
+
+	LWLockAcquire(ki_shared->lock, LW_SHARED);
+	for (i = 0; i < ki_shared->nslots; i++)
+		if (ki_shared->slots[i].pid != 0 && ki_shared->slots[i].pid == pid &&
+			strcmp(ki_shared->slots[i].device, device) == 0)
+			found = true;
+	LWLockRelease(ki_shared->lock);
+	return found;
 }
 
 /* Cancel a queued or running job. */
@@ -391,14 +477,19 @@ kbench_cancel(PG_FUNCTION_ARGS)
 	Oid			types[1] = {INT8OID};
 	Datum		args[1];
 	char	   *status,
-			   *owner;
+			   *owner,
+			   *device,
+			   *pid;
 	bool		result = false;
+	int			nest;
 
 	require_workers();
 	args[0] = Int64GetDatum(id);
+	nest = ki_pin_search_path();
 	SPI_connect();
 	/* read as the caller: row-level security shows only what they may see */
-	if (SPI_execute_with_args(psprintf("SELECT status, owner FROM %s.kbench_jobs WHERE id = $1", ext_schema()),
+	if (SPI_execute_with_args(psprintf("SELECT status, owner, device, worker_pid FROM %s.kbench_jobs WHERE id = $1",
+									   ext_schema()),
 							  1, types, args, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read job " INT64_FORMAT, id);
 	if (SPI_processed == 0)
@@ -407,20 +498,34 @@ kbench_cancel(PG_FUNCTION_ARGS)
 				 errmsg("job " INT64_FORMAT " does not exist", id)));
 	status = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
 	owner = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
-	if (strcmp(owner, GetUserNameFromId(GetUserId(), false)) != 0 && !superuser())
+	device = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3);
+	pid = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4);
+	if (strcmp(owner, GetUserNameFromId(GetUserId(), false)) != 0 && !ki_is_runner_admin(GetUserId()))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("job " INT64_FORMAT " belongs to %s", id, owner),
-				 errdetail("Only its owner or a superuser can cancel it.")));
+				 errmsg("job " INT64_FORMAT " belongs to another role", id),
+				 errdetail("Only its owner or a member of kbench_admin can cancel it.")));
 	if (strcmp(status, "queued") == 0)
 	{
-		if (spi_as_owner(psprintf("UPDATE %s.kbench_jobs SET status = 'canceled', finished_at = clock_timestamp(),"
+		if (spi_as_owner(psprintf("UPDATE %s.kbench_jobs SET status = 'canceled', finished_at = pg_catalog.clock_timestamp(),"
 								  " error = 'canceled before it started' WHERE id = $1 AND status = 'queued'",
 								  ext_schema()), 1, types, args, NULL, false) != SPI_OK_UPDATE)
 			elog(ERROR, "could not cancel job " INT64_FORMAT, id);
 		if (SPI_processed == 0)
 			ki_request_cancel(id);	/* a worker claimed it meanwhile */
 		result = true;
+	}
+	else if (strcmp(status, "running") == 0 && !job_has_worker(device, pid ? atoi(pid) : 0))
+	{
+		/* its worker is gone and no worker will come back for it: end it here */
+		if (spi_as_owner(psprintf("UPDATE %s.kbench_jobs SET status = 'canceled', finished_at = pg_catalog.clock_timestamp(),"
+								  " worker_pid = NULL, error = pg_catalog.format('canceled while its worker for %%s"
+								  " (pid %%s) was gone', device, worker_pid) WHERE id = $1 AND status = 'running'",
+								  ext_schema()), 1, types, args, NULL, false) != SPI_OK_UPDATE)
+			elog(ERROR, "could not cancel job " INT64_FORMAT, id);
+		result = SPI_processed == 1;
+		if (!result)
+			ereport(NOTICE, (errmsg("job " INT64_FORMAT " finished meanwhile", id)));
 	}
 	else if (strcmp(status, "running") == 0)
 	{
@@ -430,6 +535,7 @@ kbench_cancel(PG_FUNCTION_ARGS)
 	else
 		ereport(NOTICE, (errmsg("job " INT64_FORMAT " has already finished (%s)", id, status)));
 	SPI_finish();
+	ki_unpin_search_path(nest);
 	PG_RETURN_BOOL(result);
 }
 
@@ -440,16 +546,45 @@ kbench_workers(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int			i;
+	KiWorkerSlot slots[KI_MAX_WORKERS];
+	int			nslots;
+	bool		visible[KI_MAX_WORKERS];
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (ki_shared == NULL)
 		return (Datum) 0;
 	LWLockAcquire(ki_shared->lock, LW_SHARED);
-	for (i = 0; i < ki_shared->nslots; i++)
+	nslots = ki_shared->nslots;
+	memcpy(slots, ki_shared->slots, sizeof(KiWorkerSlot) * nslots);
+	LWLockRelease(ki_shared->lock);
+
+	/*
+	 * A running job's id, progress and start show only to those who may see
+	 * the job (row-level security on kbench_jobs, read as the caller).
+	 */
+	memset(visible, 0, sizeof(visible));
+	for (i = 0; i < nslots; i++)
+		if (slots[i].job_id != 0)
+		{
+			Oid			types[1] = {INT8OID};
+			Datum		args[1] = {Int64GetDatum(slots[i].job_id)};
+			int			nest = ki_pin_search_path();
+
+			SPI_connect();
+			if (SPI_execute_with_args(psprintf("SELECT 1 FROM %s.kbench_jobs WHERE id = $1", ext_schema()),
+									  1, types, args, NULL, true, 1) != SPI_OK_SELECT)
+				elog(ERROR, "could not read job " INT64_FORMAT, slots[i].job_id);
+			visible[i] = SPI_processed == 1;
+			SPI_finish();
+			ki_unpin_search_path(nest);
+		}
+
+	for (i = 0; i < nslots; i++)
 	{
-		KiWorkerSlot *s = &ki_shared->slots[i];
+		KiWorkerSlot *s = &slots[i];
 		Datum		values[7];
 		bool		nulls[7] = {false, false, false, false, false, false, false};
+		bool		hidden = s->job_id != 0 && !visible[i];
 
 		values[0] = Int32GetDatum((int32) s->pid);
 		nulls[0] = s->pid == 0;
@@ -458,14 +593,13 @@ kbench_workers(PG_FUNCTION_ARGS)
 		nulls[2] = s->product[0] == '\0';
 		values[3] = CStringGetTextDatum(s->pid == 0 ? "stopped" : s->job_id ? "running" : "idle");
 		values[4] = Int64GetDatum(s->job_id);
-		nulls[4] = s->job_id == 0;
+		nulls[4] = s->job_id == 0 || hidden;
 		values[5] = Float4GetDatum(s->progress);
-		nulls[5] = s->job_id == 0;
+		nulls[5] = s->job_id == 0 || hidden;
 		values[6] = TimestampTzGetDatum(s->started_at);
-		nulls[6] = s->job_id == 0;
+		nulls[6] = s->job_id == 0 || hidden;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
-	LWLockRelease(ki_shared->lock);
 	return (Datum) 0;
 }
 

@@ -29,6 +29,7 @@
  */
 #include "kernelindex.h"
 #include "runner.h"
+#include "security.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -212,6 +213,7 @@ _PG_init(void)
 							"Most jobs that may wait in the queue.",
 							"kbench_run refuses new jobs beyond it.",
 							&ki_queue_limit, 1000, 1, 1000000, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	ki_define_security_gucs();
 	MarkGUCPrefixReserved("kernelindex");
 
 	if (!process_shared_preload_libraries_in_progress)
@@ -370,7 +372,16 @@ extension_ready(void)
 	StartTransactionCommand();
 	ok = OidIsValid(get_extension_oid("kernelindex", true));
 	if (ok)
+	{
 		worker_schema = MemoryContextStrdup(TopMemoryContext, ext_schema());
+
+		/*
+		 * Everything the worker runs, it runs as the bootstrap superuser:
+		 * with search_path pinned for the session (over ALTER DATABASE ...
+		 * SET search_path too), and pg_catalog's functions named in full.
+		 */
+		SetConfigOption("search_path", ki_pinned_search_path(), PGC_SUSET, PGC_S_OVERRIDE);
+	}
 	CommitTransactionCommand();
 	return ok;
 }
@@ -387,19 +398,49 @@ recover_jobs(const char *device)
 							   "UPDATE %s.kbench_jobs j SET "
 							   " status = CASE WHEN o.overdue THEN 'timeout' WHEN retries_left > 0 THEN 'queued' ELSE 'failed' END,"
 							   " retries_left = CASE WHEN o.overdue THEN retries_left ELSE greatest(retries_left - 1, 0) END,"
-							   " finished_at = CASE WHEN retries_left > 0 AND NOT o.overdue THEN NULL ELSE clock_timestamp() END,"
+							   " finished_at = CASE WHEN retries_left > 0 AND NOT o.overdue THEN NULL ELSE pg_catalog.clock_timestamp() END,"
 							   " error = CASE WHEN o.overdue THEN"
-							   "   format('stopped after the job''s timeout of %%s: the device did not return, and the worker for %%s (pid %%s) was restarted',"
+							   "   pg_catalog.format('stopped after the job''s timeout of %%s: the device did not return, and the worker for %%s (pid %%s) was restarted',"
 							   "          timeout, device, worker_pid)"
-							   " ELSE format('the worker for %%s (pid %%s) stopped while running the job: it was killed or the server restarted%%s',"
+							   " ELSE pg_catalog.format('the worker for %%s (pid %%s) stopped while running the job: it was killed or the server restarted%%s',"
 							   "             device, worker_pid, CASE WHEN retries_left > 0 THEN '; re-queued for its retry' ELSE '' END) END,"
 							   " worker_pid = NULL "
-							   "FROM (SELECT id, started_at + timeout < clock_timestamp() AS overdue FROM %s.kbench_jobs"
+							   "FROM (SELECT id, started_at + timeout < pg_catalog.clock_timestamp() AS overdue FROM %s.kbench_jobs"
 							   "      WHERE status = 'running' AND device = %s) o "
 							   "WHERE j.id = o.id",
 							   worker_schema, worker_schema, quote_literal_cstr(device));
 
 	run_in_xact("recovering jobs", sql);
+}
+
+/*
+ * End the jobs of devices that no worker serves any more (the device left
+ * kernelindex.devices): those left running fail, as their worker will never
+ * come back; those queued are canceled, as none will ever claim them.  Run
+ * by the first worker when it starts.
+ */
+static void
+recover_orphaned_jobs(void)
+{
+	StringInfoData served;
+	int			i;
+
+	initStringInfo(&served);
+	for (i = 0; i < ki_shared->nslots; i++)
+		appendStringInfo(&served, "%s%s", i ? ", " : "", quote_literal_cstr(ki_shared->slots[i].device));
+	if (served.len == 0)
+		return;
+	run_in_xact("recovering jobs of devices no worker serves",
+				psprintf("UPDATE %s.kbench_jobs SET"
+						 " status = CASE WHEN status = 'running' THEN 'failed' ELSE 'canceled' END,"
+						 " finished_at = pg_catalog.clock_timestamp(),"
+						 " error = CASE WHEN status = 'running'"
+						 "   THEN pg_catalog.format('the worker for %%s (pid %%s) stopped while running the job,"
+						 " and no worker serves %%s any more (kernelindex.devices)', device, worker_pid, device)"
+						 "   ELSE pg_catalog.format('no worker serves %%s any more (kernelindex.devices)', device) END,"
+						 " worker_pid = NULL"
+						 " WHERE status IN ('queued', 'running') AND device NOT IN (%s)",
+						 worker_schema, served.data));
 }
 
 typedef struct claimed_job
@@ -572,10 +613,10 @@ finish_job(const claimed_job *job, const char *status, const kb_result *res, con
 		nulls[4] = 'n';
 	if (SPI_execute_with_args(psprintf(
 									   "WITH j AS (UPDATE %s.kbench_jobs SET status = $2, run_status = $3::%s.kbench_status,"
-									   " run_digest = $4, error = $5, finished_at = clock_timestamp(), progress = 1 "
-									   " WHERE id = $1 RETURNING id, status, run_digest) "
-									   "SELECT pg_notify('kbench_jobs', json_build_object('id', id, 'status', status,"
-									   " 'run_digest', run_digest)::text) FROM j",
+									   " run_digest = $4, error = $5, finished_at = pg_catalog.clock_timestamp(), progress = 1 "
+									   " WHERE id = $1 RETURNING id) "
+									   /* every role may LISTEN: the payload names no job; kbench_jobs shows one's own */
+									   "SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",
 									   worker_schema, worker_schema),
 							  5, types, args, nulls, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not finish job " INT64_FORMAT, job->id);
@@ -746,7 +787,7 @@ static void
 apply_retention(void)
 {
 	run_in_xact("applying the job retention",
-				psprintf("SELECT %s.kbench_prune_jobs(make_interval(secs => %d))", worker_schema, ki_retention_s));
+				psprintf("SELECT %s.kbench_prune_jobs(pg_catalog.make_interval(secs => %d))", worker_schema, ki_retention_s));
 }
 
 /*
@@ -829,7 +870,11 @@ kbench_worker_main(Datum arg)
 		{
 			ready = extension_ready();
 			if (ready)
+			{
 				recover_jobs(device);
+				if (slot == 0)
+					recover_orphaned_jobs();
+			}
 			else
 			{
 				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1000L,

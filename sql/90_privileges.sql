@@ -1,0 +1,92 @@
+-- Privileges: who may do what, for every object of the extension, in one
+-- place.  It runs last, after every part has made its objects (the upgrade
+-- script ends with the same statements: sql/updates/*/99_privileges.sql).
+-- docs/SQL.md, "Roles"; docs/ARCHITECTURE.md, "Name resolution and rights";
+-- test/suites/security.sh checks it.
+--
+--   PUBLIC        reads the catalog and the analytics; runs the identity
+--                 and analytics functions (which only read)
+--   kbench_user   queues, waits for and cancels its own jobs
+--   kbench_admin  a kbench_user that also cancels anyone's job, prunes the
+--                 job list, ingests and imports (server files: with the
+--                 file-reading rights of PostgreSQL's pg_read_server_files)
+--   the owner     everything else (rebuilding records, the staging table)
+
+-- Queueing, waiting and cancelling: kbench_user.
+REVOKE ALL ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION kbench_wait(bigint, interval) FROM PUBLIC;
+REVOKE ALL ON FUNCTION kbench_cancel(bigint) FROM PUBLIC;
+REVOKE ALL ON PROCEDURE kbench_bench(text, text, jsonb, text, text, jsonb, interval, bigint, text, text,
+	double precision, double precision, double precision, bigint, double precision, text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean) TO kbench_user;
+GRANT EXECUTE ON FUNCTION kbench_wait(bigint, interval) TO kbench_user;
+GRANT EXECUTE ON FUNCTION kbench_cancel(bigint) TO kbench_user;
+GRANT EXECUTE ON PROCEDURE kbench_bench(text, text, jsonb, text, text, jsonb, interval, bigint, text, text,
+	double precision, double precision, double precision, bigint, double precision, text, text) TO kbench_user;
+
+-- Jobs: a role sees its own; kbench_admin (who may cancel any) and
+-- pg_read_all_data see all.  Rows are written only by the extension.
+REVOKE ALL ON kbench_jobs FROM PUBLIC;
+GRANT SELECT ON kbench_jobs TO PUBLIC;
+ALTER POLICY kbench_jobs_visible ON kbench_jobs
+	USING (owner = current_user OR pg_catalog.pg_has_role(current_user, 'pg_read_all_data', 'USAGE')
+	       OR pg_catalog.pg_has_role(current_user, 'kbench_admin', 'USAGE'));
+
+-- Pruning the job list: kbench_admin, through the owner's rights.
+ALTER FUNCTION kbench_prune_jobs(interval) SECURITY DEFINER;
+REVOKE ALL ON FUNCTION kbench_prune_jobs(interval) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION kbench_prune_jobs(interval) TO kbench_admin;
+
+-- Writing the catalog: ingests and imports are kbench_admin's (and the
+-- owner's); reading a server file needs the caller's own right to it too:
+-- COPY FROM a file (kbench_import_catalog) needs pg_read_server_files,
+-- pg_read_file (kbench_import_liger_file) a superuser or a grant of it.
+REVOKE ALL ON FUNCTION kbench_ingest(json, text), kbench_ingest(jsonb, text), kbench_ingest(text, text),
+	kbench_import_catalog_staged(text), kbench_import_catalog(text),
+	kbench_import_liger(text, text), kbench_import_liger_file(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION kbench_ingest(json, text), kbench_ingest(jsonb, text), kbench_ingest(text, text),
+	kbench_import_catalog_staged(text), kbench_import_catalog(text),
+	kbench_import_liger(text, text), kbench_import_liger_file(text) TO kbench_admin;
+REVOKE ALL ON FUNCTION kbench_retract(text, text), kbench_supersede(text, text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION kbench_retract(text, text), kbench_supersede(text, text, text) TO kbench_admin;
+REVOKE ALL ON FUNCTION kbench_rebuild_records() FROM PUBLIC;
+
+-- What each import did, for everyone; where it read from (a server path),
+-- for kbench_admin.
+REVOKE ALL ON kbench_imports FROM PUBLIC;
+GRANT SELECT (id, kind, started_at, finished_at, lines, inserted, present, skipped, rejected) ON kbench_imports TO PUBLIC;
+GRANT SELECT ON kbench_imports TO kbench_admin;
+
+-- Rules over every function of the extension, so that functions added
+-- later follow them too:
+--   - an internal kbench__* function that can write (VOLATILE) or is a
+--     trigger is not executable by PUBLIC.  The STABLE and IMMUTABLE ones
+--     stay executable: the analytics PUBLIC reads call them, and a view's
+--     or a function's caller needs EXECUTE on what it calls;
+--   - a SECURITY DEFINER function and a trigger function run with
+--     search_path pinned to pg_catalog, this schema and pg_temp.
+DO $privileges$
+DECLARE
+	f record;
+BEGIN
+	FOR f IN
+		SELECT p.oid::pg_catalog.regprocedure AS sig, p.proname, p.provolatile, p.prosecdef, p.prokind,
+		       p.prorettype = 'pg_catalog.trigger'::pg_catalog.regtype AS is_trigger,
+		       p.proconfig, n.nspname
+		  FROM pg_catalog.pg_depend d
+		  JOIN pg_catalog.pg_proc p ON p.oid = d.objid
+		  JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+		 WHERE d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.deptype = 'e'
+		   AND d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass
+		   AND d.refobjid = (SELECT oid FROM pg_catalog.pg_extension WHERE extname = 'kernelindex')
+		 ORDER BY p.oid
+	LOOP
+		IF f.proname LIKE 'kbench\_\_%' AND f.prokind = 'f' AND (f.provolatile = 'v' OR f.is_trigger) THEN
+			EXECUTE pg_catalog.format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f.sig);
+		END IF;
+		IF (f.prosecdef OR f.is_trigger) AND f.prokind = 'f' THEN
+			EXECUTE pg_catalog.format('ALTER FUNCTION %s SET search_path = pg_catalog, %I, pg_temp', f.sig, f.nspname);
+		END IF;
+	END LOOP;
+END
+$privileges$;
