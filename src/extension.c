@@ -20,6 +20,7 @@
 static Oid	cached_ext = InvalidOid;
 static char *cached_schema = NULL;
 static Oid	cached_owner = InvalidOid;
+static Oid	cached_namespace = InvalidOid;
 
 static void
 lookup(void)
@@ -43,6 +44,7 @@ lookup(void)
 	cached_schema = MemoryContextStrdup(TopMemoryContext,
 										quote_identifier(get_namespace_name(form->extnamespace)));
 	cached_owner = form->extowner;
+	cached_namespace = form->extnamespace;
 	cached_ext = ext;
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
@@ -62,4 +64,12 @@ ext_owner(void)
 {
 	lookup();
 	return cached_owner;
+}
+
+/* The extension's schema. */
+Oid
+ext_namespace(void)
+{
+	lookup();
+	return cached_namespace;
 }

@@ -70,5 +70,6 @@ int			ki_ingest_tree(ki_arena *a, ki_value *doc, const char *source, Datum raw_s
 /* The extension's schema name, quoted, and its owner (src/extension.c). */
 const char *ext_schema(void);
 Oid			ext_owner(void);
+Oid			ext_namespace(void);
 
 #endif							/* KERNELINDEX_H */

@@ -279,6 +279,8 @@ kbench_run(PG_FUNCTION_ARGS)
 	else
 		timeout_us = Min((int64) ki_job_timeout_s * USECS_PER_SEC, max_us);
 
+	ki_require_safe_schema();
+
 	/* the kernels library says whether it can run this, and why not */
 	workload_text = JsonbToCString(NULL, &workload->root, VARSIZE(workload));
 	/* a GPU's memory is checked by its worker, before allocating: no CUDA in a backend */

@@ -13,8 +13,14 @@
 #include "kernelindex.h"
 #include "security.h"
 
+#include "access/htup_details.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_authid.h"
+#include "catalog/pg_database.h"
+#include "catalog/pg_namespace.h"
+#include "commands/extension.h"
 #include "miscadmin.h"
+#include "utils/syscache.h"
 #include "utils/acl.h"
 #include "utils/guc.h"
 #include "utils/timestamp.h"
@@ -56,6 +62,76 @@ void
 ki_unpin_search_path(int nest_level)
 {
 	AtEOXact_GUC(true, nest_level);
+}
+
+/* A role that may create in the schema without being trusted with the owner's rights? */
+static bool
+untrusted(Oid role)
+{
+	if (role == ROLE_PG_DATABASE_OWNER)
+	{
+		HeapTuple	t = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(MyDatabaseId));
+
+		if (!HeapTupleIsValid(t))
+			return true;
+		role = ((Form_pg_database) GETSTRUCT(t))->datdba;
+		ReleaseSysCache(t);
+	}
+	return role != ext_owner() && !superuser_arg(role);
+}
+
+bool
+ki_schema_is_safe(char **why)
+{
+	Oid			nsp = ext_namespace();
+	HeapTuple	t = SearchSysCache1(NAMESPACEOID, ObjectIdGetDatum(nsp));
+	Form_pg_namespace form;
+	Datum		d;
+	bool		isnull;
+	bool		safe = true;
+
+	if (!HeapTupleIsValid(t))
+		elog(ERROR, "cache lookup failed for schema %u", nsp);
+	form = (Form_pg_namespace) GETSTRUCT(t);
+	if (untrusted(form->nspowner))
+	{
+		*why = psprintf("schema %s belongs to role %s, who is not a superuser",
+						NameStr(form->nspname), GetUserNameFromId(form->nspowner, false));
+		safe = false;
+	}
+	d = SysCacheGetAttr(NAMESPACEOID, t, Anum_pg_namespace_nspacl, &isnull);
+	if (safe && !isnull)
+	{
+		Acl		   *acl = DatumGetAclP(d);
+		AclItem    *items = ACL_DAT(acl);
+		int			i;
+
+		for (i = 0; i < ACL_NUM(acl) && safe; i++)
+			if ((ACLITEM_GET_PRIVS(items[i]) & ACL_CREATE) &&
+				(items[i].ai_grantee == ACL_ID_PUBLIC || untrusted(items[i].ai_grantee)))
+			{
+				*why = psprintf("%s may create objects in schema %s",
+								items[i].ai_grantee == ACL_ID_PUBLIC ? "every role (PUBLIC)" :
+								psprintf("role %s", GetUserNameFromId(items[i].ai_grantee, false)),
+								NameStr(form->nspname));
+				safe = false;
+			}
+	}
+	ReleaseSysCache(t);
+	return safe;
+}
+
+void
+ki_require_safe_schema(void)
+{
+	char	   *why = NULL;
+
+	if (!ki_schema_is_safe(&why))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("the kernelindex runner does not run jobs while others may create objects in its schema"),
+				 errdetail("Jobs run with the rights of a superuser, and %s: a function made there could run with them.", why),
+				 errhint("Revoke CREATE on the schema from every role but a superuser, or install kernelindex in a schema of its own.")));
 }
 
 bool

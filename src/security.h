@@ -28,6 +28,16 @@ char	   *ki_pinned_search_path(void);
 int			ki_pin_search_path(void);
 void		ki_unpin_search_path(int nest_level);
 
+/*
+ * Is the extension's schema safe to resolve names in as the owner or the
+ * worker: owned by a superuser (or the extension's owner), with CREATE
+ * granted to nobody else?  When not, *why says who else may create there.
+ */
+bool		ki_schema_is_safe(char **why);
+
+/* Raise an error unless ki_schema_is_safe(). */
+void		ki_require_safe_schema(void);
+
 /* May role act on everyone's jobs (a superuser, or a member of kbench_admin)? */
 bool		ki_is_runner_admin(Oid role);
 

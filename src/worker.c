@@ -462,13 +462,28 @@ claim_job(const char *device, claimed_job *job, MemoryContext cxt)
 	Datum		args[2];
 	Oid			types[2] = {TEXTOID, INT4OID};
 	bool		found = false;
+	static bool warned = false;
+	char	   *why = NULL;
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	pgstat_report_activity(STATE_RUNNING, "claiming a job");
-	if (plan == NULL)
+	/* no job runs while a role that is not a superuser may create objects in the schema */
+	if (!ki_schema_is_safe(&why))
+	{
+		if (!warned)
+			ereport(WARNING,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("kernelindex worker for %s runs no job while others may create objects in the extension's schema", device),
+					 errdetail("%s.", why),
+					 errhint("Revoke CREATE on the schema from every role but a superuser; the queued jobs run then.")));
+		warned = true;
+	}
+	else
+		warned = false;
+	if (why == NULL && plan == NULL)
 	{
 		plan = SPI_prepare(psprintf("SELECT id, operation, mode, workload::text, implementation, protocol::text,"
 									" extract(epoch FROM timeout) * 1000 FROM %s.kbench__claim($1, $2)",
@@ -479,9 +494,9 @@ claim_job(const char *device, claimed_job *job, MemoryContext cxt)
 	}
 	args[0] = CStringGetTextDatum(device);
 	args[1] = Int32GetDatum(MyProcPid);
-	if (SPI_execute_plan(plan, args, NULL, false, 1) != SPI_OK_SELECT)
+	if (why == NULL && SPI_execute_plan(plan, args, NULL, false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not claim a job");
-	if (SPI_processed == 1)
+	if (why == NULL && SPI_processed == 1)
 	{
 		HeapTuple	t = SPI_tuptable->vals[0];
 		TupleDesc	d = SPI_tuptable->tupdesc;

@@ -84,14 +84,14 @@ ROLLBACK;
 ALTER SYSTEM RESET kernelindex.queue_limit;
 SELECT pg_reload_conf();
 
--- privileges: enqueueing is granted per role; users see their own jobs;
--- everyone reads the catalog
+-- privileges: queueing needs kbench_user (the one documented grant); users
+-- see their own jobs; everyone reads the catalog
 CREATE ROLE kbench_alice;
 CREATE ROLE kbench_bob;
 SET ROLE kbench_alice;
 SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}');
 RESET ROLE;
-GRANT EXECUTE ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean) TO kbench_alice;
+GRANT kbench_user TO kbench_alice, kbench_bob;
 SET ROLE kbench_alice;
 SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}',
                   protocol => '{"warmup_ms": 0, "rep_ms": 1, "flush_bytes": 0}') AS alice_job \gset
@@ -112,6 +112,6 @@ SET ROLE kbench_bob;
 SELECT count(*) > 1 AS bob_sees_all FROM kbench_jobs;
 RESET ROLE;
 REVOKE pg_read_all_data FROM kbench_bob;
-REVOKE EXECUTE ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean) FROM kbench_alice;
+REVOKE kbench_user FROM kbench_alice, kbench_bob;
 DROP ROLE kbench_bob;
 DROP ROLE kbench_alice;
