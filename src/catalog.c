@@ -278,7 +278,7 @@ finish_import(import_counts *c)
 	args[3] = Int64GetDatum(c->present);
 	args[4] = Int64GetDatum(c->skipped);
 	args[5] = Int64GetDatum(c->rejected);
-	if (SPI_execute_with_args(psprintf("UPDATE %s.kbench_imports SET finished_at = clock_timestamp(), lines = $2, "
+	if (SPI_execute_with_args(psprintf("UPDATE %s.kbench_imports SET finished_at = pg_catalog.clock_timestamp(), lines = $2, "
 									   "inserted = $3, present = $4, skipped = $5, rejected = $6 WHERE id = $1",
 									   ext_schema()), 6, types, args, NULL, false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "could not record the import's counts");

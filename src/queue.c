@@ -298,9 +298,10 @@ kbench_run(PG_FUNCTION_ARGS)
 	caller = GetUserNameFromId(GetUserId(), false);
 	args[8] = DirectFunctionCall1(namein, CStringGetDatum(caller));
 	SPI_connect();
+	/* not read-only: a fresh snapshot counts the jobs this statement queued already */
 	if (spi_as_owner(psprintf("SELECT pg_catalog.count(*), pg_catalog.count(*) FILTER (WHERE owner = $1)"
 							  " FROM %s.kbench_jobs WHERE status = 'queued'", ext_schema()),
-					 1, &types[8], &args[8], NULL, true) != SPI_OK_SELECT)
+					 1, &types[8], &args[8], NULL, false) != SPI_OK_SELECT)
 		elog(ERROR, "could not count the queue");
 	queued = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	queued_by_role = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));

@@ -1,0 +1,322 @@
+#!/usr/bin/env bash
+# security.sh: the runner attacked, on a server with kernelindex preloaded,
+# by roles of different rights (issue 10: items 1, 2 and 7).
+#   - name resolution: no SQL in the C code calls a bare function name; every
+#     SECURITY DEFINER and trigger function has a pinned search_path; shadow
+#     functions and operators in a role's own schema and in public (that
+#     record whether they ran, and try ALTER ROLE ... SUPERUSER) never run as
+#     the owner or the worker; nothing is queued or run while another role
+#     may create objects in the extension's schema;
+#   - rights: PUBLIC reads only; kbench__* that write are not executable by
+#     PUBLIC; cross-role wait, cancel, NOTIFY, kbench_workers, import paths;
+#   - limits: timeouts, sample counts, intervals with months, per-role queue;
+#     a job whose worker is gone for good (its device removed) can be
+#     cancelled, and is ended when a worker starts;
+#   - bad input to every SQL entry point of the runner.
+# Counts through test/lib/attacks.sh; prints TAP lines.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
+source bin/pgcluster.sh
+source test/lib/attacks.sh
+trap 'ki_cluster_stop' EXIT
+ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'kbench'" \
+                 "kernelindex.devices = 'cpu'" || { echo "not ok - the cluster starts"; exit 1; }
+export PGDATABASE=kbench
+# the superuser's own statements see neither public nor a role's schema
+q() { PGOPTIONS="-c search_path=kernelindex" psql -X -At -q -v ON_ERROR_STOP=1 -c "$1"; }
+# as a role, with that role's own settings (its search_path)
+as() { local r=$1; shift; psql -X -At -q -U "$r" -v ON_ERROR_STOP=1 -c "$@"; }
+# a script on stdin, as a role
+as_script() { psql -X -At -q -U "$1" -v ON_ERROR_STOP=1; }
+# a crash: the server stops at once, the worker with it, and starts again
+restart_hard() {
+  ki_as_owner "$PGBIN/pg_ctl" -D "$KI_CLUSTER_DIR/data" -m immediate -w stop >/dev/null
+  ki_as_owner "$PGBIN/pg_ctl" -D "$KI_CLUSTER_DIR/data" -l "$KI_CLUSTER_DIR/server.log" -w start >/dev/null
+}
+ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+wait_for() {
+  local i
+  for ((i = 0; i < $2 * 10; i++)); do
+    [ "$(q "$1" 2>/dev/null)" = "t" ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+TINY='{"warmup_ms": 0, "rep_ms": 0.01, "flush_bytes": 0, "max_samples": 3}'
+LONG='{"warmup_ms": 0, "rep_ms": 20000, "flush_bytes": 0, "max_samples": 100000000}'
+BIG='{"rows": 2048, "hidden": 2048, "dtype": "fp32"}'
+SMALL='{"rows": 8, "hidden": 8}'
+
+createdb kbench
+psql -X -q -v ON_ERROR_STOP=1 <<'SQL' || { echo "not ok - setup"; exit 1; }
+CREATE SCHEMA kernelindex;
+CREATE EXTENSION kernelindex SCHEMA kernelindex;
+GRANT USAGE ON SCHEMA kernelindex TO PUBLIC;
+CREATE ROLE alice LOGIN IN ROLE kbench_user;
+CREATE ROLE bob LOGIN IN ROLE kbench_user;
+CREATE ROLE mallory LOGIN IN ROLE kbench_user;
+CREATE ROLE watcher LOGIN IN ROLE kbench_user, pg_read_all_data;
+CREATE ROLE boss LOGIN IN ROLE kbench_admin;
+CREATE ROLE reader LOGIN;
+ALTER ROLE alice SET search_path = kernelindex, public;
+ALTER ROLE bob SET search_path = kernelindex, public;
+ALTER ROLE watcher SET search_path = kernelindex, public;
+ALTER ROLE boss SET search_path = kernelindex, public;
+ALTER ROLE reader SET search_path = kernelindex, public;
+-- mallory's own schema comes before pg_catalog, and she may create in public
+CREATE SCHEMA mallory AUTHORIZATION mallory;
+ALTER ROLE mallory SET search_path = mallory, pg_catalog, kernelindex, public;
+GRANT CREATE ON SCHEMA public TO mallory;
+-- what the shadow functions record: which ran, as whom
+CREATE TABLE public.shadow_ran (fn text, who name);
+GRANT INSERT ON public.shadow_ran TO PUBLIC;
+SQL
+
+# Shadows of what the runner's SQL calls, in mallory's schema and in public.
+# Each records that it ran and as whom, tries to make mallory a superuser,
+# and then does what the real one does.
+shadow() {  # schema name args rettype body-returning-the-real-value
+  cat <<SQL
+CREATE FUNCTION $1.$2($3) RETURNS $4 LANGUAGE plpgsql AS \$f\$
+BEGIN
+  INSERT INTO public.shadow_ran VALUES ('$1.$2', current_user);
+  BEGIN EXECUTE 'ALTER ROLE mallory SUPERUSER'; EXCEPTION WHEN OTHERS THEN NULL; END;
+  $([ "$4" = void ] && echo "PERFORM $5; RETURN;" || echo "RETURN $5;")
+END \$f\$;
+SQL
+}
+shadows=""
+for s in mallory public; do
+  shadows+=$(shadow $s clock_timestamp "" timestamptz "pg_catalog.clock_timestamp()")
+  shadows+=$(shadow $s now "" timestamptz "pg_catalog.now()")
+  shadows+=$(shadow $s make_interval "secs integer" interval "pg_catalog.make_interval(secs => secs)")
+  shadows+=$(shadow $s json_build_object "a text, b bigint, c text, d text, e text, f text" json "pg_catalog.json_build_object(a, b, c, d, e, f)")
+  shadows+=$(shadow $s pg_notify "a text, b text" void "pg_catalog.pg_notify(a, b)")
+  shadows+=$(shadow $s format "a text, b interval, c text, d integer" text "pg_catalog.format(a, b, c, d)")
+  shadows+=$(shadow $s format "a text, b text, c integer" text "pg_catalog.format(a, b, c)")
+  shadows+=$(shadow $s format "a text, b text, c integer, d text" text "pg_catalog.format(a, b, c, d)")
+  shadows+=$(shadow $s current_setting "a text, b boolean" text "pg_catalog.current_setting(a, b)")
+  shadows+=$(shadow $s shadow_int8eq "a bigint, b bigint" boolean "a OPERATOR(pg_catalog.=) b")
+  shadows+=$(shadow $s shadow_texteq "a text, b text" boolean "a OPERATOR(pg_catalog.=) b")
+  shadows+="
+CREATE OPERATOR $s.= (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = $s.shadow_int8eq);
+CREATE OPERATOR $s.= (LEFTARG = text, RIGHTARG = text, FUNCTION = $s.shadow_texteq);
+CREATE OPERATOR $s.< (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_lt);
+"
+done
+printf '%s\n' "$shadows" | psql -X -q -U mallory -v ON_ERROR_STOP=1 >/dev/null ||
+  echo "not ok - mallory creates her shadow functions"
+wait_for "SELECT count(*) = 1 FROM kbench_workers WHERE state = 'idle'" 30 || echo "# the worker did not start"
+
+echo "# 1. name resolution"
+# the SQL in the C code names pg_catalog's functions in full
+lint=$(perl test/lib/sql_names.pl src/*.c)
+attack "SQL built in C calls no function by a bare name (test/lib/sql_names.pl src/*.c)" "$lint" ""
+# every SECURITY DEFINER and every trigger function pins its search_path
+# (pg_catalog first if named, pg_temp last, nothing but the extension's schema between)
+attack "every SECURITY DEFINER or trigger function of the extension has a pinned search_path" "$(q "
+  SELECT coalesce(string_agg(p.oid::regprocedure::text, ', '), '')
+    FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass AND d.deptype = 'e'
+    JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'kernelindex'
+   WHERE (p.prosecdef OR p.prorettype = 'trigger'::regtype)
+     AND coalesce((SELECT c FROM unnest(p.proconfig) c WHERE c LIKE 'search_path=%'), '') NOT IN
+         ('search_path=pg_catalog, kernelindex, pg_temp', 'search_path=kernelindex, pg_temp')")" ""
+attack "no kbench__* function that writes (VOLATILE) or is a trigger is executable by PUBLIC" "$(q "
+  SELECT coalesce(string_agg(p.oid::regprocedure::text, ', '), '')
+    FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass AND d.deptype = 'e'
+    JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'kernelindex'
+   WHERE p.proname LIKE 'kbench\_\_%' AND (p.provolatile = 'v' OR p.prorettype = 'trigger'::regtype)
+     AND has_function_privilege('reader', p.oid, 'EXECUTE')")" ""
+
+# mallory queues, waits, cancels and benchmarks with her shadows in place;
+# the worker runs and finishes her jobs (NOTIFY) and recovers, the owner counts
+# the queue and writes the rows
+mj=$(as mallory "SELECT kbench_run('layer_norm', 'forward', '$SMALL', protocol => '$TINY')")
+as mallory "SELECT status FROM kbench_wait($mj, '60 s')" >/dev/null
+as_script mallory >/dev/null <<SQL
+BEGIN;
+SELECT kbench_run('layer_norm', 'forward', '$SMALL') AS j \gset
+SELECT kbench_cancel(:j);
+COMMIT;
+SQL
+as mallory "CALL kbench_bench('layer_norm', 'forward', '$SMALL', protocol => '$TINY')" >/dev/null
+as mallory "SELECT count(*) FROM kbench_workers" >/dev/null
+ok "$(q "SELECT status FROM kbench_jobs WHERE id = $mj")" passed "mallory's job ran with her shadows in place"
+attack "shadow functions and operators (mallory's schema first on her search_path, and public) never run as another role" \
+  "$(q "SELECT coalesce(string_agg(DISTINCT fn || ' as ' || who, ', '), '') FROM public.shadow_ran WHERE who <> 'mallory'")" ""
+attack "mallory did not make herself a superuser" "$(q "SELECT rolsuper FROM pg_roles WHERE rolname = 'mallory'")" f
+
+# a schema another role may create objects in: nothing is queued, nothing runs
+long=$(as alice "SELECT kbench_run('layer_norm', 'backward', '$BIG', protocol => '$LONG')")
+wait_for "SELECT status = 'running' FROM kbench_jobs WHERE id = $long" 30
+queued=$(as alice "SELECT kbench_run('layer_norm', 'forward', '$SMALL', protocol => '$TINY')")
+q "GRANT CREATE ON SCHEMA kernelindex TO mallory"
+attack_refused alice 42501 "SELECT kbench_run('layer_norm', 'forward', '$SMALL')" "kbench_run while mallory may create objects in the extension's schema"
+as boss "SELECT kbench_cancel($long)" >/dev/null
+wait_for "SELECT status <> 'running' FROM kbench_jobs WHERE id = $long" 30
+sleep 1
+attack "the worker claims no job while mallory may create objects in the extension's schema" \
+  "$(q "SELECT status FROM kbench_jobs WHERE id = $queued")" queued
+q "REVOKE CREATE ON SCHEMA kernelindex FROM mallory"
+q "ALTER SCHEMA kernelindex OWNER TO mallory"
+attack_refused alice 42501 "SELECT kbench_run('layer_norm', 'forward', '$SMALL')" "kbench_run while the extension's schema belongs to mallory"
+q "ALTER SCHEMA kernelindex OWNER TO postgres"
+as alice "SELECT kbench_run('layer_norm', 'forward', '$SMALL', protocol => '$TINY')" >/dev/null
+wait_for "SELECT status = 'passed' FROM kbench_jobs WHERE id = $queued" 60
+ok "$(q "SELECT status FROM kbench_jobs WHERE id = $queued")" passed "the held job runs once the schema is safe again"
+
+echo "# 2. rights"
+for f in "kbench_run('layer_norm', 'forward', '$SMALL')" "kbench_wait(1)" "kbench_cancel(1)" \
+         "kbench_prune_jobs()" "kbench__claim('cpu', 1)" \
+         "kbench__store('OperationSpec', 'sha256:00', '{}', NULL)" \
+         "kbench_ingest('{}'::jsonb)" "kbench_import_liger('x')" "kbench_import_catalog_staged()" \
+         "kbench_import_catalog('/etc/passwd')" "kbench_import_liger_file('/etc/passwd')" \
+         "kbench_retract('sha256:00', 'x')" "kbench_supersede('sha256:00', 'sha256:01', 'x')" \
+         "kbench_rebuild_records()"; do
+  attack_refused reader 42501 "SELECT $f" "a role without kbench_user or kbench_admin: $f"
+done
+attack_refused reader 42501 "CALL kbench_bench('layer_norm', 'forward', '$SMALL')" "a role without kbench_user: kbench_bench"
+attack_refused alice 42501 "SELECT kbench_prune_jobs('0 s')" "kbench_user prunes the job list"
+attack_refused alice 42501 "SELECT kbench_import_catalog('/etc/passwd')" "kbench_user imports a server file"
+attack_refused boss 42501 "SELECT kbench_import_liger_file('/etc/passwd')" "kbench_admin without file rights reads a server file"
+attack_refused alice 42501 "INSERT INTO kbench_jobs (operation, mode, workload, device, timeout, owner) VALUES ('x', 'y', '{}', 'cpu', '1 s', 'bob')" "kbench_user writes kbench_jobs directly"
+attack_refused alice 42501 "UPDATE kbench_jobs SET owner = 'alice'" "kbench_user updates kbench_jobs"
+attack_refused alice 42501 "DELETE FROM kbench_jobs" "kbench_user deletes from kbench_jobs"
+ok "$(as boss "SELECT kbench_prune_jobs('1 day') >= 0")" t "kbench_admin prunes the job list"
+ok "$(as reader "SELECT count(*) > 0 FROM kbench_device_operations")" t "PUBLIC reads the runner's views"
+
+# cross-role: bob and watcher wait for alice's running job and give up
+job=$(as alice "SELECT kbench_run('layer_norm', 'backward', '$BIG', protocol => '$LONG')")
+wait_for "SELECT status = 'running' FROM kbench_jobs WHERE id = $job" 30
+as bob "SET statement_timeout = '300ms'; SELECT kbench_wait($job, '10 s')" >/dev/null 2>&1
+as watcher "SET statement_timeout = '300ms'; SELECT kbench_wait($job, '10 s')" >/dev/null 2>&1
+as bob "SELECT kbench_cancel($job)" >/dev/null 2>&1
+as watcher "SELECT kbench_cancel($job)" >/dev/null 2>&1
+sleep 0.5
+attack "bob's and watcher's cancelled waits and cancels leave alice's job running" "$(q "SELECT status FROM kbench_jobs WHERE id = $job")" running
+attack "bob cannot see alice's job" "$(as bob "SELECT count(*) FROM kbench_jobs WHERE id = $job")" 0
+attack "kbench_workers shows bob no job id of alice's" "$(as bob "SELECT count(*) FROM kbench_workers WHERE job_id IS NOT NULL OR progress IS NOT NULL OR started_at IS NOT NULL")" 0
+ok "$(as alice "SELECT count(*) FROM kbench_workers WHERE job_id = $job")" 1 "kbench_workers shows alice her own job"
+ok "$(as watcher "SELECT count(*) FROM kbench_workers WHERE job_id = $job")" 1 "kbench_workers shows a pg_read_all_data member the job"
+# bob listens while an admin cancels alice's job
+out_file=$(mktemp)
+psql -X -q -U bob -c "LISTEN kbench_jobs" -c "SELECT pg_sleep(2)" -c "SELECT 1" >"$out_file" 2>&1 &
+listener=$!
+sleep 0.5
+ok "$(as boss "SELECT kbench_cancel($job)")" t "kbench_admin cancels anyone's job"
+wait "$listener"
+wait_for "SELECT status = 'canceled' FROM kbench_jobs WHERE id = $job" 30
+ok "$(q "SELECT status FROM kbench_jobs WHERE id = $job")" canceled "... and it is canceled"
+ok "$(grep -c 'Asynchronous notification "kbench_jobs"' "$out_file")" 1 "a listener hears that a job finished"
+attack "the NOTIFY payload names no job" "$(grep -c 'with payload' "$out_file")" 0
+rm -f "$out_file"
+# server paths of imports
+printf '' > "$KI_CLUSTER_DIR/empty.jsonl"; chmod a+r "$KI_CLUSTER_DIR/empty.jsonl"
+q "SELECT import_id FROM kbench_import_catalog('$KI_CLUSTER_DIR/empty.jsonl')" >/dev/null
+attack_refused reader 42501 "SELECT source FROM kbench_imports" "PUBLIC reads the server path of an import"
+attack_refused bob 42501 "SELECT * FROM kbench_imports" "kbench_user reads the server path of an import"
+ok "$(as reader "SELECT count(*) FROM (SELECT id, kind, lines FROM kbench_imports) i")" 1 "PUBLIC reads what each import did"
+ok "$(as boss "SELECT count(*) FROM kbench_imports WHERE source LIKE '%empty.jsonl'")" 1 "kbench_admin reads the import's source"
+
+echo "# 7. limits"
+for set in "queue_limit_per_role = 2" "max_job_timeout = '1h'" "job_timeout = '2h'"; do
+  q "ALTER SYSTEM SET kernelindex.$set" >/dev/null
+done
+q "SELECT pg_reload_conf()" >/dev/null; sleep 0.3
+out=$(psql -X -q -At -U mallory -v VERBOSITY=verbose -c "BEGIN" \
+  -c "SELECT kbench_run('layer_norm', 'forward', '$SMALL') FROM generate_series(1, 3)" -c "ROLLBACK" 2>&1)
+case "$out" in *"ERROR:  53400: role mallory has 2 jobs waiting"*) attack "a role queues more than kernelindex.queue_limit_per_role jobs" refused refused;;
+  *) attack "a role queues more than kernelindex.queue_limit_per_role jobs" "$out" refused;; esac
+timeout_of() {  # the timeout a job queued with these kbench_run arguments gets
+  as_script alice <<SQL
+BEGIN;
+SELECT kbench_run('layer_norm', 'forward', '$SMALL'$1) AS j \gset
+SELECT timeout FROM kbench_jobs WHERE id = :j;
+ROLLBACK;
+SQL
+}
+t=$(timeout_of "")
+ok "$t" "01:00:00" "kernelindex.job_timeout above kernelindex.max_job_timeout is cut to it"
+t=$(timeout_of ", timeout => '1 day -23 hours -30 minutes'")
+ok "$t" "00:30:00" "a timeout given with days is taken as hours"
+bad_input alice 22023 "SELECT kbench_run('layer_norm', 'forward', '$SMALL', timeout => '2 hours')" "a timeout above kernelindex.max_job_timeout"
+for set in queue_limit_per_role max_job_timeout job_timeout; do q "ALTER SYSTEM RESET kernelindex.$set" >/dev/null; done
+q "SELECT pg_reload_conf()" >/dev/null; sleep 0.3
+
+echo "# bad input to every SQL entry point of the runner"
+run() { bad_input alice "$1" "SELECT kbench_run($2)" "kbench_run($2)"; }
+run 22004 "NULL, 'forward', '$SMALL'"
+run 22004 "'layer_norm', NULL, '$SMALL'"
+run 22004 "'layer_norm', 'forward', NULL"
+run 22023 "'', 'forward', '$SMALL'"
+run 22023 "repeat('x', 100000), 'forward', '$SMALL'"
+run 22023 "'layer_norm''; DROP TABLE kbench_jobs; --', 'forward', '$SMALL'"
+run 22023 "'../../etc/passwd', 'forward', '$SMALL'"
+run 22023 "'layer_norm', '', '$SMALL'"
+run 22023 "'layer_norm', 'sideways', '$SMALL'"
+for w in '[]' '1' '"x"' 'null' 'true' '{}' '{"rows": 8}' '{"rows": 1.5, "hidden": 8}' '{"rows": -8, "hidden": 8}' \
+         '{"rows": 0, "hidden": 8}' '{"rows": "8", "hidden": 8}' '{"rows": true, "hidden": 8}' '{"rows": null, "hidden": 8}' \
+         '{"rows": 1e308, "hidden": 8}' '{"rows": 1e400, "hidden": 8}' '{"rows": 9223372036854775808, "hidden": 8}' \
+         '{"rows": {"a": 1}, "hidden": 8}' '{"rows": [8], "hidden": 8}' '{"rows": 8, "hidden": 8, "dtype": 1}' \
+         '{"rows": 8, "hidden": 8, "dtype": "fp32;rm -rf /"}' '{"rows": 8, "hidden": 8, "": 1}' \
+         '{"rows": 8, "hidden": 8, "extra": 1}'; do
+  run 22023 "'layer_norm', 'forward', '$w'"
+done
+run 22023 "'layer_norm', 'forward', '{\"rows\": 100000000, \"hidden\": 100000000}'"
+for i in "''" "'cuda/../../x'" "'cpu;id'" "'triton'" "repeat('c', 100000)" "'cuda/v99'"; do
+  run 22023 "'layer_norm', 'forward', '$SMALL', implementation => $i"
+done
+for d in "''" "'cuda:'" "'cuda:-1'" "'cuda:99999999999999999999'" "'cpu '" "'gpu'" "'CPU'" "repeat('d', 100000)"; do
+  run 22023 "'layer_norm', 'forward', '$SMALL', device => $d"
+done
+for p in '[]' 'null' '1' '"x"' '{"max_samples": 1.5}' '{"max_samples": 0}' '{"max_samples": 1e20}' \
+         '{"max_samples": -1}' '{"max_samples": null}' '{"flush_bytes": 0.5}' '{"flush_bytes": -1}' \
+         '{"seed": -1}' '{"seed": 1.5}' '{"seed": 1e300}' '{"warmup_ms": "1"}' '{"warmup_ms": -1}' \
+         '{"warmup_ms": 1e10}' '{"rep_ms": 0}' '{"rep_ms": 1e300}' '{"check": 1}' '{"check": "true"}' \
+         '{"x": 1}' '{"": 1}'; do
+  run 22023 "'layer_norm', 'forward', '$SMALL', protocol => '$p'"
+done
+for t in "'1 month'" "'1 year'" "'1 day 1 month'" "'-1 s'" "'0 s'" "'-1 day'" "'8760000 hours'" \
+         "'178000000 years'" "'1 mon -30 days'"; do
+  run 22023 "'layer_norm', 'forward', '$SMALL', timeout => $t"
+done
+run 22007 "'layer_norm', 'forward', '$SMALL', timeout => 'forever'"
+job=$(as alice "SELECT kbench_run('layer_norm', 'forward', '$SMALL', protocol => '$TINY')")
+for t in "'1 month'" "'1 year'" "'-1 s'" "'-1 day'" "'2 mons -60 days'"; do
+  bad_input alice 22023 "SELECT kbench_wait($job, $t)" "kbench_wait($job, $t)"
+done
+for id in -1 0 9223372036854775807 "$mj"; do
+  bad_input alice P0002 "SELECT kbench_wait($id, '1 s')" "kbench_wait($id) (not alice's or no job)"
+  bad_input alice P0002 "SELECT kbench_cancel($id)" "kbench_cancel($id) (not alice's or no job)"
+done
+bad_input alice 22023 "CALL kbench_bench('softmaxx', 'forward', '$SMALL')" "kbench_bench of an unknown operation"
+bad_input alice 22023 "CALL kbench_bench('layer_norm', 'forward', '$SMALL', protocol => '{\"max_samples\": 2.5}')" "kbench_bench with a fractional sample count"
+bad_input boss 22007 "SELECT kbench_prune_jobs('soon')" "kbench_prune_jobs('soon')"
+ok "$(q "SELECT count(*) FROM kbench_jobs WHERE owner = 'alice' AND id > $job")" 0 "no bad input left a job behind"
+
+echo "# 7. a job whose worker is gone for good"
+job=$(as alice "SELECT kbench_run('layer_norm', 'backward', '$BIG', protocol => '$LONG')")
+wait_for "SELECT status = 'running' FROM kbench_jobs WHERE id = $job" 30
+q "ALTER SYSTEM SET kernelindex.devices = 'none'" >/dev/null
+restart_hard
+ok "$(q "SELECT status FROM kbench_jobs WHERE id = $job")" running "with its device removed, the job is left running"
+ok "$(as alice "SELECT kbench_cancel($job)")" t "kbench_cancel of a job whose worker is gone returns true"
+attack "... and the job is canceled, not left running" "$(q "SELECT status FROM kbench_jobs WHERE id = $job")" canceled
+q "ALTER SYSTEM SET kernelindex.devices = 'cpu'" >/dev/null
+restart_hard
+wait_for "SELECT count(*) = 1 FROM kbench_workers WHERE state = 'idle'" 30
+job=$(as alice "SELECT kbench_run('layer_norm', 'backward', '$BIG', protocol => '$LONG')")
+left=$(as alice "SELECT kbench_run('layer_norm', 'forward', '$SMALL')")
+wait_for "SELECT status = 'running' FROM kbench_jobs WHERE id = $job" 30
+q "ALTER SYSTEM SET kernelindex.devices = 'cuda:0'" >/dev/null
+restart_hard
+if wait_for "SELECT status <> 'running' FROM kbench_jobs WHERE id = $job" 30; then :; fi
+ok "$(q "SELECT status || ': ' || error FROM kbench_jobs WHERE id = $job" | sed 's/(pid [0-9]*)/(pid N)/')" \
+   "failed: the worker for cpu (pid N) stopped while running the job, and no worker serves cpu any more (kernelindex.devices)" \
+   "a worker that starts fails the running jobs of a device no worker serves"
+ok "$(q "SELECT status FROM kbench_jobs WHERE id = $left")" canceled "... and cancels its queued ones"
+q "ALTER SYSTEM RESET kernelindex.devices" >/dev/null
+
+attacks_summary
