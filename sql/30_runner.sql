@@ -31,7 +31,8 @@ CREATE INDEX ON kbench_jobs (status) WHERE status IN ('queued', 'running');
 CREATE INDEX ON kbench_jobs (finished_at);
 CREATE INDEX ON kbench_jobs (owner);
 
--- A user sees their own jobs; members of pg_read_all_data see every job.
+-- A user sees their own jobs; members of pg_read_all_data see every job
+-- (and kbench_admin: sql/90_privileges.sql sets the policy's final form).
 ALTER TABLE kbench_jobs ENABLE ROW LEVEL SECURITY;
 CREATE POLICY kbench_jobs_visible ON kbench_jobs FOR SELECT
 	USING (owner = current_user OR pg_has_role(current_user, 'pg_read_all_data', 'USAGE'));
@@ -83,11 +84,12 @@ CREATE FUNCTION kbench_run(operation text, mode text, workload jsonb,
 REVOKE ALL ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean) FROM PUBLIC;
 
 -- Wait for a job to finish (or the timeout) and return it.  Cancelling the
--- waiting statement (Ctrl-C, statement_timeout) cancels the job.
+-- waiting statement (Ctrl-C, statement_timeout) cancels the job, when the
+-- caller may cancel it.
 CREATE FUNCTION kbench_wait(job_id bigint, timeout interval DEFAULT '10 minutes')
 	RETURNS kbench_jobs AS 'MODULE_PATHNAME', 'kbench_wait' LANGUAGE C VOLATILE STRICT;
 
--- Cancel a queued or running job (your own, unless you are a superuser).
+-- Cancel a queued or running job (your own; kbench_admin: anyone's).
 CREATE FUNCTION kbench_cancel(job_id bigint)
 	RETURNS boolean AS 'MODULE_PATHNAME', 'kbench_cancel' LANGUAGE C VOLATILE STRICT;
 

@@ -380,7 +380,7 @@ extension_ready(void)
 		 * with search_path pinned for the session (over ALTER DATABASE ...
 		 * SET search_path too), and pg_catalog's functions named in full.
 		 */
-		SetConfigOption("search_path", ki_pinned_search_path(), PGC_SUSET, PGC_S_OVERRIDE);
+		SetConfigOption("search_path", ki_pinned_search_path(), PGC_SUSET, PGC_S_SESSION);
 	}
 	CommitTransactionCommand();
 	return ok;

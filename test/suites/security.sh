@@ -54,6 +54,8 @@ psql -X -q -v ON_ERROR_STOP=1 <<'SQL' || { echo "not ok - setup"; exit 1; }
 CREATE SCHEMA kernelindex;
 CREATE EXTENSION kernelindex SCHEMA kernelindex;
 GRANT USAGE ON SCHEMA kernelindex TO PUBLIC;
+-- what 0.1.0's documentation had one grant (sql/90_privileges.sql grants it already)
+GRANT EXECUTE ON FUNCTION kernelindex.kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean) TO kbench_user;
 CREATE ROLE alice LOGIN IN ROLE kbench_user;
 CREATE ROLE bob LOGIN IN ROLE kbench_user;
 CREATE ROLE mallory LOGIN IN ROLE kbench_user;
