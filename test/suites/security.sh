@@ -164,6 +164,12 @@ attack "the worker claims no job while mallory may create objects in the extensi
 q "REVOKE CREATE ON SCHEMA kernelindex FROM mallory"
 q "ALTER SCHEMA kernelindex OWNER TO mallory"
 attack_refused alice 42501 "SELECT kbench_run('layer_norm', 'forward', '$SMALL')" "kbench_run while the extension's schema belongs to mallory"
+# PostgreSQL 15's public is owned by pg_database_owner: safe only while the database's owner is a superuser
+q "ALTER SCHEMA kernelindex OWNER TO pg_database_owner"
+q "ALTER DATABASE kbench OWNER TO mallory"
+attack_refused alice 42501 "SELECT kbench_run('layer_norm', 'forward', '$SMALL')" "kbench_run while the schema belongs to pg_database_owner and the database to mallory"
+q "ALTER DATABASE kbench OWNER TO postgres"
+ok "$(as alice "BEGIN; SELECT kbench_run('layer_norm', 'forward', '$SMALL') > 0; ROLLBACK;")" t "a schema of pg_database_owner in a database a superuser owns is safe"
 q "ALTER SCHEMA kernelindex OWNER TO postgres"
 as alice "SELECT kbench_run('layer_norm', 'forward', '$SMALL', protocol => '$TINY')" >/dev/null
 wait_for "SELECT status = 'passed' FROM kbench_jobs WHERE id = $queued" 60
