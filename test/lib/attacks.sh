@@ -29,7 +29,8 @@ _refused() {
   local kind=$1 role=$2 state=$3 sql=$4 what=$5 out
   if [ "$kind" = attack ]; then KI_ATTACKS=$((KI_ATTACKS + 1)); else KI_BAD_INPUTS=$((KI_BAD_INPUTS + 1)); fi
   out=$(psql -X -q -At -U "$role" -v VERBOSITY=verbose -c "$sql" 2>&1)
-  if printf '%s\n' "$out" | grep -qE "^ERROR:  $state: [a-z]"; then
+  # a here-string, not a pipe: grep -q stops early, and pipefail would count the writer's SIGPIPE
+  if grep -qE "^ERROR:  $state: [a-z]" <<<"$out"; then
     if [ "$kind" = attack ]; then
       KI_ATTACKS_HELD=$((KI_ATTACKS_HELD + 1)); echo "ok - attack refused ($state): $what"
     else

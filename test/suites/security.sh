@@ -200,8 +200,8 @@ job=$(as alice "SELECT kbench_run('layer_norm', 'backward', '$BIG', protocol => 
 wait_for "SELECT status = 'running' FROM kbench_jobs WHERE id = $job" 30
 as bob "SET statement_timeout = '300ms'; SELECT kbench_wait($job, '10 s')" >/dev/null 2>&1
 as watcher "SET statement_timeout = '300ms'; SELECT kbench_wait($job, '10 s')" >/dev/null 2>&1
-as bob "SELECT kbench_cancel($job)" >/dev/null 2>&1
-as watcher "SELECT kbench_cancel($job)" >/dev/null 2>&1
+attack_refused bob P0002 "SELECT kbench_cancel($job)" "bob cancels alice's job (he cannot even see it)"
+attack_refused watcher 42501 "SELECT kbench_cancel($job)" "a pg_read_all_data member, who sees alice's job, cancels it"
 sleep 0.5
 attack "bob's and watcher's cancelled waits and cancels leave alice's job running" "$(q "SELECT status FROM kbench_jobs WHERE id = $job")" running
 attack "bob cannot see alice's job" "$(as bob "SELECT count(*) FROM kbench_jobs WHERE id = $job")" 0
@@ -220,6 +220,12 @@ ok "$(q "SELECT status FROM kbench_jobs WHERE id = $job")" canceled "... and it 
 ok "$(grep -c 'Asynchronous notification "kbench_jobs"' "$out_file")" 1 "a listener hears that a job finished"
 attack "the NOTIFY payload names no job" "$(grep -c 'with payload' "$out_file")" 0
 rm -f "$out_file"
+# alice's own cancelled wait still cancels her job
+job=$(as alice "SELECT kbench_run('layer_norm', 'backward', '$BIG', protocol => '$LONG')")
+wait_for "SELECT status = 'running' FROM kbench_jobs WHERE id = $job" 30
+as alice "SET statement_timeout = '300ms'; SELECT kbench_wait($job, '10 s')" >/dev/null 2>&1
+wait_for "SELECT status <> 'running' FROM kbench_jobs WHERE id = $job" 30
+ok "$(q "SELECT status FROM kbench_jobs WHERE id = $job")" canceled "a cancelled wait by the job's owner cancels the job"
 # server paths of imports
 printf '' > "$KI_CLUSTER_DIR/empty.jsonl"; chmod a+r "$KI_CLUSTER_DIR/empty.jsonl"
 q "SELECT import_id FROM kbench_import_catalog('$KI_CLUSTER_DIR/empty.jsonl')" >/dev/null
