@@ -31,7 +31,6 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
-#include "utils/acl.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
@@ -178,7 +177,6 @@ spi_as_owner(const char *sql, int nargs, Oid *types, Datum *args, const char *nu
 	Oid			save_userid;
 	int			save_sec;
 	volatile int rc = 0;
-
 	int			nest;
 
 	/* as a SECURITY DEFINER function: the owner's rights, a pinned search_path */
