@@ -102,10 +102,11 @@ for s in mallory public; do
   shadows+=$(shadow $s current_setting "a text, b boolean" text "pg_catalog.current_setting(a, b)")
   shadows+=$(shadow $s shadow_int8eq "a bigint, b bigint" boolean "a OPERATOR(pg_catalog.=) b")
   shadows+=$(shadow $s shadow_texteq "a text, b text" boolean "a OPERATOR(pg_catalog.=) b")
+  shadows+=$(shadow $s shadow_tstzlt "a timestamptz, b timestamptz" boolean "a OPERATOR(pg_catalog.<) b")
   shadows+="
 CREATE OPERATOR $s.= (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = $s.shadow_int8eq);
 CREATE OPERATOR $s.= (LEFTARG = text, RIGHTARG = text, FUNCTION = $s.shadow_texteq);
-CREATE OPERATOR $s.< (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_lt);
+CREATE OPERATOR $s.< (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = $s.shadow_tstzlt);
 "
 done
 printf '%s\n' "$shadows" | psql -X -q -U mallory -v ON_ERROR_STOP=1 >/dev/null ||
@@ -319,8 +320,16 @@ ok "$(q "SELECT status FROM kbench_jobs WHERE id = $job")" running "with its dev
 ok "$(as alice "SELECT kbench_cancel($job)")" t "kbench_cancel of a job whose worker is gone returns true"
 attack "... and the job is canceled, not left running" "$(q "SELECT status FROM kbench_jobs WHERE id = $job")" canceled
 q "ALTER SYSTEM SET kernelindex.devices = 'cpu'" >/dev/null
+# a database owner's search_path for everyone, mallory's schema first: the worker starts with it
+q "ALTER DATABASE kbench SET search_path = mallory, pg_catalog, kernelindex, public"
 restart_hard
 wait_for "SELECT count(*) = 1 FROM kbench_workers WHERE state = 'idle'" 30
+mj=$(as mallory "SELECT kbench_run('layer_norm', 'forward', '$SMALL', protocol => '$TINY')")
+as mallory "SELECT status FROM kbench_wait($mj, '60 s')" >/dev/null
+ok "$(q "SELECT status FROM kbench_jobs WHERE id = $mj")" passed "a job runs with the database's search_path set to mallory's schema first"
+attack "the worker, started under ALTER DATABASE ... SET search_path = mallory, ..., runs none of her shadows" \
+  "$(q "SELECT coalesce(string_agg(DISTINCT fn || ' as ' || who, ', '), '') FROM public.shadow_ran WHERE who <> 'mallory'")" ""
+q "ALTER DATABASE kbench RESET search_path"
 job=$(as alice "SELECT kbench_run('layer_norm', 'backward', '$BIG', protocol => '$LONG')")
 left=$(as alice "SELECT kbench_run('layer_norm', 'forward', '$SMALL')")
 wait_for "SELECT status = 'running' FROM kbench_jobs WHERE id = $job" 30
