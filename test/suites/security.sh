@@ -195,6 +195,7 @@ attack_refused alice 42501 "UPDATE kbench_jobs SET owner = 'alice'" "kbench_user
 attack_refused alice 42501 "DELETE FROM kbench_jobs" "kbench_user deletes from kbench_jobs"
 ok "$(as boss "SELECT kbench_prune_jobs('1 day') >= 0")" t "kbench_admin prunes the job list"
 ok "$(as reader "SELECT count(*) > 0 FROM kbench_device_operations")" t "PUBLIC reads the runner's views"
+ok "$(as reader "SELECT count(*) >= 0 FROM kbench_export_catalog()")" t "PUBLIC exports the catalog"
 
 # cross-role: bob and watcher wait for alice's running job and give up
 job=$(as alice "SELECT kbench_run('layer_norm', 'backward', '$BIG', protocol => '$LONG')")

@@ -48,6 +48,10 @@ REVOKE ALL ON FUNCTION kbench_retract(text, text), kbench_supersede(text, text, 
 GRANT EXECUTE ON FUNCTION kbench_retract(text, text), kbench_supersede(text, text, text) TO kbench_admin;
 REVOKE ALL ON FUNCTION kbench_rebuild_records() FROM PUBLIC;
 
+-- The export's own rows (record events, artifacts, sources, aliases) are
+-- catalog too: PUBLIC reads them, and so may run kbench_export_catalog().
+GRANT SELECT ON kbench_catalog_rows, kbench_catalog_source_rows TO PUBLIC;
+
 -- What each import did, for everyone; where it read from (a server path),
 -- for kbench_admin.
 REVOKE ALL ON kbench_imports FROM PUBLIC;
