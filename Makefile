@@ -26,7 +26,7 @@ PG_CFLAGS = -Wall -Wextra -Werror
 # is a separate libkbench_cuda.so that the kernels library dlopen()s only
 # when a job names a GPU; it is installed beside kernelindex.so.
 KBENCH_LIB = kernels/libkbench.a
-SHLIB_LINK = $(KBENCH_LIB) -lcrypto -lm -ldl -lpthread
+SHLIB_LINK = $(KBENCH_LIB) -lcrypto -lzstd -lm -ldl -lpthread
 
 REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
 REGRESS_OPTS = --inputdir=test --outputdir=test --load-extension=$(EXTENSION)
@@ -43,7 +43,7 @@ include $(PGXS)
 src/core/schemas_data.c: $(wildcard schemas/*.json) tools/embed_schemas.sh
 	tools/embed_schemas.sh schemas > $@
 
-$(OBJS): src/core/ki_json.h src/core/ki_schema.h src/kernelindex.h $(wildcard src/liger/*.h)
+$(OBJS): src/core/ki_json.h src/core/ki_schema.h src/kernelindex.h src/store.h src/catalog_import.h $(wildcard src/liger/*.h)
 
 # The install script is the sql/NN_*.sql parts in order.
 sql/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_PARTS) kernelindex.control

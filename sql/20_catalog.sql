@@ -310,45 +310,81 @@ CREATE TABLE kbench_import_staging (
 -- Append-only: identity never changes, runs are never deleted.
 --------------------------------------------------------------------------
 
--- Refuse an UPDATE that changes any column but the ones named in TG_ARGV.
+-- Refuse an UPDATE that changes any column but the ones named in TG_ARGV,
+-- and those only as the catalog itself changes them: a reference marked
+-- resolved only when its manifest is there, and a retraction or a
+-- supersession only from kbench_retract() / kbench_supersede(), which
+-- check their target exists (they name the run in the transaction-local
+-- setting kbench.withdrawal for the one UPDATE they make).  Nothing short
+-- of a superuser disabling the triggers changes a stored row otherwise.
 CREATE FUNCTION kbench__immutable() RETURNS trigger
-	LANGUAGE plpgsql AS $$
+	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 DECLARE
+	o jsonb := to_jsonb(OLD);
+	n jsonb := to_jsonb(NEW);
+	key text := coalesce(o->>'digest', o->>'run_digest', o->>'row_id');
 	changed text;
+	withdrawal boolean;
 BEGIN
-	SELECT string_agg(o.key, ', ' ORDER BY o.key) INTO changed
-	  FROM jsonb_each(to_jsonb(OLD)) o
-	  JOIN jsonb_each(to_jsonb(NEW)) n USING (key)
-	 WHERE o.value IS DISTINCT FROM n.value AND NOT (o.key = ANY (coalesce(TG_ARGV, '{}')));
+	SELECT string_agg(x.key, ', ' ORDER BY x.key) INTO changed
+	  FROM jsonb_each(o) x JOIN jsonb_each(n) y USING (key)
+	 WHERE x.value IS DISTINCT FROM y.value AND NOT (x.key = ANY (coalesce(TG_ARGV, '{}')));
 	IF changed IS NOT NULL THEN
-		RAISE EXCEPTION 'cannot change % of % %', changed, TG_TABLE_NAME, OLD.digest
+		RAISE EXCEPTION 'cannot change % of % %', changed, TG_TABLE_NAME, key
 			USING ERRCODE = 'restrict_violation',
-			      DETAIL = 'Catalog rows are content-addressed: their manifest and what is derived from it never change.',
+			      DETAIL = 'Catalog rows are content-addressed and append-only: their manifest and what is derived from it never change.',
 			      HINT = CASE WHEN TG_TABLE_NAME = 'kbench_runs'
 			                  THEN 'Retract it with kbench_retract() or supersede it with kbench_supersede().'
 			                  ELSE 'Ingest the corrected manifest: it gets a digest of its own.' END;
 	END IF;
 	IF TG_TABLE_NAME = 'kbench_runs' THEN
-		IF to_jsonb(OLD)->>'retracted_at' IS NOT NULL
-		   AND (to_jsonb(NEW)->'retracted_at', to_jsonb(NEW)->'retraction_reason')
-		       IS DISTINCT FROM (to_jsonb(OLD)->'retracted_at', to_jsonb(OLD)->'retraction_reason') THEN
+		IF EXISTS (SELECT 1 FROM unnest(OLD.unresolved) u(ref) WHERE u.ref <> ALL (NEW.unresolved)
+		             AND NOT EXISTS (SELECT 1 FROM kbench_implementations t WHERE u.ref = 'implementation' AND t.digest = OLD.implementation_digest
+		                             UNION ALL SELECT 1 FROM kbench_workloads t WHERE u.ref = 'workload' AND t.digest = OLD.workload_digest
+		                             UNION ALL SELECT 1 FROM kbench_protocols t WHERE u.ref = 'protocol' AND t.digest = OLD.protocol_digest
+		                             UNION ALL SELECT 1 FROM kbench_environments t WHERE u.ref = 'environment' AND t.digest = OLD.environment_digest))
+		   OR EXISTS (SELECT 1 FROM unnest(NEW.unresolved) u(ref) WHERE u.ref <> ALL (OLD.unresolved)) THEN
+			RAISE EXCEPTION 'cannot change unresolved of kbench_runs %', key
+				USING ERRCODE = 'restrict_violation',
+				      DETAIL = 'A reference is marked resolved by the store when its manifest arrives, and only then.';
+		END IF;
+		withdrawal := (OLD.retracted_at, OLD.retraction_reason, OLD.superseded_by, OLD.supersession_reason)
+		              IS DISTINCT FROM (NEW.retracted_at, NEW.retraction_reason, NEW.superseded_by, NEW.supersession_reason);
+		IF withdrawal AND coalesce(pg_catalog.current_setting('kbench.withdrawal', true), '') <> OLD.digest THEN
+			RAISE EXCEPTION 'cannot change the retraction or supersession of kbench_runs % by UPDATE', key
+				USING ERRCODE = 'restrict_violation',
+				      HINT = 'Retract it with kbench_retract() or supersede it with kbench_supersede().';
+		END IF;
+		IF OLD.retracted_at IS NOT NULL
+		   AND (NEW.retracted_at, NEW.retraction_reason) IS DISTINCT FROM (OLD.retracted_at, OLD.retraction_reason) THEN
 			RAISE EXCEPTION 'run % is already retracted', OLD.digest
 				USING ERRCODE = 'restrict_violation', DETAIL = 'A retraction is permanent.';
 		END IF;
-		IF to_jsonb(OLD)->>'superseded_by' IS NOT NULL
-		   AND to_jsonb(NEW)->'superseded_by' IS DISTINCT FROM to_jsonb(OLD)->'superseded_by' THEN
-			RAISE EXCEPTION 'run % is already superseded by %', OLD.digest, to_jsonb(OLD)->>'superseded_by'
+		IF OLD.superseded_by IS NOT NULL
+		   AND (NEW.superseded_by, NEW.supersession_reason) IS DISTINCT FROM (OLD.superseded_by, OLD.supersession_reason) THEN
+			RAISE EXCEPTION 'run % is already superseded by %', OLD.digest, OLD.superseded_by
 				USING ERRCODE = 'restrict_violation', DETAIL = 'A supersession is permanent.';
 		END IF;
+		IF NEW.superseded_by IS DISTINCT FROM OLD.superseded_by
+		   AND (NEW.superseded_by = OLD.digest OR NOT EXISTS (SELECT 1 FROM kbench_runs r WHERE r.digest = NEW.superseded_by)) THEN
+			RAISE EXCEPTION 'run % is not in the catalog', NEW.superseded_by USING ERRCODE = 'no_data_found';
+		END IF;
+	ELSIF TG_TABLE_NAME IN ('kbench_workloads', 'kbench_implementations')
+	      AND NEW.operation_resolved IS DISTINCT FROM OLD.operation_resolved
+	      AND (NOT NEW.operation_resolved
+	           OR NOT EXISTS (SELECT 1 FROM kbench_operations t WHERE t.digest = NEW.operation_digest)) THEN
+		RAISE EXCEPTION 'cannot change operation_resolved of % %', TG_TABLE_NAME, key
+			USING ERRCODE = 'restrict_violation',
+			      DETAIL = 'An operation is marked resolved by the store when its manifest arrives, and only then.';
 	END IF;
 	RETURN NEW;
 END $$;
 
 -- Refuse DELETE and TRUNCATE.
 CREATE FUNCTION kbench__no_delete() RETURNS trigger
-	LANGUAGE plpgsql AS $$
+	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 BEGIN
-	RAISE EXCEPTION 'cannot delete from %: the catalog is append-only', TG_TABLE_NAME
+	RAISE EXCEPTION 'cannot % %: the catalog is append-only', CASE TG_OP WHEN 'TRUNCATE' THEN 'truncate' ELSE 'delete from' END, TG_TABLE_NAME
 		USING ERRCODE = 'restrict_violation',
 		      HINT = CASE WHEN TG_TABLE_NAME = 'kbench_runs'
 		                  THEN 'Retract the run with kbench_retract(digest, reason); it stays, marked and explained.'
@@ -371,6 +407,12 @@ CREATE TRIGGER immutable BEFORE UPDATE ON kbench_environments
 	FOR EACH ROW EXECUTE FUNCTION kbench__immutable();
 CREATE TRIGGER immutable BEFORE UPDATE ON kbench_serving_manifests
 	FOR EACH ROW EXECUTE FUNCTION kbench__immutable();
+CREATE TRIGGER immutable BEFORE UPDATE ON kbench_measurements
+	FOR EACH ROW EXECUTE FUNCTION kbench__immutable();
+CREATE TRIGGER immutable BEFORE UPDATE ON kbench_catalog_rows
+	FOR EACH ROW EXECUTE FUNCTION kbench__immutable();
+CREATE TRIGGER immutable BEFORE UPDATE ON kbench_catalog_source_rows
+	FOR EACH ROW EXECUTE FUNCTION kbench__immutable();
 
 CREATE TRIGGER append_only BEFORE DELETE ON kbench_runs FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
 CREATE TRIGGER append_only BEFORE DELETE ON kbench_measurements FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
@@ -379,8 +421,21 @@ CREATE TRIGGER append_only BEFORE DELETE ON kbench_workloads FOR EACH ROW EXECUT
 CREATE TRIGGER append_only BEFORE DELETE ON kbench_implementations FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
 CREATE TRIGGER append_only BEFORE DELETE ON kbench_protocols FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
 CREATE TRIGGER append_only BEFORE DELETE ON kbench_environments FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
+CREATE TRIGGER append_only BEFORE DELETE ON kbench_projects FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
+CREATE TRIGGER append_only BEFORE DELETE ON kbench_serving_manifests FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
+CREATE TRIGGER append_only BEFORE DELETE ON kbench_catalog_rows FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
+CREATE TRIGGER append_only BEFORE DELETE ON kbench_catalog_source_rows FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
 CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_runs FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
 CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_measurements FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
+CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_operations FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
+CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_workloads FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
+CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_implementations FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
+CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_protocols FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
+CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_environments FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
+CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_projects FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
+CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_serving_manifests FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
+CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_catalog_rows FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
+CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_catalog_source_rows FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
 
 -- Retract a run: it stays in the catalog, marked, with the reason.
 CREATE FUNCTION kbench_retract(run_digest text, reason text) RETURNS kbench_runs
@@ -391,11 +446,13 @@ BEGIN
 	IF reason IS NULL OR btrim(reason) = '' THEN
 		RAISE EXCEPTION 'a retraction needs a reason' USING ERRCODE = 'invalid_parameter_value';
 	END IF;
+	PERFORM pg_catalog.set_config('kbench.withdrawal', run_digest, true);
 	UPDATE kbench_runs SET retracted_at = now(), retraction_reason = reason
 	 WHERE digest = run_digest RETURNING * INTO r;
 	IF NOT FOUND THEN
 		RAISE EXCEPTION 'run % is not in the catalog', run_digest USING ERRCODE = 'no_data_found';
 	END IF;
+	PERFORM pg_catalog.set_config('kbench.withdrawal', '', true);
 	RETURN r;
 END $$;
 
@@ -415,137 +472,17 @@ BEGIN
 		RAISE EXCEPTION 'run % is not in the catalog', new_digest USING ERRCODE = 'no_data_found',
 			HINT = 'Ingest the superseding run first.';
 	END IF;
+	PERFORM pg_catalog.set_config('kbench.withdrawal', old_digest, true);
 	UPDATE kbench_runs SET superseded_by = new_digest, supersession_reason = reason
 	 WHERE digest = old_digest RETURNING * INTO r;
 	IF NOT FOUND THEN
 		RAISE EXCEPTION 'run % is not in the catalog', old_digest USING ERRCODE = 'no_data_found';
 	END IF;
+	PERFORM pg_catalog.set_config('kbench.withdrawal', '', true);
 	RETURN r;
 END $$;
 
---------------------------------------------------------------------------
--- Storing one validated, normalized manifest (called by the C ingest path).
---------------------------------------------------------------------------
-
--- Insert a manifest into its table; true when new, false when already there.
--- Resolves references waiting for it.  Not for direct use: kbench_ingest()
--- validates and digests first.
-CREATE FUNCTION kbench__store(p_kind text, p_digest text, p_manifest jsonb, p_source text, p_raw_samples bigint[] DEFAULT NULL)
-	RETURNS boolean LANGUAGE plpgsql SET search_path = @extschema@, pg_temp AS $$
-DECLARE
-	n int;
-	s jsonb := p_manifest->'spec';
-	nm text := p_manifest->'metadata'->>'name';
-	r kbench_run;
-	p kbench_protocol;
-	e kbench_environment;
-	missing text[] := '{}';
-BEGIN
-	CASE p_kind
-	WHEN 'OperationSpec' THEN
-		INSERT INTO kbench_operations (digest, name, family, manifest, source)
-		VALUES (p_digest, nm, s->>'family', p_manifest, p_source) ON CONFLICT DO NOTHING;
-		GET DIAGNOSTICS n = ROW_COUNT;
-		IF n > 0 THEN
-			UPDATE kbench_workloads w SET operation_resolved = true
-			 WHERE w.operation_digest = p_digest AND NOT w.operation_resolved;
-			UPDATE kbench_implementations i SET operation_resolved = true
-			 WHERE i.operation_digest = p_digest AND NOT i.operation_resolved;
-		END IF;
-	WHEN 'WorkloadCase', 'WorkloadSuite' THEN
-		INSERT INTO kbench_workloads (digest, kind, name, operation_digest, operation_resolved, axes, dtypes, manifest, source)
-		VALUES (p_digest, p_kind, nm, s->>'operationSpecDigest',
-		        EXISTS (SELECT 1 FROM kbench_operations o WHERE o.digest = s->>'operationSpecDigest'),
-		        s->'axes',
-		        (SELECT array_agg(DISTINCT t.value->>'dtype' ORDER BY t.value->>'dtype')
-		           FROM jsonb_each(CASE WHEN jsonb_typeof(s->'tensors') = 'object' THEN s->'tensors' ELSE '{}' END) t),
-		        p_manifest, p_source)
-		ON CONFLICT DO NOTHING;
-		GET DIAGNOSTICS n = ROW_COUNT;
-		IF n > 0 THEN
-			UPDATE kbench_runs SET unresolved = array_remove(unresolved, 'workload')
-			 WHERE workload_digest = p_digest AND 'workload' = ANY (unresolved);
-		END IF;
-	WHEN 'SoftwareProject' THEN
-		INSERT INTO kbench_projects (digest, name, repository, manifest, source)
-		VALUES (p_digest, s->>'name', s->>'repository', p_manifest, p_source) ON CONFLICT DO NOTHING;
-		GET DIAGNOSTICS n = ROW_COUNT;
-	WHEN 'ImplementationRevision' THEN
-		INSERT INTO kbench_implementations (digest, name, operation_digest, operation_resolved, language, version,
-		                                    architectures, dtypes, manifest, source)
-		VALUES (p_digest, nm, s->'operation'->>'specDigest',
-		        EXISTS (SELECT 1 FROM kbench_operations o WHERE o.digest = s->'operation'->>'specDigest'),
-		        s->'callable'->>'language', s->'projectRevision'->>'version',
-		        ARRAY(SELECT jsonb_array_elements_text(s->'support'->'hardwareArchitectures')),
-		        ARRAY(SELECT jsonb_array_elements_text(s->'support'->'dtypes')),
-		        p_manifest, p_source)
-		ON CONFLICT DO NOTHING;
-		GET DIAGNOSTICS n = ROW_COUNT;
-		IF n > 0 THEN
-			UPDATE kbench_runs SET unresolved = array_remove(unresolved, 'implementation')
-			 WHERE implementation_digest = p_digest AND 'implementation' = ANY (unresolved);
-		END IF;
-	WHEN 'BenchmarkProtocol' THEN
-		p := kbench_protocol_of(p_digest, p_manifest);
-		INSERT INTO kbench_protocols (digest, family, harness, timer, primary_statistic, warmup_ns, name, manifest, source)
-		VALUES (p_digest, p.family, p.harness, p.timer, p.primary_statistic, p.warmup_ns, nm, p_manifest, p_source)
-		ON CONFLICT DO NOTHING;
-		GET DIAGNOSTICS n = ROW_COUNT;
-		IF n > 0 THEN
-			UPDATE kbench_runs SET unresolved = array_remove(unresolved, 'protocol')
-			 WHERE protocol_digest = p_digest AND 'protocol' = ANY (unresolved);
-		END IF;
-	WHEN 'ExecutionEnvironment' THEN
-		e := kbench_environment_of(p_digest, p_manifest);
-		INSERT INTO kbench_environments (digest, vendor, product, architecture, form_factor, memory_bytes,
-		                                 driver, cuda_toolkit, name, manifest, source)
-		VALUES (p_digest, e.vendor, e.product, e.architecture, e.form_factor, e.memory_bytes,
-		        e.driver, e.cuda_toolkit, nm, p_manifest, p_source)
-		ON CONFLICT DO NOTHING;
-		GET DIAGNOSTICS n = ROW_COUNT;
-		IF n > 0 THEN
-			UPDATE kbench_runs SET unresolved = array_remove(unresolved, 'environment')
-			 WHERE environment_digest = p_digest AND 'environment' = ANY (unresolved);
-		END IF;
-	WHEN 'BenchmarkRun' THEN
-		r := kbench_run_of(p_digest, p_manifest);
-		IF NOT EXISTS (SELECT 1 FROM kbench_implementations i WHERE i.digest = r.implementation_digest) THEN
-			missing := missing || 'implementation'::text;
-		END IF;
-		IF NOT EXISTS (SELECT 1 FROM kbench_workloads w WHERE w.digest = r.workload_digest) THEN
-			missing := missing || 'workload'::text;
-		END IF;
-		IF NOT EXISTS (SELECT 1 FROM kbench_protocols x WHERE x.digest = r.protocol_digest) THEN
-			missing := missing || 'protocol'::text;
-		END IF;
-		IF NOT EXISTS (SELECT 1 FROM kbench_environments x WHERE x.digest = r.environment_digest) THEN
-			missing := missing || 'environment'::text;
-		END IF;
-		INSERT INTO kbench_runs (digest, implementation_digest, workload_digest, protocol_digest, environment_digest,
-		                         status, observed_at, primary_statistic, primary_ns, median_ns, mean_ns, min_ns, max_ns,
-		                         mad_ns, p20_ns, p80_ns, ci95_low_ns, ci95_high_ns, samples, source, external_id,
-		                         name, manifest, raw_samples_ns, unresolved)
-		VALUES (p_digest, r.implementation_digest, r.workload_digest, r.protocol_digest, r.environment_digest,
-		        r.status, r.observed_at, r.primary_statistic, r.primary_ns, r.median_ns, r.mean_ns, r.min_ns, r.max_ns,
-		        r.mad_ns, r.p20_ns, r.p80_ns, r.ci95_low_ns, r.ci95_high_ns, r.samples, coalesce(r.source, p_source),
-		        r.external_id, nm, p_manifest, p_raw_samples, missing)
-		ON CONFLICT DO NOTHING;
-		GET DIAGNOSTICS n = ROW_COUNT;
-		IF n > 0 THEN
-			INSERT INTO kbench_measurements (run_digest, ordinal, metric, unit, statistic, value, sample_count)
-			SELECT p_digest, m.ord::int, m.v->>'metric', m.v->>'unit', m.v->>'statistic', (m.v->>'value')::float8,
-			       (m.v->>'sampleCount')::bigint
-			  FROM jsonb_array_elements(CASE WHEN jsonb_typeof(s->'measurements') = 'array'
-			                                 THEN s->'measurements' ELSE '[]' END) WITH ORDINALITY AS m(v, ord)
-			ON CONFLICT DO NOTHING;
-		END IF;
-	ELSE
-		INSERT INTO kbench_serving_manifests (digest, kind, name, manifest, source)
-		VALUES (p_digest, p_kind, nm, p_manifest, p_source) ON CONFLICT DO NOTHING;
-		GET DIAGNOSTICS n = ROW_COUNT;
-	END CASE;
-	RETURN n > 0;
-END $$;
+-- Storing: sql/22_store.sql (one INSERT per kind, called by src/store.c).
 
 -- Ingest any manifest, or a composite {run, protocol, environment}
 -- document: validate, normalize, digest, store.  One row per manifest:
@@ -586,20 +523,11 @@ CREATE FUNCTION kbench_import_catalog_staged(source text DEFAULT NULL,
 	RETURNS record AS 'MODULE_PATHNAME', 'kbench_import_catalog_staged' LANGUAGE C VOLATILE;
 
 -- Import a catalog export from a file on the server (.jsonl, or .jsonl.zst
--- through the zstd program).  Needs the privileges of COPY FROM a file.
+-- read by libzstd; no program is started).  Needs the privileges of
+-- pg_read_server_files, as COPY FROM a file does (src/catalog_file.c).
 CREATE FUNCTION kbench_import_catalog(path text,
 	OUT import_id bigint, OUT lines bigint, OUT inserted bigint, OUT present bigint, OUT skipped bigint, OUT rejected bigint)
-	RETURNS record LANGUAGE plpgsql SET search_path = @extschema@, pg_temp AS $$
-BEGIN
-	EXECUTE 'LOCK TABLE kbench_import_staging IN EXCLUSIVE MODE';
-	IF path LIKE '%.zst' THEN
-		EXECUTE format('COPY kbench_import_staging (line) FROM PROGRAM %L WITH (FORMAT csv, QUOTE E''\x01'', DELIMITER E''\x02'')',
-		               'zstd -dc ' || quote_literal(path));
-	ELSE
-		EXECUTE format('COPY kbench_import_staging (line) FROM %L WITH (FORMAT csv, QUOTE E''\x01'', DELIMITER E''\x02'')', path);
-	END IF;
-	SELECT * INTO import_id, lines, inserted, present, skipped, rejected FROM kbench_import_catalog_staged(path);
-END $$;
+	RETURNS record AS 'MODULE_PATHNAME', 'kbench_import_catalog_file' LANGUAGE C VOLATILE;
 
 -- Import Liger-Kernel's all_benchmark_data.csv, given as text:
 --   \set csv `cat all_benchmark_data.csv`

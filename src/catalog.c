@@ -32,93 +32,26 @@
 #include "utils/rel.h"
 
 #include "liger/liger.h"
-
-static SPIPlanPtr store_plan = NULL;
-
-/*
- * Digests already stored by the import running now: an import meets the
- * same operation, protocol or environment hundreds of times and needs to
- * store it once.  Created by import_begin(), dropped by import_end() (or at
- * the next import_begin() after an error).
- */
-static HTAB *import_seen = NULL;
-static MemoryContext import_seen_cxt = NULL;
-
-static void
-import_begin(void)
-{
-	HASHCTL		hctl;
-
-	if (import_seen_cxt)
-		MemoryContextDelete(import_seen_cxt);
-	import_seen_cxt = AllocSetContextCreate(TopMemoryContext, "kbench import digests", ALLOCSET_DEFAULT_SIZES);
-	memset(&hctl, 0, sizeof(hctl));
-	hctl.keysize = KI_DIGEST_LEN + 1;
-	hctl.entrysize = KI_DIGEST_LEN + 1;
-	hctl.hcxt = import_seen_cxt;
-	import_seen = hash_create("kbench import digests", 8192, &hctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
-}
-
-static void
-import_end(void)
-{
-	import_seen = NULL;
-	if (import_seen_cxt)
-		MemoryContextDelete(import_seen_cxt);
-	import_seen_cxt = NULL;
-}
+#include "store.h"
+#include "catalog_import.h"
 
 /*
  * Store one validated, normalized manifest; true when it was new.  The
  * caller is connected to SPI.  raw_samples may be (Datum) 0 for none.
+ * A store of one (see store.c): imports stage many and flush them together.
  */
 bool
 ki_store_manifest(ki_kind kind, const char *digest, const ki_value *manifest,
 				  const char *source, Datum raw_samples)
 {
-	Datum		args[5];
-	char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
-	bool		isnull;
-	Datum		result;
-	int			rc;
+	ki_store   *s = ki_store_begin();
+	ki_store_item *item = ki_store_add(s, kind, digest, manifest, source, raw_samples, NULL);
+	bool		inserted;
 
-	if (import_seen != NULL && raw_samples == (Datum) 0)
-	{
-		bool		found;
-
-		hash_search(import_seen, digest, HASH_ENTER, &found);
-		if (found)
-			return false;
-	}
-	if (store_plan == NULL)
-	{
-		Oid			types[5] = {TEXTOID, TEXTOID, JSONBOID, TEXTOID, INT8ARRAYOID};
-		char	   *sql = psprintf("SELECT %s.kbench__store($1, $2, $3, $4, $5)", ext_schema());
-		SPIPlanPtr	plan = SPI_prepare(sql, 5, types);
-
-		if (plan == NULL)
-			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-		SPI_keepplan(plan);
-		store_plan = plan;
-	}
-	args[0] = CStringGetTextDatum(ki_kind_name(kind));
-	args[1] = CStringGetTextDatum(digest);
-	args[2] = JsonbPGetDatum(ki_tree_to_jsonb(manifest));
-	if (source)
-		args[3] = CStringGetTextDatum(source);
-	else
-	{
-		args[3] = (Datum) 0;
-		nulls[3] = 'n';
-	}
-	args[4] = raw_samples;
-	if (raw_samples == (Datum) 0)
-		nulls[4] = 'n';
-	rc = SPI_execute_plan(store_plan, args, nulls, false, 1);
-	if (rc != SPI_OK_SELECT || SPI_processed != 1)
-		elog(ERROR, "kbench__store failed: %s", SPI_result_code_string(rc));
-	result = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-	return !isnull && DatumGetBool(result);
+	ki_store_flush(s);
+	inserted = item->inserted;
+	ki_store_end(s);
+	return inserted;
 }
 
 /* Is doc a composite {run, protocol, environment} document? */
@@ -129,10 +62,14 @@ is_composite(const ki_value *doc)
 		(ki_get(doc, "run") || ki_get(doc, "protocol") || ki_get(doc, "environment"));
 }
 
-/* Validate and store a manifest or composite document (see kernelindex.h). */
-int
-ki_ingest_tree(ki_arena *a, ki_value *doc, const char *source, Datum raw_samples,
-			   ki_stored *out, ki_errors *errs)
+/*
+ * Validate a manifest or composite document and stage it in the store:
+ * protocol and environment before the run.  Fills items[] and first[] (up
+ * to three) and returns how many, or -1 with errs filled.
+ */
+static int
+stage_tree(ki_store *s, ki_arena *a, ki_value *doc, const char *source, Datum raw_samples,
+		   ki_store_item **items, bool *first, ki_errors *errs)
 {
 	if (is_composite(doc))
 	{
@@ -140,28 +77,48 @@ ki_ingest_tree(ki_arena *a, ki_value *doc, const char *source, Datum raw_samples
 
 		if (!ki_composite_validate(a, doc, &c, errs))
 			return -1;
-		out[0].kind = KI_KIND_BENCHMARK_PROTOCOL;
-		strlcpy(out[0].digest, c.protocol_digest, sizeof(out[0].digest));
-		out[0].inserted = ki_store_manifest(out[0].kind, c.protocol_digest, c.protocol, source, (Datum) 0);
-		out[1].kind = KI_KIND_EXECUTION_ENVIRONMENT;
-		strlcpy(out[1].digest, c.environment_digest, sizeof(out[1].digest));
-		out[1].inserted = ki_store_manifest(out[1].kind, c.environment_digest, c.environment, source, (Datum) 0);
-		out[2].kind = KI_KIND_BENCHMARK_RUN;
-		strlcpy(out[2].digest, c.run_digest, sizeof(out[2].digest));
-		out[2].inserted = ki_store_manifest(out[2].kind, c.run_digest, c.run, source, raw_samples);
+		items[0] = ki_store_add(s, KI_KIND_BENCHMARK_PROTOCOL, c.protocol_digest, c.protocol, source, (Datum) 0, &first[0]);
+		items[1] = ki_store_add(s, KI_KIND_EXECUTION_ENVIRONMENT, c.environment_digest, c.environment, source, (Datum) 0, &first[1]);
+		items[2] = ki_store_add(s, KI_KIND_BENCHMARK_RUN, c.run_digest, c.run, source, raw_samples, &first[2]);
 		return 3;
 	}
 	else
 	{
 		ki_kind		kind;
+		char		digest[KI_DIGEST_LEN + 1];
 
 		if (ki_manifest_normalize(a, doc, &kind, errs) == NULL)
 			return -1;
-		out[0].kind = kind;
-		ki_identity_digest(a, doc, out[0].digest);
-		out[0].inserted = ki_store_manifest(kind, out[0].digest, doc, source, (Datum) 0);
+		ki_identity_digest(a, doc, digest);
+		items[0] = ki_store_add(s, kind, digest, doc, source, (Datum) 0, &first[0]);
 		return 1;
 	}
+}
+
+/* Validate and store a manifest or composite document (see kernelindex.h). */
+int
+ki_ingest_tree(ki_arena *a, ki_value *doc, const char *source, Datum raw_samples,
+			   ki_stored *out, ki_errors *errs)
+{
+	ki_store   *s = ki_store_begin();
+	ki_store_item *items[3];
+	bool		first[3];
+	int			n,
+				i;
+
+	n = stage_tree(s, a, doc, source, raw_samples, items, first, errs);
+	if (n > 0)
+	{
+		ki_store_flush(s);
+		for (i = 0; i < n; i++)
+		{
+			out[i].kind = items[i]->kind;
+			strlcpy(out[i].digest, items[i]->digest, sizeof(out[i].digest));
+			out[i].inserted = items[i]->inserted && first[i];
+		}
+	}
+	ki_store_end(s);
+	return n;
 }
 
 /* Ingest a manifest or a composite run document; one row per manifest. */
@@ -217,29 +174,20 @@ typedef struct import_counts
 	int64		rejected;
 } import_counts;
 
-static SPIPlanPtr reject_plan = NULL;
-
+/* Record a rejected (or skipped) line; rare, so one statement each. */
 static void
 record_rejection(import_counts *c, int64 line, const char *reason, bool skipped)
 {
 	Datum		args[4];
+	Oid			types[4] = {INT8OID, INT8OID, TEXTOID, BOOLOID};
 
-	if (reject_plan == NULL)
-	{
-		Oid			types[4] = {INT8OID, INT8OID, TEXTOID, BOOLOID};
-		char	   *sql = psprintf("INSERT INTO %s.kbench_import_rejections (import_id, line, reason, skipped) "
-								   "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", ext_schema());
-
-		reject_plan = SPI_prepare(sql, 4, types);
-		if (reject_plan == NULL)
-			elog(ERROR, "SPI_prepare failed");
-		SPI_keepplan(reject_plan);
-	}
 	args[0] = Int64GetDatum(c->id);
 	args[1] = Int64GetDatum(line);
 	args[2] = CStringGetTextDatum(reason);
 	args[3] = BoolGetDatum(skipped);
-	if (SPI_execute_plan(reject_plan, args, NULL, false, 0) != SPI_OK_INSERT)
+	if (SPI_execute_with_args(psprintf("INSERT INTO %s.kbench_import_rejections (import_id, line, reason, skipped) "
+									   "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", ext_schema()),
+							  4, types, args, NULL, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "could not record an import rejection");
 	if (skipped)
 		c->skipped++;
@@ -328,17 +276,153 @@ static const char *const plain_tables[] = {
 	"serving_measurements",
 };
 
-static SPIPlanPtr rows_plan = NULL;
-static SPIPlanPtr source_row_plan = NULL;
+/*
+ * An import in progress: the store its manifests are staged in, the lines
+ * whose count waits for the store's answer, and the export's own rows
+ * (plain rows and the rows beside manifests), all flushed together every
+ * IMPORT_BATCH lines: one statement per kind and table, not one per line.
+ */
+#define IMPORT_BATCH 2000
+
+typedef struct pending_line
+{
+	ki_store_item *item;		/* the line's manifest (a composite's run) */
+	bool		first;			/* the first line of this import to stage it */
+} pending_line;
+
+typedef struct row_batch
+{
+	Datum	   *a;				/* text */
+	Datum	   *b;				/* text */
+	Datum	   *row;			/* jsonb */
+	int			count;
+	int			cap;
+} row_batch;
+
+struct import_state
+{
+	import_counts c;
+	ki_store   *store;
+	MemoryContext cxt;			/* the import's (the lines array) */
+	MemoryContext batchcxt;		/* the row batches; reset at each flush */
+	MemoryContext linecxt;		/* one line's parse; reset after each line */
+	pending_line *lines;
+	int			nlines;
+	int			cap;
+	row_batch	plain;			/* kbench_catalog_rows: table, row id, row */
+	row_batch	source;			/* kbench_catalog_source_rows: digest, table, row */
+};
 
 static void
-keep_plain_row(const char *table, const ki_value *row, import_counts *c)
+import_init(import_state *st, const char *kind, const char *source)
+{
+	memset(st, 0, sizeof(*st));
+	st->c.id = start_import(kind, source);
+	st->cxt = CurrentMemoryContext;
+	st->store = ki_store_begin();
+	st->batchcxt = AllocSetContextCreate(CurrentMemoryContext, "kbench import batch", ALLOCSET_DEFAULT_SIZES);
+	st->linecxt = AllocSetContextCreate(CurrentMemoryContext, "kbench import line", ALLOCSET_DEFAULT_SIZES);
+}
+
+static void
+count_line(import_state *st, ki_store_item *item, bool first)
+{
+	if (st->nlines == st->cap)
+	{
+		st->cap = st->cap ? st->cap * 2 : IMPORT_BATCH;
+		st->lines = st->lines ? repalloc(st->lines, st->cap * sizeof(pending_line))
+			: MemoryContextAlloc(st->cxt, st->cap * sizeof(pending_line));
+	}
+	st->lines[st->nlines].item = item;
+	st->lines[st->nlines].first = first;
+	st->nlines++;
+}
+
+static void
+batch_add(import_state *st, row_batch *b, const char *x, const char *y, const ki_value *row)
+{
+	MemoryContext old = MemoryContextSwitchTo(st->batchcxt);
+
+	if (b->count == b->cap)
+	{
+		b->cap = b->cap ? b->cap * 2 : 256;
+		b->a = b->a ? repalloc(b->a, b->cap * sizeof(Datum)) : palloc(b->cap * sizeof(Datum));
+		b->b = b->b ? repalloc(b->b, b->cap * sizeof(Datum)) : palloc(b->cap * sizeof(Datum));
+		b->row = b->row ? repalloc(b->row, b->cap * sizeof(Datum)) : palloc(b->cap * sizeof(Datum));
+	}
+	b->a[b->count] = CStringGetTextDatum(x);
+	b->b[b->count] = CStringGetTextDatum(y);
+	b->row[b->count] = JsonbPGetDatum(ki_tree_to_jsonb(row));
+	b->count++;
+	MemoryContextSwitchTo(old);
+}
+
+/* Insert a batch of rows in one statement; how many were new. */
+static uint64
+batch_insert(row_batch *b, const char *table, const char *columns)
+{
+	Datum		args[3];
+	Oid			types[3] = {TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID};
+	int			dims[1] = {b->count};
+	int			lbs[1] = {1};
+
+	if (b->count == 0)
+		return 0;
+	args[0] = PointerGetDatum(construct_md_array(b->a, NULL, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
+	args[1] = PointerGetDatum(construct_md_array(b->b, NULL, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
+	args[2] = PointerGetDatum(construct_md_array(b->row, NULL, 1, dims, lbs, JSONBOID, -1, false, TYPALIGN_INT));
+	if (SPI_execute_with_args(psprintf("INSERT INTO %s.%s (%s) SELECT x.a, x.b, x.r FROM "
+									   "ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2), pg_catalog.unnest($3)) "
+									   "WITH ORDINALITY x(a, b, r, n) ORDER BY x.n "
+									   "ON CONFLICT DO NOTHING", ext_schema(), table, columns),
+							  3, types, args, NULL, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "could not store the rows of %s", table);
+	b->count = 0;
+	return SPI_processed;
+}
+
+/* Store what is staged and count the lines that waited for it. */
+static void
+import_flush(import_state *st)
+{
+	uint64		n;
+	int			i;
+
+	ki_store_flush(st->store);
+	for (i = 0; i < st->nlines; i++)
+	{
+		if (st->lines[i].first && st->lines[i].item->inserted)
+			st->c.inserted++;
+		else
+			st->c.present++;
+	}
+	st->nlines = 0;
+	n = batch_insert(&st->plain, "kbench_catalog_rows", "table_name, row_id, row");
+	st->c.inserted += (int64) n;
+	st->c.present -= (int64) n; /* every plain row was counted present when kept */
+	batch_insert(&st->source, "kbench_catalog_source_rows", "digest, table_name, row");
+	MemoryContextReset(st->batchcxt);
+	memset(&st->plain, 0, sizeof(st->plain));
+	memset(&st->source, 0, sizeof(st->source));
+}
+
+static void
+import_done(import_state *st)
+{
+	import_flush(st);
+	ki_store_end(st->store);
+	MemoryContextDelete(st->batchcxt);
+	MemoryContextDelete(st->linecxt);
+	finish_import(&st->c);
+}
+
+/* A row of an export table without a manifest, kept verbatim. */
+static void
+keep_plain_row(import_state *st, const char *table, const ki_value *row)
 {
 	const ki_value *id = ki_get(row, "id");
 	ki_arena	a;
 	ki_buf		idbuf;
-	Datum		args[3];
-	Oid			types[3] = {TEXTOID, TEXTOID, JSONBOID};
 
 	ki_pg_arena_init(&a);
 	ki_buf_init(&idbuf, &a, 80);
@@ -346,32 +430,18 @@ keep_plain_row(const char *table, const ki_value *row, import_counts *c)
 		ki_buf_put(&idbuf, id->u.str.ptr, id->u.str.len);
 	else
 		ki_canonical(row, &idbuf);	/* rows without an id: the row is its own key */
-	if (rows_plan == NULL)
-	{
-		rows_plan = SPI_prepare(psprintf("INSERT INTO %s.kbench_catalog_rows (table_name, row_id, row) "
-										 "VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", ext_schema()), 3, types);
-		SPI_keepplan(rows_plan);
-	}
-	args[0] = CStringGetTextDatum(table);
-	args[1] = CStringGetTextDatum(ki_buf_cstr(&idbuf));
-	args[2] = JsonbPGetDatum(ki_tree_to_jsonb(row));
-	SPI_execute_plan(rows_plan, args, NULL, false, 0);
-	if (SPI_processed > 0)
-		c->inserted++;
-	else
-		c->present++;
+	batch_add(st, &st->plain, table, ki_buf_cstr(&idbuf), row);
+	st->c.present++;			/* until the flush says it was new */
 }
 
 /* Keep the export's own row (minus the manifest) beside the manifest. */
 static void
-keep_source_row(const char *table, const char *digest, ki_arena *a, const ki_value *row)
+keep_source_row(import_state *st, const char *table, const char *digest, ki_arena *a, const ki_value *row)
 {
 	ki_value	copy = *row;
 	ki_member  *m = ki_alloc(a, (row->u.obj.count + 1) * sizeof(ki_member));
 	size_t		i,
 				n = 0;
-	Datum		args[3];
-	Oid			types[3] = {TEXTOID, TEXTOID, JSONBOID};
 
 	for (i = 0; i < row->u.obj.count; i++)
 		if (!(row->u.obj.members[i].key.len == 8 &&
@@ -379,21 +449,12 @@ keep_source_row(const char *table, const char *digest, ki_arena *a, const ki_val
 			m[n++] = row->u.obj.members[i];
 	copy.u.obj.members = m;
 	copy.u.obj.count = n;
-	if (source_row_plan == NULL)
-	{
-		source_row_plan = SPI_prepare(psprintf("INSERT INTO %s.kbench_catalog_source_rows (digest, table_name, row) "
-											   "VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", ext_schema()), 3, types);
-		SPI_keepplan(source_row_plan);
-	}
-	args[0] = CStringGetTextDatum(digest);
-	args[1] = CStringGetTextDatum(table);
-	args[2] = JsonbPGetDatum(ki_tree_to_jsonb(&copy));
-	SPI_execute_plan(source_row_plan, args, NULL, false, 0);
+	batch_add(st, &st->source, digest, table, &copy);
 }
 
 /* Import one line of a catalog export. */
 static void
-import_catalog_line(const char *line, size_t len, int64 lineno, import_counts *c)
+import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno)
 {
 	ki_arena	a;
 	ki_errors	errs;
@@ -403,6 +464,8 @@ import_catalog_line(const char *line, size_t len, int64 lineno, import_counts *c
 	const ki_value *table;
 	size_t		t;
 	char	   *tname;
+
+	import_counts *c = &st->c;
 
 	ki_pg_arena_init(&a);
 	ki_errors_init(&errs, &a);
@@ -426,7 +489,8 @@ import_catalog_line(const char *line, size_t len, int64 lineno, import_counts *c
 	for (t = 0; t < lengthof(export_tables); t++)
 	{
 		const ki_value *stored_digest;
-		ki_stored	out[3];
+		ki_store_item *items[3];
+		bool		first[3];
 		int			n;
 		const char *digest;
 
@@ -444,7 +508,7 @@ import_catalog_line(const char *line, size_t len, int64 lineno, import_counts *c
 							 "unknown kind: the manifest has no known kind", false);
 			return;
 		}
-		n = ki_ingest_tree(&a, manifest, "kernelindex-catalog", (Datum) 0, out, &errs);
+		n = stage_tree(st->store, &a, manifest, "kernelindex-catalog", (Datum) 0, items, first, &errs);
 		if (n < 0)
 		{
 			const ki_error *e = &errs.items[0];
@@ -454,7 +518,7 @@ import_catalog_line(const char *line, size_t len, int64 lineno, import_counts *c
 												 e->message, e->path[0] ? " at " : "", e->path, e->rule), false);
 			return;
 		}
-		digest = out[n - 1].digest;
+		digest = items[n - 1]->digest;
 		if (export_tables[t].column)
 		{
 			stored_digest = ki_get(row, export_tables[t].column);
@@ -471,46 +535,79 @@ import_catalog_line(const char *line, size_t len, int64 lineno, import_counts *c
 				return;
 			}
 		}
-		keep_source_row(tname, digest, &a, row);
-		if (out[n - 1].inserted)
-			c->inserted++;
-		else
-			c->present++;
+		keep_source_row(st, tname, digest, &a, row);
+		count_line(st, items[n - 1], first[n - 1]);
 		return;
 	}
 	for (t = 0; t < lengthof(plain_tables); t++)
 		if (strcmp(tname, plain_tables[t]) == 0)
 		{
-			keep_plain_row(tname, row, c);
+			keep_plain_row(st, tname, row);
 			return;
 		}
 	record_rejection(c, lineno, psprintf("unknown table \"%s\"", tname), false);
 }
 
+/* ------------------------------------------- a catalog import, line by line */
+
+import_state *
+ki_catalog_import_begin(const char *source)
+{
+	import_state *st = palloc(sizeof(import_state));
+
+	import_init(st, "catalog", source);
+	return st;
+}
+
+/* One line (without its newline); NULL for an empty one. */
+void
+ki_catalog_import_line(import_state *st, const char *line, size_t len, int64 lineno)
+{
+	MemoryContext old;
+
+	CHECK_FOR_INTERRUPTS();
+	old = MemoryContextSwitchTo(st->linecxt);
+	if (line == NULL)
+	{
+		st->c.lines++;
+		record_rejection(&st->c, lineno, "bad JSON: an empty line", false);
+	}
+	else
+		import_catalog_line(st, line, len, lineno);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(st->linecxt);
+	if (ki_store_pending(st->store) >= IMPORT_BATCH || st->plain.count >= IMPORT_BATCH)
+		import_flush(st);
+}
+
+/* Store what is left, record the counts and return them as the result row. */
+Datum
+ki_catalog_import_end(import_state *st, FunctionCallInfo fcinfo)
+{
+	import_done(st);
+	return counts_tuple(fcinfo, &st->c);
+}
+
 /*
- * Import the lines waiting in kbench_import_staging (put there by \copy, or
- * by kbench_import_catalog(path)), in order; the staging table is emptied.
+ * Import the lines waiting in kbench_import_staging (put there by \copy), in
+ * order; the staging table is emptied.
  */
 PG_FUNCTION_INFO_V1(kbench_import_catalog_staged);
 Datum
 kbench_import_catalog_staged(PG_FUNCTION_ARGS)
 {
-	import_counts c;
+	import_state *st;
 	Portal		portal;
-	MemoryContext linecxt,
-				oldcxt;
 	const char *source = PG_ARGISNULL(0) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(0));
 	int64		lineno = 0;
+	Datum		result;
 
-	memset(&c, 0, sizeof(c));
 	SPI_connect();
 	SPI_execute(psprintf("LOCK TABLE %s.kbench_import_staging IN EXCLUSIVE MODE", ext_schema()), false, 0);
-	c.id = start_import("catalog", source);
-	import_begin();
+	st = ki_catalog_import_begin(source);
 	portal = SPI_cursor_open_with_args("staging",
 									   psprintf("SELECT line FROM %s.kbench_import_staging ORDER BY n", ext_schema()),
 									   0, NULL, NULL, NULL, true, 0);
-	linecxt = AllocSetContextCreate(CurrentMemoryContext, "kbench import line", ALLOCSET_DEFAULT_SIZES);
 	for (;;)
 	{
 		uint64		i,
@@ -526,32 +623,18 @@ kbench_import_catalog_staged(PG_FUNCTION_ARGS)
 		{
 			bool		isnull;
 			Datum		d = SPI_getbinval(tuptable->vals[i], tuptable->tupdesc, 1, &isnull);
+			text	   *t = isnull ? NULL : DatumGetTextPP(d);
 
 			lineno++;
-			CHECK_FOR_INTERRUPTS();
-			oldcxt = MemoryContextSwitchTo(linecxt);
-			if (isnull)
-			{
-				c.lines++;
-				record_rejection(&c, lineno, "bad JSON: an empty line", false);
-			}
-			else
-			{
-				text	   *t = DatumGetTextPP(d);
-
-				import_catalog_line(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), lineno, &c);
-			}
-			MemoryContextSwitchTo(oldcxt);
-			MemoryContextReset(linecxt);
+			ki_catalog_import_line(st, t ? VARDATA_ANY(t) : NULL, t ? VARSIZE_ANY_EXHDR(t) : 0, lineno);
 		}
 		SPI_freetuptable(tuptable);
 	}
 	SPI_cursor_close(portal);
 	SPI_execute(psprintf("TRUNCATE %s.kbench_import_staging", ext_schema()), false, 0);
-	import_end();
-	finish_import(&c);
+	result = ki_catalog_import_end(st, fcinfo);
 	SPI_finish();
-	PG_RETURN_DATUM(counts_tuple(fcinfo, &c));
+	PG_RETURN_DATUM(result);
 }
 
 /* Import Liger-Kernel's benchmark CSV (the whole file as text). */
@@ -561,14 +644,14 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 {
 	text	   *csv = PG_GETARG_TEXT_PP(0);
 	const char *source = PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1));
-	import_counts c;
+	import_state ist;
+	import_counts *c = &ist.c;
 	ki_arena	a;
 	ki_liger_reader reader;
 	const char *err = NULL;
 	MemoryContext rowcxt,
 				oldcxt;
 
-	memset(&c, 0, sizeof(c));
 	ki_pg_arena_init(&a);
 	if (!ki_liger_reader_init(&reader, &a, VARDATA_ANY(csv), VARSIZE_ANY_EXHDR(csv), &err))
 		ereport(ERROR,
@@ -578,8 +661,7 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 						 "kernel_operation_mode, metric_name, metric_unit, x_name, x_label, x_value, y_value_50, "
 						 "y_value_20, y_value_80, extra_benchmark_config_str, gpu_name, timestamp, liger_version.")));
 	SPI_connect();
-	c.id = start_import("liger", source);
-	import_begin();
+	import_init(&ist, "liger", source);
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "kbench liger row", ALLOCSET_DEFAULT_SIZES);
 	for (;;)
 	{
@@ -588,21 +670,20 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 		ki_liger_result res;
 		ki_arena	ra;
 		int			p;
-		bool		any_new = false;
 
 		st = ki_liger_reader_next(&reader, &row, &err);
 		if (st == KI_LIGER_READ_END)
 			break;
 		if (st == KI_LIGER_READ_FATAL)
 		{
-			c.lines++;
-			record_rejection(&c, reader.csv.line, err, false);
+			c->lines++;
+			record_rejection(c, reader.csv.line, err, false);
 			break;
 		}
-		c.lines++;
+		c->lines++;
 		if (st == KI_LIGER_READ_BAD_RECORD)
 		{
-			record_rejection(&c, reader.csv.line, err, false);
+			record_rejection(c, reader.csv.line, err, false);
 			continue;
 		}
 		CHECK_FOR_INTERRUPTS();
@@ -610,9 +691,9 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 		ki_pg_arena_init(&ra);
 		ki_liger_map(&ra, &row, &res);
 		if (res.outcome == KI_LIGER_SKIPPED_MEMORY)
-			record_rejection(&c, row.line, "memory row: not a timing", true);
+			record_rejection(c, row.line, "memory row: not a timing", true);
 		else if (res.outcome == KI_LIGER_SKIPPED)
-			record_rejection(&c, row.line, res.reason, true);
+			record_rejection(c, row.line, res.reason, true);
 		else
 		{
 			/* dependencies first, so nothing is left unresolved */
@@ -628,22 +709,20 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 			for (p = 0; p < KI_LIGER_NPARTS; p++)
 			{
 				int			part = order[p];
-				bool		inserted = ki_store_manifest(kinds[part], res.digest[part], res.manifest[part],
-														 source ? source : "liger-kernel-bench", (Datum) 0);
+				bool		first;
+				ki_store_item *item = ki_store_add(ist.store, kinds[part], res.digest[part], res.manifest[part],
+												   source ? source : "liger-kernel-bench", (Datum) 0, &first);
 
 				if (part == KI_LIGER_RUN)
-					any_new = inserted;
+					count_line(&ist, item, first);
 			}
-			if (any_new)
-				c.inserted++;
-			else
-				c.present++;
 		}
 		MemoryContextSwitchTo(oldcxt);
 		MemoryContextReset(rowcxt);
+		if (ki_store_pending(ist.store) >= IMPORT_BATCH)
+			import_flush(&ist);
 	}
-	import_end();
-	finish_import(&c);
+	import_done(&ist);
 	SPI_finish();
-	PG_RETURN_DATUM(counts_tuple(fcinfo, &c));
+	PG_RETURN_DATUM(counts_tuple(fcinfo, c));
 }

@@ -11,6 +11,8 @@
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
+#include <math.h>
+
 static void *
 pg_alloc(void *ctx, size_t size)
 {
@@ -71,13 +73,25 @@ scalar_to_tree(ki_arena *a, JsonbValue *jv)
 			}
 			break;
 		case jbvNumeric:
-			v = ki_new_number(a, DatumGetFloat8(DirectFunctionCall1(numeric_float8,
-																	NumericGetDatum(jv->val.numeric))));
-			break;
+			{
+				/*
+				 * The number the text means as a double, read as the JSON
+				 * parser reads it (strtod: 1e-400 is 0, as in json and
+				 * text), not numeric_float8(), which refuses underflow.
+				 */
+				char	   *digits = DatumGetCString(DirectFunctionCall1(numeric_out,
+																		NumericGetDatum(jv->val.numeric)));
+				double		d = strtod(digits, NULL);
+
+				if (isinf(d))
+					return NULL;	/* the caller reports it with its path */
+				v = ki_new_number(a, d);
+				break;
+			}
 		default:
 			elog(ERROR, "unexpected jsonb scalar type %d", (int) jv->type);
 	}
-	if (v == NULL)
+	if (v == NULL && jv->type != jbvNumeric)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
 	return v;
 }
@@ -169,6 +183,26 @@ ki_jsonb_to_tree(ki_arena *a, Jsonb *jb)
 				{
 					ki_value   *v = scalar_to_tree(a, &jv);
 
+					if (v == NULL)
+					{
+						/* as the JSON parser says it of the same text */
+						ki_buf		path;
+						int			d;
+
+						ki_buf_init(&path, a, 64);
+						for (d = 0; d <= depth; d++)
+						{
+							if (frames[d].container->type == KI_OBJECT)
+								ki_path_key(&path, frames[d].pending_key.val.string.val,
+											(size_t) frames[d].pending_key.val.string.len);
+							else
+								ki_path_index(&path, frames[d].count);
+						}
+						ereport(ERROR,
+								(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+								 errmsg("invalid JSON at %s: number out of the range of a double (rule number_range)",
+										path.len > 0 ? ki_buf_cstr(&path) : "(root)")));
+					}
 					if (depth < 0)
 						result = v;
 					else
@@ -299,12 +333,69 @@ push_tree(JsonbParseState **state, const ki_value *v, bool is_elem)
 	return pushJsonbValue(state, is_elem ? WJB_ELEM : WJB_VALUE, &jv);
 }
 
-/* A jsonb value from a tree. */
+/*
+ * Find a U+0000 in a string or member name of the tree; true with its path
+ * in *path.  jsonb cannot hold U+0000 (its text form would end there).
+ */
+static bool
+find_nul(const ki_value *v, ki_buf *path)
+{
+	size_t		i,
+				mark = path->len;
+
+	switch (v->type)
+	{
+		case KI_STRING:
+			return memchr(v->u.str.ptr, '\0', v->u.str.len) != NULL;
+		case KI_ARRAY:
+			for (i = 0; i < v->u.arr.count; i++)
+			{
+				ki_path_index(path, i);
+				if (find_nul(v->u.arr.items[i], path))
+					return true;
+				path->len = mark;
+			}
+			return false;
+		case KI_OBJECT:
+			for (i = 0; i < v->u.obj.count; i++)
+			{
+				const ki_member *m = &v->u.obj.members[i];
+
+				ki_path_key(path, m->key.ptr, m->key.len);
+				if (memchr(m->key.ptr, '\0', m->key.len) != NULL || find_nul(m->value, path))
+					return true;
+				path->len = mark;
+			}
+			return false;
+		default:
+			return false;
+	}
+}
+
+/*
+ * A jsonb value from a tree.  A tree holding U+0000 is refused with the
+ * path of the first one: jsonb would keep the bytes but every text form of
+ * it would end at the NUL, so the stored document would no longer digest to
+ * its key.
+ */
 Jsonb *
 ki_tree_to_jsonb(const ki_value *v)
 {
 	JsonbParseState *state = NULL;
-	JsonbValue *res = push_tree(&state, v, false);
+	JsonbValue *res;
+	ki_arena	a;
+	ki_buf		path;
+
+	ki_pg_arena_init(&a);
+	ki_buf_init(&path, &a, 64);
+	if (find_nul(v, &path))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNTRANSLATABLE_CHARACTER),
+				 errmsg("cannot store a document containing U+0000 at %s",
+						path.len > 0 ? ki_buf_cstr(&path) : "(root)"),
+				 errdetail("jsonb cannot hold the character U+0000; storing it would cut the string there and change the document's digest."),
+				 errhint("Remove the \\u0000 escape from the document; kbench_digest() and kbench_canonical() accept it.")));
+	res = push_tree(&state, v, false);
 
 	return JsonbValueToJsonb(res);
 }

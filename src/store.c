@@ -1,0 +1,324 @@
+/*
+ * store.c: the one store of the catalog, set-based.
+ *
+ * Everything that enters the catalog (kbench_ingest, the catalog and Liger
+ * imports, the worker) is validated, normalized and digested by the core,
+ * then added here.  A store stages the manifests in memory, one list per
+ * kind, each digest once; ki_store_flush() hands each list to one SQL
+ * function (sql/22_store.sql) that runs one INSERT ... SELECT ... ON
+ * CONFLICT DO NOTHING for the kind and returns the digests that were new.
+ * Records and history are kept by statement-level triggers, so a flush of
+ * a thousand runs costs one trigger call, not a thousand.
+ *
+ * A store lives in the memory context it was made in (a function call's):
+ * nothing of it outlives the call, so an aborted statement, transaction or
+ * subtransaction leaves nothing behind to be trusted by the next one.
+ */
+#include "kernelindex.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "store.h"
+
+/* The kinds' tables, in the order a flush stores them: what is referred to first. */
+typedef enum store_group
+{
+	G_OPERATIONS,
+	G_PROJECTS,
+	G_WORKLOADS,
+	G_IMPLEMENTATIONS,
+	G_PROTOCOLS,
+	G_ENVIRONMENTS,
+	G_SERVING,
+	G_RUNS,
+	G_NGROUPS
+} store_group;
+
+static const char *const group_function[G_NGROUPS] = {
+	"kbench__store_operations", "kbench__store_projects", "kbench__store_workloads",
+	"kbench__store_implementations", "kbench__store_protocols", "kbench__store_environments",
+	"kbench__store_serving", "kbench__store_runs",
+};
+
+typedef struct store_entry
+{
+	char		digest[KI_DIGEST_LEN + 1];	/* hash key */
+	ki_store_item *item;
+} store_entry;
+
+typedef struct store_list
+{
+	ki_store_item **items;
+	int			count;
+	int			cap;
+} store_list;
+
+struct ki_store
+{
+	MemoryContext cxt;
+	HTAB	   *seen;			/* digest -> item, for the store's life */
+	store_list	lists[G_NGROUPS];
+	int			pending;
+};
+
+static store_group
+group_of(ki_kind kind)
+{
+	switch (kind)
+	{
+		case KI_KIND_OPERATION_SPEC:
+			return G_OPERATIONS;
+		case KI_KIND_SOFTWARE_PROJECT:
+			return G_PROJECTS;
+		case KI_KIND_WORKLOAD_CASE:
+		case KI_KIND_WORKLOAD_SUITE:
+			return G_WORKLOADS;
+		case KI_KIND_IMPLEMENTATION_REVISION:
+			return G_IMPLEMENTATIONS;
+		case KI_KIND_BENCHMARK_PROTOCOL:
+			return G_PROTOCOLS;
+		case KI_KIND_EXECUTION_ENVIRONMENT:
+			return G_ENVIRONMENTS;
+		case KI_KIND_BENCHMARK_RUN:
+			return G_RUNS;
+		default:
+			return G_SERVING;
+	}
+}
+
+ki_store *
+ki_store_begin(void)
+{
+	ki_store   *s = palloc0(sizeof(ki_store));
+	HASHCTL		hctl;
+
+	s->cxt = AllocSetContextCreate(CurrentMemoryContext, "kbench store", ALLOCSET_DEFAULT_SIZES);
+	memset(&hctl, 0, sizeof(hctl));
+	hctl.keysize = KI_DIGEST_LEN + 1;
+	hctl.entrysize = sizeof(store_entry);
+	hctl.hcxt = s->cxt;
+	s->seen = hash_create("kbench store digests", 1024, &hctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	return s;
+}
+
+void
+ki_store_end(ki_store *s)
+{
+	MemoryContextDelete(s->cxt);
+	pfree(s);
+}
+
+int
+ki_store_pending(const ki_store *s)
+{
+	return s->pending;
+}
+
+ki_store_item *
+ki_store_add(ki_store *s, ki_kind kind, const char *digest, const ki_value *manifest,
+			 const char *source, Datum raw_samples, bool *first)
+{
+	store_entry *e;
+	bool		found;
+	ki_store_item *item;
+	store_list *l;
+	MemoryContext old;
+
+	e = hash_search(s->seen, digest, HASH_ENTER, &found);
+	if (found)
+	{
+		item = e->item;
+		/* raw samples given for a run met before and not stored yet go with it */
+		if (raw_samples != (Datum) 0 && item->raw_samples == NULL && item->manifest != (Datum) 0)
+		{
+			old = MemoryContextSwitchTo(s->cxt);
+			item->raw_samples = TextDatumGetCString(OidFunctionCall1(F_ARRAY_OUT, raw_samples));
+			MemoryContextSwitchTo(old);
+		}
+		if (first)
+			*first = false;
+		return item;
+	}
+	old = MemoryContextSwitchTo(s->cxt);
+	item = palloc0(sizeof(ki_store_item));
+	item->kind = kind;
+	strlcpy(item->digest, digest, sizeof(item->digest));
+	item->manifest = JsonbPGetDatum(ki_tree_to_jsonb(manifest));
+	item->source = source ? pstrdup(source) : NULL;
+	if (raw_samples != (Datum) 0)
+		item->raw_samples = DatumGetCString(OidFunctionCall1(F_ARRAY_OUT, raw_samples));
+	e->item = item;
+	l = &s->lists[group_of(kind)];
+	if (l->count == l->cap)
+	{
+		l->cap = l->cap ? l->cap * 2 : 64;
+		l->items = l->items ? repalloc(l->items, l->cap * sizeof(ki_store_item *))
+			: palloc(l->cap * sizeof(ki_store_item *));
+	}
+	l->items[l->count++] = item;
+	s->pending++;
+	MemoryContextSwitchTo(old);
+	if (first)
+		*first = true;
+	return item;
+}
+
+static Datum
+text_array(Datum *elems, bool *nulls, int n)
+{
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+
+	return PointerGetDatum(construct_md_array(elems, nulls, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
+}
+
+/* Store one kind's list through its SQL function; mark what was new. */
+static void
+flush_list(ki_store *s, store_group g)
+{
+	store_list *l = &s->lists[g];
+	MemoryContext work = AllocSetContextCreate(s->cxt, "kbench store flush", ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(work);
+	Datum	   *digests = palloc(l->count * sizeof(Datum));
+	Datum	   *manifests = palloc(l->count * sizeof(Datum));
+	Datum	   *sources = palloc(l->count * sizeof(Datum));
+	Datum	   *extra = palloc(l->count * sizeof(Datum));
+	bool	   *source_nulls = palloc(l->count * sizeof(bool));
+	bool	   *extra_nulls = palloc(l->count * sizeof(bool));
+	bool		with_kind = g == G_WORKLOADS || g == G_SERVING;
+	bool		with_raw = g == G_RUNS;
+	Datum		args[4];
+	Oid			types[4] = {TEXTARRAYOID, JSONBARRAYOID, TEXTARRAYOID, TEXTARRAYOID};
+	int			nargs = (with_kind || with_raw) ? 4 : 3;
+	int			dims[1] = {l->count};
+	int			lbs[1] = {1};
+	int			i;
+	uint64		r;
+
+	for (i = 0; i < l->count; i++)
+	{
+		ki_store_item *it = l->items[i];
+
+		digests[i] = CStringGetTextDatum(it->digest);
+		manifests[i] = it->manifest;
+		source_nulls[i] = it->source == NULL;
+		sources[i] = it->source ? CStringGetTextDatum(it->source) : (Datum) 0;
+		extra_nulls[i] = false;
+		if (with_kind)
+			extra[i] = CStringGetTextDatum(ki_kind_name(it->kind));
+		else if (with_raw && it->raw_samples)
+			extra[i] = CStringGetTextDatum(it->raw_samples);
+		else
+		{
+			extra[i] = (Datum) 0;
+			extra_nulls[i] = true;
+		}
+	}
+	args[0] = text_array(digests, NULL, l->count);
+	args[1] = PointerGetDatum(construct_md_array(manifests, NULL, 1, dims, lbs, JSONBOID, -1, false, TYPALIGN_INT));
+	args[2] = text_array(sources, source_nulls, l->count);
+	args[3] = text_array(extra, extra_nulls, l->count);
+	if (SPI_execute_with_args(psprintf("SELECT d FROM %s.%s($1, $2, $3%s) d", ext_schema(), group_function[g],
+									   nargs == 4 ? ", $4" : ""),
+							  nargs, types, args, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "%s failed", group_function[g]);
+	for (r = 0; r < SPI_processed; r++)
+	{
+		char	   *d = SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1);
+		store_entry *e = hash_search(s->seen, d, HASH_FIND, NULL);
+
+		if (e)
+			e->item->inserted = true;
+	}
+	SPI_freetuptable(SPI_tuptable);
+	/* what is stored is known by its digest; its manifest is no longer needed */
+	for (i = 0; i < l->count; i++)
+	{
+		pfree(DatumGetPointer(l->items[i]->manifest));
+		l->items[i]->manifest = (Datum) 0;
+		l->items[i]->stored = true;
+	}
+	l->count = 0;
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(work);
+}
+
+/*
+ * A database still on 0.1.0 (before ALTER EXTENSION kernelindex UPDATE) has
+ * its row-at-a-time kbench__store and not the set-based functions: store
+ * through it, one manifest at a time, in the same order.
+ */
+static bool
+set_based_store_exists(void)
+{
+	bool		isnull;
+	Datum		d;
+
+	if (SPI_execute(psprintf("SELECT pg_catalog.to_regprocedure('%s.kbench__store_runs(text[], jsonb[], text[], text[])') IS NOT NULL",
+							 ext_schema()), true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not look up the store");
+	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	return !isnull && DatumGetBool(d);
+}
+
+static void
+flush_list_0_1(ki_store *s, store_group g)
+{
+	store_list *l = &s->lists[g];
+	Oid			types[5] = {TEXTOID, TEXTOID, JSONBOID, TEXTOID, INT8ARRAYOID};
+	char	   *sql = psprintf("SELECT %s.kbench__store($1, $2, $3, $4, $5::pg_catalog.int8[])", ext_schema());
+	int			i;
+
+	types[4] = TEXTOID;
+	for (i = 0; i < l->count; i++)
+	{
+		ki_store_item *it = l->items[i];
+		Datum		args[5];
+		char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
+		bool		isnull;
+		Datum		r;
+
+		args[0] = CStringGetTextDatum(ki_kind_name(it->kind));
+		args[1] = CStringGetTextDatum(it->digest);
+		args[2] = it->manifest;
+		args[3] = it->source ? CStringGetTextDatum(it->source) : (Datum) 0;
+		nulls[3] = it->source ? ' ' : 'n';
+		args[4] = it->raw_samples ? CStringGetTextDatum(it->raw_samples) : (Datum) 0;
+		nulls[4] = it->raw_samples ? ' ' : 'n';
+		if (SPI_execute_with_args(sql, 5, types, args, nulls, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
+			elog(ERROR, "kbench__store failed");
+		r = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+		it->inserted = !isnull && DatumGetBool(r);
+		pfree(DatumGetPointer(it->manifest));
+		it->manifest = (Datum) 0;
+		it->stored = true;
+	}
+	l->count = 0;
+}
+
+void
+ki_store_flush(ki_store *s)
+{
+	int			g;
+	bool		set_based;
+
+	if (s->pending == 0)
+		return;
+	set_based = set_based_store_exists();
+	for (g = 0; g < G_NGROUPS; g++)
+		if (s->lists[g].count > 0)
+		{
+			if (set_based)
+				flush_list(s, (store_group) g);
+			else
+				flush_list_0_1(s, (store_group) g);
+		}
+	s->pending = 0;
+}
