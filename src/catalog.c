@@ -580,12 +580,19 @@ ki_catalog_import_line(import_state *st, const char *line, size_t len, int64 lin
 		import_flush(st);
 }
 
-/* Store what is left, record the counts and return them as the result row. */
+/*
+ * Store what is left, record the counts, leave SPI and return the counts as
+ * the result row (made after SPI_finish, in the caller's memory).
+ */
 Datum
 ki_catalog_import_end(import_state *st, FunctionCallInfo fcinfo)
 {
+	import_counts c;
+
 	import_done(st);
-	return counts_tuple(fcinfo, &st->c);
+	c = st->c;
+	SPI_finish();
+	return counts_tuple(fcinfo, &c);
 }
 
 /*
@@ -633,7 +640,6 @@ kbench_import_catalog_staged(PG_FUNCTION_ARGS)
 	SPI_cursor_close(portal);
 	SPI_execute(psprintf("TRUNCATE %s.kbench_import_staging", ext_schema()), false, 0);
 	result = ki_catalog_import_end(st, fcinfo);
-	SPI_finish();
 	PG_RETURN_DATUM(result);
 }
 
@@ -722,7 +728,12 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 		if (ki_store_pending(ist.store) >= IMPORT_BATCH)
 			import_flush(&ist);
 	}
-	import_done(&ist);
-	SPI_finish();
-	PG_RETURN_DATUM(counts_tuple(fcinfo, c));
+	{
+		import_counts done;
+
+		import_done(&ist);
+		done = *c;
+		SPI_finish();
+		PG_RETURN_DATUM(counts_tuple(fcinfo, &done));
+	}
 }

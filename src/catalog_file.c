@@ -168,7 +168,6 @@ kbench_import_catalog_file(PG_FUNCTION_ARGS)
 	ls.st = ki_catalog_import_begin(path);
 	read_file(&ls, f, path);
 	FreeFile(f);
-	result = ki_catalog_import_end(ls.st, fcinfo);
-	SPI_finish();
+	result = ki_catalog_import_end(ls.st, fcinfo);	/* leaves SPI */
 	PG_RETURN_DATUM(result);
 }

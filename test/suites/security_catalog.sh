@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# security_catalog.sh: attacks on the catalog (issue 10, items 3-5), each a
+# TAP line; ends with "# attacks tried: N, got through: M".
+#   - imports aborted at several points (statement_timeout, an error raised
+#     by a trigger, a rolled-back subtransaction), then an ingest in the
+#     same session: it stores (no digest cache survives an abort);
+#   - U+0000: identity functions keep it, storing it fails naming the path,
+#     nothing is truncated; 1e-400 and 1e400 mean the same as json, jsonb, text;
+#   - TRUNCATE, DELETE and UPDATE as the owner (a superuser) on every catalog
+#     table; a retraction or supersession by hand; one to a run that does not
+#     exist; the store's functions called by a role without rights.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
+source bin/pgcluster.sh
+trap 'ki_cluster_stop' EXIT
+ki_cluster_start || { echo "not ok - the cluster starts"; exit 1; }
+tried=0; through=0
+attack() { # what got expected
+  tried=$((tried + 1))
+  if [ "$2" = "$3" ]; then echo "ok - attack held: $1"; else through=$((through + 1)); echo "not ok - attack got through: $1 (got '$2', expected '$3')"; fi
+}
+refused() { # what sqlstate sql
+  local out
+  tried=$((tried + 1))
+  out=$(psql -X -At -q -v VERBOSITY=verbose -c "$3" 2>&1)
+  if printf '%s\n' "$out" | grep -qE "^ERROR:  $2: [a-z]"; then echo "ok - attack held ($2): $1"
+  else through=$((through + 1)); echo "not ok - attack got through: $1"; printf '%s\n' "$out" | head -3 | sed 's/^/#   /'; fi
+}
+q() { psql -X -At -q -c "$1" 2>&1; }
+psql -X -q -c "CREATE EXTENSION kernelindex" >/dev/null
+SEED="$(pwd)/test/data/seeds/000_04bb0f8f111ec531.json"
+CSV="$(pwd)/data/liger/all_benchmark_data.csv"
+chmod a+r "$SEED" "$CSV"
+
+# 1. aborted imports, then an ingest in the same session
+for how in "SET statement_timeout = '30ms'" "SET statement_timeout = '150ms'" "SET statement_timeout = '400ms'" \
+           "CREATE TRIGGER boom BEFORE INSERT ON kbench_runs EXECUTE FUNCTION pg_catalog.suppress_redundant_updates_trigger()" \
+           "CREATE TRIGGER boom BEFORE INSERT ON kbench_environments EXECUTE FUNCTION pg_catalog.suppress_redundant_updates_trigger()"; do
+  out=$(psql -X -At -q 2>&1 <<SQL
+BEGIN;
+$how;
+SELECT count(*) FROM kbench_import_liger(pg_read_file('$CSV'));
+ROLLBACK;
+SELECT string_agg(kind || ':' || inserted, ',' ORDER BY kind) FROM kbench_ingest(pg_read_file('$SEED')::json);
+SELECT count(*) FROM kbench_runs;
+BEGIN;
+SELECT count(*) FROM kbench_runs;
+SQL
+)
+  attack "import aborted ($how), then an ingest in the same session stores" \
+    "$(printf '%s\n' "$out" | grep -E '^(Bench|[0-9])' | tr '\n' ' ')" \
+    "BenchmarkProtocol:true,BenchmarkRun:true,ExecutionEnvironment:true 1 1 "
+  q "DROP EXTENSION kernelindex CASCADE; CREATE EXTENSION kernelindex" >/dev/null
+done
+out=$(psql -X -At -q 2>&1 <<SQL
+CREATE FUNCTION pg_temp.boom() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN RAISE EXCEPTION 'boom'; END \$\$;
+CREATE TRIGGER boom BEFORE INSERT ON kbench_runs FOR EACH STATEMENT EXECUTE FUNCTION pg_temp.boom();
+BEGIN;
+DO \$\$ BEGIN PERFORM kbench_import_liger(pg_read_file('$CSV')); EXCEPTION WHEN others THEN NULL; END \$\$;
+DROP TRIGGER boom ON kbench_runs;
+SELECT string_agg(kind || ':' || inserted, ',' ORDER BY kind) FROM kbench_ingest(pg_read_file('$SEED')::json);
+COMMIT;
+SELECT count(*) FROM kbench_runs;
+SQL
+)
+attack "import rolled back in a subtransaction, then an ingest in the same transaction stores" \
+  "$(printf '%s\n' "$out" | grep -E '^(Bench|[0-9])' | tr '\n' ' ')" "BenchmarkProtocol:true,BenchmarkRun:true,ExecutionEnvironment:true 1 "
+q "DROP EXTENSION kernelindex CASCADE; CREATE EXTENSION kernelindex" >/dev/null
+
+# 2. U+0000 and the same number in json, jsonb and text
+attack "kbench_canonical keeps U+0000 (RFC 8785 writes \\u0000)" "$(q "SELECT kbench_canonical('{\"a\": \"NUL \\u0000 Project\"}'::json)")" '{"a":"NUL \u0000 Project"}'
+attack "kbench_digest of json and text with U+0000 agree" \
+  "$(q "SELECT kbench_canonical(t::json) = kbench_canonical(t) FROM (SELECT '[\"x\\u0000y\"]'::text t) x")" t
+proto=$(python3 -c "import json; d=json.load(open('$SEED')); p=d['protocol']; p['spec']['comparability']['notes']='NUL \u0000 Project'; print(json.dumps(p))")
+out=$(echo "SELECT * FROM kbench_ingest(:'doc'::json)" | psql -X -At -q -v VERBOSITY=verbose -v doc="$proto" 2>&1)
+attack "storing a manifest with U+0000 fails naming the path" \
+  "$(printf '%s\n' "$out" | grep -oE '^ERROR:  22P05: cannot store a document containing U\+0000 at spec\.comparability\.notes')" \
+  "ERROR:  22P05: cannot store a document containing U+0000 at spec.comparability.notes"
+out=$(echo "SELECT * FROM kbench_ingest(:'doc'::text)" | psql -X -At -q -v VERBOSITY=verbose -v doc="$proto" 2>&1)
+attack "storing it as text fails the same way" "$(printf '%s\n' "$out" | grep -c 'U+0000 at spec.comparability.notes')" 1
+attack "nothing was stored, truncated or not" "$(q "SELECT count(*) FROM kbench_protocols")" 0
+attack "1e-400 is the same number as json, jsonb and text" \
+  "$(q "SELECT kbench_canonical('[1e-400]'::json) || kbench_canonical('[1e-400]'::jsonb) || kbench_canonical('[1e-400]'::text)")" "[0][0][0]"
+for t in json jsonb text; do
+  refused "1e400 as $t is out of range" 22003 "SELECT kbench_canonical('{\"a\": [1e400]}'::$t)"
+done
+attack "the error names the same path for jsonb as for json" \
+  "$(q "SELECT kbench_canonical('{\"a\": [1, 1e400]}'::jsonb)" | grep -o 'at a\[1\]')" "at a[1]"
+
+# 3. append-only for the owner, a superuser
+psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<SQL
+SELECT count(*) FROM kbench_import_liger(pg_read_file('$CSV'));
+\copy kbench_import_staging (line) FROM PROGRAM 'zstd -dc data/kernelindex/catalog-2026-08-16-0022af0b.jsonl.zst | head -3000' WITH (FORMAT csv, QUOTE E'\x01', DELIMITER E'\x02')
+\copy kbench_import_staging (line) FROM PROGRAM 'zstd -dc data/kernelindex/catalog-2026-08-16-0022af0b.jsonl.zst | tail -2000' WITH (FORMAT csv, QUOTE E'\x01', DELIMITER E'\x02')
+SELECT count(*) FROM kbench_import_catalog_staged('slice');
+SQL
+for t in kbench_operations kbench_workloads kbench_implementations kbench_protocols kbench_environments kbench_projects \
+         kbench_serving_manifests kbench_runs kbench_measurements kbench_catalog_rows kbench_catalog_source_rows; do
+  [ "$(q "SELECT count(*) > 0 FROM $t")" = t ] || echo "not ok - $t has rows to attack"
+  refused "TRUNCATE $t" 23001 "TRUNCATE $t CASCADE"
+  refused "DELETE FROM $t" 23001 "DELETE FROM $t"
+  col=$(q "SELECT attname FROM pg_attribute WHERE attrelid = '$t'::regclass AND attnum > 0 AND NOT attisdropped AND atttypid = 'text'::regtype AND attname NOT IN ('digest') ORDER BY attnum LIMIT 1")
+  refused "UPDATE $t SET $col" 23001 "UPDATE $t SET $col = $col || 'x'"
+done
+refused "UPDATE kbench_runs SET primary_ns" 23001 "UPDATE kbench_runs SET primary_ns = 1"
+refused "a retraction by UPDATE" 23001 "UPDATE kbench_runs SET retracted_at = now(), retraction_reason = 'by hand'"
+refused "a supersession by UPDATE" 23001 "UPDATE kbench_runs SET superseded_by = (SELECT min(digest) FROM kbench_runs), supersession_reason = 'x' WHERE digest <> (SELECT min(digest) FROM kbench_runs)"
+refused "a supersession by UPDATE to a run that does not exist, with the functions' setting forged" P0002 \
+  "BEGIN; SELECT set_config('kbench.withdrawal', (SELECT min(digest) FROM kbench_runs), true); UPDATE kbench_runs SET superseded_by = 'nothing', supersession_reason = 'x' WHERE digest = (SELECT min(digest) FROM kbench_runs)"
+refused "marking a reference unresolved by hand" 23001 "UPDATE kbench_runs SET unresolved = '{implementation}'"
+refused "marking an operation unresolved by hand" 23001 "UPDATE kbench_workloads SET operation_resolved = false"
+refused "kbench_supersede to a run that does not exist" P0002 "SELECT kbench_supersede((SELECT min(digest) FROM kbench_runs), 'sha256:0000', 'x')"
+refused "kbench_retract of a run that does not exist" P0002 "SELECT kbench_retract('sha256:0000', 'x')"
+attack "kbench_retract still works" "$(q "SELECT retraction_reason FROM kbench_retract((SELECT min(digest) FROM kbench_runs), 'measured wrong')")" "measured wrong"
+attack "kbench_supersede still works" "$(q "SELECT supersession_reason FROM kbench_supersede((SELECT max(digest) FROM kbench_runs), (SELECT min(digest) FROM kbench_runs), 'remeasured')")" "remeasured"
+refused "a retraction is permanent" 23001 "SELECT kbench_retract((SELECT min(digest) FROM kbench_runs), 'again')"
+q "CREATE ROLE ki_nobody LOGIN" >/dev/null
+attack "the store's functions are not executable by PUBLIC" \
+  "$(q "SELECT count(*) FROM pg_proc WHERE proname LIKE 'kbench\_\_store%' OR proname = 'kbench__run_columns'") $(q "SELECT count(*) FILTER (WHERE has_function_privilege('ki_nobody', oid, 'EXECUTE')) FROM pg_proc WHERE proname LIKE 'kbench\_\_store%' OR proname = 'kbench__run_columns'")" "9 0"
+attack "the unvalidated row-at-a-time kbench__store is gone" "$(q "SELECT count(*) FROM pg_proc WHERE proname = 'kbench__store'")" 0
+
+echo "# attacks tried: $tried, got through: $through"
