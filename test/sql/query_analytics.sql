@@ -117,7 +117,10 @@ SELECT i.kind, i.inserted FROM kbench_ingest(pg_temp.run('c', 110000, 108000, 11
 SELECT i.kind, i.inserted FROM kbench_ingest(pg_temp.run('b', 103000, 101000, 105000, 4)) i;   -- b again, not its best
 -- d keeps raw samples, so its 95% interval of the median is its spread
 -- (104500..105500, clear of a), not its wide p20..p80 (99000..111000)
-SELECT kbench__store('BenchmarkRun', 'sha256:' || encode(sha256('analytics d'::bytea), 'hex'),
+-- a run stored as given (digest and raw samples chosen here), through the store
+CREATE FUNCTION pg_temp.store(kind text, digest text, manifest jsonb, source text, raw bigint[]) RETURNS boolean
+	LANGUAGE sql AS $$ SELECT EXISTS (SELECT FROM kbench__store_runs(ARRAY[digest], ARRAY[manifest], ARRAY[source], ARRAY[raw::text])) $$;
+SELECT pg_temp.store('BenchmarkRun', 'sha256:' || encode(sha256('analytics d'::bytea), 'hex'),
        jsonb_set(jsonb_set(pg_temp.run('d', 105000, 99000, 111000, 5), '{spec,timing,latencyNs,confidence95}', '[104500, 105500]'),
                  '{spec,timing,samples}', '5'),
        'analytics test', ARRAY[99000, 104000, 105000, 106000, 111000]::bigint[]) AS stored;
@@ -218,7 +221,7 @@ SELECT count(*) FROM kbench_regressions('synthetic-kernel', method => 'zscore', 
 -- Mann-Whitney U on raw samples: 30 runs of 40 samples, +10% from run 21
 -- (stored the way the runner stores them, raw samples beside the manifest)
 SELECT count(*) AS stored FROM (
-  SELECT kbench__store('BenchmarkRun', 'sha256:' || encode(sha256(convert_to('mwu ' || series || i, 'UTF8')), 'hex'),
+  SELECT pg_temp.store('BenchmarkRun', 'sha256:' || encode(sha256(convert_to('mwu ' || series || i, 'UTF8')), 'hex'),
            jsonb_build_object('apiVersion', 'kernelindex.dev/v1alpha1', 'kind', 'BenchmarkRun',
              'metadata', jsonb_build_object('name', 'mwu-' || series || '-' || i),
              'spec', jsonb_build_object('implementationDigest', :'impl2',
