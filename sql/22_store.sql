@@ -28,7 +28,8 @@ CREATE FUNCTION kbench__run_columns(digest text, manifest jsonb) RETURNS SETOF k
 	       x.s->'sourceNative'->>'source', x.s->'sourceNative'->>'externalId'
 	  FROM (SELECT manifest->'spec' AS s, manifest->'spec'->'timing'->'latencyNs' AS l,
 	               coalesce(manifest->'spec'->'timing'->>'primaryStatistic',
-	                        manifest->'spec'->'measurements'->0->>'statistic') AS ps) x
+	                        manifest->'spec'->'measurements'->0->>'statistic') AS ps
+	        OFFSET 0) x             -- spec and latencyNs taken out once, not once per column
 	 CROSS JOIN LATERAL (
 	       SELECT array_agg(e.ns ORDER BY e.ord) FILTER (WHERE e.statistic = x.ps) AS ns,
 	              array_agg(e.ns ORDER BY e.ord) FILTER (WHERE e.statistic = 'p20') AS p20,
@@ -146,7 +147,7 @@ $$;
 -- Runs, in arrival order (the record history follows it), with their
 -- measurements; raw: the kept raw samples as int8[] text, or NULL.
 CREATE FUNCTION kbench__store_runs(d text[], m jsonb[], src text[], raw text[]) RETURNS SETOF text
-	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET enable_memoize = off SET work_mem = '64MB' AS $$
 	WITH ins AS (
 		INSERT INTO kbench_runs (digest, implementation_digest, workload_digest, protocol_digest, environment_digest,
 		                         status, observed_at, primary_statistic, primary_ns, median_ns, mean_ns, min_ns, max_ns,

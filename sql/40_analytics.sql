@@ -276,17 +276,18 @@ SELECT pg_catalog.pg_extension_config_dump('kbench_record_history_id_seq', '');
 -- digest, keeps the lead).  Runs are taken in the order they arrive, so a
 -- statement gives the history that inserting its runs one by one would.
 -- Once per statement: the whole Liger CSV costs a few statements, not one
--- call per run.  Each cohort touched is locked (an advisory transaction
--- lock, in a fixed order) before its leader is read, so two transactions
--- storing the first runs of a new cohort at once give one 'first'.
+-- call per run.  The cohorts touched are locked (advisory transaction
+-- locks on 64 buckets of cohorts, taken in order, so a transaction holds
+-- at most 64) before their leaders are read, so two transactions storing
+-- the first runs of a new cohort at once give one 'first'.
 -- A restore (pg_dump keeps the history) loads the history before the runs:
 -- no restored run beats the leader the history ends with, so the restore
 -- adds nothing to it.
 CREATE FUNCTION kbench__records_after_insert() RETURNS trigger
-	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp SET work_mem = '64MB' AS $$
 BEGIN
 	PERFORM pg_catalog.pg_advisory_xact_lock(27497, k)
-	   FROM (SELECT DISTINCT pg_catalog.hashtext(n.workload_digest || n.protocol_digest || n.environment_digest) AS k
+	   FROM (SELECT DISTINCT pg_catalog.hashtext(n.workload_digest || n.protocol_digest || n.environment_digest) & 63 AS k
 	           FROM kbench_new_runs n
 	          WHERE n.status = 'passed' AND n.retracted_at IS NULL AND n.superseded_by IS NULL AND n.primary_ns IS NOT NULL) c
 	  ORDER BY k;
@@ -294,8 +295,8 @@ BEGIN
 	                                      run_digest, primary_ns, low_ns, high_ns, observed_at)
 	SELECT DISTINCT ON (n.workload_digest, n.protocol_digest, n.environment_digest, n.implementation_digest)
 	       n.workload_digest, n.protocol_digest, n.environment_digest, n.implementation_digest,
-	       n.digest, n.primary_ns, (kbench_run_spread(n)).low_ns, (kbench_run_spread(n)).high_ns, n.observed_at
-	  FROM kbench_new_runs n
+	       n.digest, n.primary_ns, sp.low_ns, sp.high_ns, n.observed_at
+	  FROM kbench_new_runs n CROSS JOIN LATERAL kbench_run_spread(n) sp
 	 WHERE n.status = 'passed' AND n.retracted_at IS NULL AND n.superseded_by IS NULL AND n.primary_ns IS NOT NULL
 	 ORDER BY n.workload_digest, n.protocol_digest, n.environment_digest, n.implementation_digest,
 	          n.primary_ns, n.observed_at, n.digest
@@ -307,7 +308,9 @@ BEGIN
 		-- the competing runs in arrival order, each with its place in key order
 		SELECT n.*, row_number() OVER (PARTITION BY n.workload_digest, n.protocol_digest, n.environment_digest
 		                               ORDER BY n.primary_ns, n.observed_at, n.digest) AS place
-		  FROM (SELECT row_number() OVER () AS arrival, n.* FROM kbench_new_runs n) n
+		  FROM (SELECT row_number() OVER () AS arrival, n.workload_digest, n.protocol_digest, n.environment_digest,
+		               n.implementation_digest, n.digest, n.primary_ns, n.observed_at, n.status, n.retracted_at, n.superseded_by
+		          FROM kbench_new_runs n) n
 		 WHERE n.status = 'passed' AND n.retracted_at IS NULL AND n.superseded_by IS NULL AND n.primary_ns IS NOT NULL),
 	leader AS (
 		SELECT k.workload_digest, k.protocol_digest, k.environment_digest, h.run_digest, h.primary_ns, h.at

@@ -34,7 +34,8 @@ CREATE FUNCTION kbench__run_columns(digest text, manifest jsonb) RETURNS SETOF k
 	       x.s->'sourceNative'->>'source', x.s->'sourceNative'->>'externalId'
 	  FROM (SELECT manifest->'spec' AS s, manifest->'spec'->'timing'->'latencyNs' AS l,
 	               coalesce(manifest->'spec'->'timing'->>'primaryStatistic',
-	                        manifest->'spec'->'measurements'->0->>'statistic') AS ps) x
+	                        manifest->'spec'->'measurements'->0->>'statistic') AS ps
+	        OFFSET 0) x             -- spec and latencyNs taken out once, not once per column
 	 CROSS JOIN LATERAL (
 	       SELECT array_agg(e.ns ORDER BY e.ord) FILTER (WHERE e.statistic = x.ps) AS ns,
 	              array_agg(e.ns ORDER BY e.ord) FILTER (WHERE e.statistic = 'p20') AS p20,
@@ -152,7 +153,7 @@ $$;
 -- Runs, in arrival order (the record history follows it), with their
 -- measurements; raw: the kept raw samples as int8[] text, or NULL.
 CREATE FUNCTION kbench__store_runs(d text[], m jsonb[], src text[], raw text[]) RETURNS SETOF text
-	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET enable_memoize = off SET work_mem = '64MB' AS $$
 	WITH ins AS (
 		INSERT INTO kbench_runs (digest, implementation_digest, workload_digest, protocol_digest, environment_digest,
 		                         status, observed_at, primary_statistic, primary_ns, median_ns, mean_ns, min_ns, max_ns,
@@ -337,10 +338,10 @@ CREATE OR REPLACE FUNCTION kbench_import_catalog(path text,
 
 -- Records and history, per statement.
 CREATE OR REPLACE FUNCTION kbench__records_after_insert() RETURNS trigger
-	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp SET work_mem = '64MB' AS $$
 BEGIN
 	PERFORM pg_catalog.pg_advisory_xact_lock(27497, k)
-	   FROM (SELECT DISTINCT pg_catalog.hashtext(n.workload_digest || n.protocol_digest || n.environment_digest) AS k
+	   FROM (SELECT DISTINCT pg_catalog.hashtext(n.workload_digest || n.protocol_digest || n.environment_digest) & 63 AS k
 	           FROM kbench_new_runs n
 	          WHERE n.status = 'passed' AND n.retracted_at IS NULL AND n.superseded_by IS NULL AND n.primary_ns IS NOT NULL) c
 	  ORDER BY k;
@@ -348,8 +349,8 @@ BEGIN
 	                                      run_digest, primary_ns, low_ns, high_ns, observed_at)
 	SELECT DISTINCT ON (n.workload_digest, n.protocol_digest, n.environment_digest, n.implementation_digest)
 	       n.workload_digest, n.protocol_digest, n.environment_digest, n.implementation_digest,
-	       n.digest, n.primary_ns, (kbench_run_spread(n)).low_ns, (kbench_run_spread(n)).high_ns, n.observed_at
-	  FROM kbench_new_runs n
+	       n.digest, n.primary_ns, sp.low_ns, sp.high_ns, n.observed_at
+	  FROM kbench_new_runs n CROSS JOIN LATERAL kbench_run_spread(n) sp
 	 WHERE n.status = 'passed' AND n.retracted_at IS NULL AND n.superseded_by IS NULL AND n.primary_ns IS NOT NULL
 	 ORDER BY n.workload_digest, n.protocol_digest, n.environment_digest, n.implementation_digest,
 	          n.primary_ns, n.observed_at, n.digest
@@ -361,7 +362,9 @@ BEGIN
 		-- the competing runs in arrival order, each with its place in key order
 		SELECT n.*, row_number() OVER (PARTITION BY n.workload_digest, n.protocol_digest, n.environment_digest
 		                               ORDER BY n.primary_ns, n.observed_at, n.digest) AS place
-		  FROM (SELECT row_number() OVER () AS arrival, n.* FROM kbench_new_runs n) n
+		  FROM (SELECT row_number() OVER () AS arrival, n.workload_digest, n.protocol_digest, n.environment_digest,
+		               n.implementation_digest, n.digest, n.primary_ns, n.observed_at, n.status, n.retracted_at, n.superseded_by
+		          FROM kbench_new_runs n) n
 		 WHERE n.status = 'passed' AND n.retracted_at IS NULL AND n.superseded_by IS NULL AND n.primary_ns IS NOT NULL),
 	leader AS (
 		SELECT k.workload_digest, k.protocol_digest, k.environment_digest, h.run_digest, h.primary_ns, h.at
