@@ -482,6 +482,31 @@ BEGIN
 	RETURN r;
 END $$;
 
+-- A retraction or supersession read from a catalog export, as it was
+-- (its time included); false when the superseding run is not in the
+-- catalog.  Internal: the catalog import calls it after storing the runs.
+CREATE FUNCTION kbench__withdraw(run_digest text, retracted_at timestamptz, retraction_reason text,
+	superseded_by text, supersession_reason text) RETURNS boolean
+	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+BEGIN
+	IF superseded_by IS NOT NULL AND (superseded_by = run_digest
+	   OR NOT EXISTS (SELECT 1 FROM kbench_runs r WHERE r.digest = kbench__withdraw.superseded_by)) THEN
+		RETURN false;
+	END IF;
+	PERFORM pg_catalog.set_config('kbench.withdrawal', run_digest, true);
+	IF retracted_at IS NOT NULL AND retraction_reason IS NOT NULL THEN
+		UPDATE kbench_runs r SET retracted_at = kbench__withdraw.retracted_at, retraction_reason = kbench__withdraw.retraction_reason
+		 WHERE r.digest = run_digest AND r.retracted_at IS NULL;
+	END IF;
+	IF superseded_by IS NOT NULL AND supersession_reason IS NOT NULL THEN
+		UPDATE kbench_runs r SET superseded_by = kbench__withdraw.superseded_by, supersession_reason = kbench__withdraw.supersession_reason
+		 WHERE r.digest = run_digest AND r.superseded_by IS NULL;
+	END IF;
+	PERFORM pg_catalog.set_config('kbench.withdrawal', '', true);
+	RETURN true;
+END $$;
+REVOKE EXECUTE ON FUNCTION kbench__withdraw(text, timestamptz, text, text, text) FROM PUBLIC;
+
 -- Storing: sql/22_store.sql (one INSERT per kind, called by src/store.c).
 
 -- Ingest any manifest, or a composite {run, protocol, environment}
@@ -544,7 +569,11 @@ CREATE FUNCTION kbench_import_liger_file(path text,
 
 -- The catalog as JSON lines in the kernelindex.dev export format
 -- ({"table": ..., "row": {...}}), which re-import to the same rows and digests.
--- Rows that came from an export keep that export's columns.
+-- Rows that came from an export keep that export's columns.  A run's kept
+-- raw samples (rawSamplesNs), its retraction (retractedAt, retractionReason)
+-- and supersession (supersededBy, supersessionReason) go out in its row and
+-- come back in through kbench_import_catalog: export, import into an empty
+-- database and export again gives the same bytes.
 CREATE FUNCTION kbench_export_catalog() RETURNS SETOF text
 	LANGUAGE sql STABLE SET search_path = @extschema@, pg_temp AS $$
 	SELECT jsonb_build_object('table', t, 'row', row)::text FROM (
@@ -566,6 +595,13 @@ CREATE FUNCTION kbench_export_catalog() RETURNS SETOF text
 		SELECT 5, 'benchmark_runs', r.digest,
 		       coalesce(s.row, '{}') || jsonb_build_object('runDigest', r.digest, 'manifest',
 		           jsonb_build_object('run', r.manifest, 'protocol', p.manifest, 'environment', e.manifest))
+		       || CASE WHEN r.raw_samples_ns IS NOT NULL
+		               THEN jsonb_build_object('rawSamplesNs', to_jsonb(r.raw_samples_ns)) ELSE '{}' END
+		       || CASE WHEN r.retracted_at IS NOT NULL
+		               THEN jsonb_build_object('retractedAt', to_char(r.retracted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+		                                       'retractionReason', r.retraction_reason) ELSE '{}' END
+		       || CASE WHEN r.superseded_by IS NOT NULL
+		               THEN jsonb_build_object('supersededBy', r.superseded_by, 'supersessionReason', r.supersession_reason) ELSE '{}' END
 		  FROM kbench_runs r
 		  JOIN kbench_protocols p ON p.digest = r.protocol_digest
 		  JOIN kbench_environments e ON e.digest = r.environment_digest

@@ -31,6 +31,8 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include <math.h>
+
 #include "liger/liger.h"
 #include "store.h"
 #include "catalog_import.h"
@@ -121,7 +123,67 @@ ki_ingest_tree(ki_arena *a, ki_value *doc, const char *source, Datum raw_samples
 	return n;
 }
 
-/* Ingest a manifest or a composite run document; one row per manifest. */
+/*
+ * Raw samples given as JSON numbers (ns), as an int8[] datum (each rounded
+ * to the nearest ns, as the worker keeps them), leaving out the indexes in
+ * discarded; (Datum) 0 when there are none.  false when they are not an
+ * array of finite numbers (discarded: of indexes).
+ */
+static bool
+raw_samples_from(const ki_value *samples, const ki_value *discarded, Datum *out)
+{
+	Datum	   *elems;
+	bool	   *drop;
+	size_t		i,
+				n = 0;
+
+	*out = (Datum) 0;
+	if (samples == NULL || samples->type == KI_NULL)
+		return true;
+	if (samples->type != KI_ARRAY)
+		return false;
+	drop = palloc0((samples->u.arr.count + 1) * sizeof(bool));
+	if (discarded && discarded->type != KI_NULL)
+	{
+		if (discarded->type != KI_ARRAY)
+			return false;
+		for (i = 0; i < discarded->u.arr.count; i++)
+		{
+			const ki_value *d = discarded->u.arr.items[i];
+
+			if (d->type != KI_NUMBER || d->u.num < 0 || d->u.num != floor(d->u.num) ||
+				d->u.num >= (double) samples->u.arr.count)
+				return false;
+			drop[(size_t) d->u.num] = true;
+		}
+	}
+	elems = palloc((samples->u.arr.count + 1) * sizeof(Datum));
+	for (i = 0; i < samples->u.arr.count; i++)
+	{
+		const ki_value *v = samples->u.arr.items[i];
+
+		if (v->type != KI_NUMBER || !(v->u.num >= 0 && v->u.num < 9.2e18))
+			return false;
+		if (!drop[i])
+			elems[n++] = Int64GetDatum((int64) llround(v->u.num));
+	}
+	if (n > 0)
+		*out = PointerGetDatum(construct_array(elems, (int) n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	return true;
+}
+
+/* Is doc what kbench --json prints: {"status", "composite", ..., "rawSamplesNs"}? */
+static bool
+is_kbench_result(const ki_value *doc)
+{
+	return doc && doc->type == KI_OBJECT && ki_get(doc, "kind") == NULL && ki_get(doc, "composite") != NULL;
+}
+
+/*
+ * Ingest a manifest, a composite run document, or what kbench --json
+ * printed (its operation, workload and implementation, then its run
+ * document with the kept raw samples); one row per manifest.
+ */
 PG_FUNCTION_INFO_V1(kbench_ingest);
 Datum
 kbench_ingest(PG_FUNCTION_ARGS)
@@ -131,8 +193,8 @@ kbench_ingest(PG_FUNCTION_ARGS)
 	ki_errors	errs;
 	ki_value   *doc;
 	const char *source = PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1));
-	ki_stored	out[3];
-	int			n,
+	ki_stored	out[6];
+	int			n = 0,
 				i;
 
 	if (PG_ARGISNULL(0))
@@ -145,9 +207,50 @@ kbench_ingest(PG_FUNCTION_ARGS)
 	if (doc == NULL)
 		ki_pg_report(&errs, "JSON");
 	SPI_connect();
-	n = ki_ingest_tree(&a, doc, source, (Datum) 0, out, &errs);
-	if (n < 0)
-		ki_pg_report(&errs, is_composite(doc) ? "run document" : "manifest");
+	if (is_kbench_result(doc))
+	{
+		static const char *const parts[] = {"operation", "workload", "implementation", "composite"};
+		ki_store   *s = ki_store_begin();
+		ki_store_item *items[6];
+		bool		first[6];
+		Datum		raw;
+		size_t		p;
+
+		if (!raw_samples_from(ki_get(doc, "rawSamplesNs"), ki_get(doc, "discardedSamples"), &raw))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid kbench result: rawSamplesNs must be an array of non-negative numbers and discardedSamples one of their indexes")));
+		if (!is_composite(ki_get(doc, "composite")))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid kbench result: composite must be a {run, protocol, environment} document")));
+		for (p = 0; p < lengthof(parts); p++)
+		{
+			ki_value   *part = (ki_value *) ki_get(doc, parts[p]);
+			int			k;
+
+			if (part == NULL || part->type == KI_NULL)
+				continue;
+			k = stage_tree(s, &a, part, source, p == 3 ? raw : (Datum) 0, items + n, first + n, &errs);
+			if (k < 0)
+				ki_pg_report(&errs, psprintf("%s of the kbench result", parts[p]));
+			n += k;
+		}
+		ki_store_flush(s);
+		for (i = 0; i < n; i++)
+		{
+			out[i].kind = items[i]->kind;
+			strlcpy(out[i].digest, items[i]->digest, sizeof(out[i].digest));
+			out[i].inserted = items[i]->inserted && first[i];
+		}
+		ki_store_end(s);
+	}
+	else
+	{
+		n = ki_ingest_tree(&a, doc, source, (Datum) 0, out, &errs);
+		if (n < 0)
+			ki_pg_report(&errs, is_composite(doc) ? "run document" : "manifest");
+	}
 	SPI_finish();
 	for (i = 0; i < n; i++)
 	{
@@ -299,6 +402,17 @@ typedef struct row_batch
 	int			cap;
 } row_batch;
 
+/* A retraction or supersession read from an export line, applied at the end. */
+typedef struct withdrawal
+{
+	int64		lineno;
+	char	   *digest;
+	char	   *retracted_at;
+	char	   *retraction_reason;
+	char	   *superseded_by;
+	char	   *supersession_reason;
+} withdrawal;
+
 struct import_state
 {
 	import_counts c;
@@ -311,6 +425,7 @@ struct import_state
 	int			cap;
 	row_batch	plain;			/* kbench_catalog_rows: table, row id, row */
 	row_batch	source;			/* kbench_catalog_source_rows: digest, table, row */
+	List	   *withdrawals;	/* of withdrawal, in st->cxt */
 };
 
 static void
@@ -406,10 +521,57 @@ import_flush(import_state *st)
 	memset(&st->source, 0, sizeof(st->source));
 }
 
+/* A string member of a row, copied into the import's memory, or NULL. */
+static char *
+row_string(import_state *st, const ki_value *row, const char *key)
+{
+	const ki_value *v = ki_get(row, key);
+
+	if (v == NULL || v->type != KI_STRING)
+		return NULL;
+	return MemoryContextStrdup(st->cxt, pnstrdup(v->u.str.ptr, v->u.str.len));
+}
+
+/* The retractions and supersessions of the import, once every run is stored. */
+static void
+apply_withdrawals(import_state *st)
+{
+	ListCell   *lc;
+	Oid			types[5] = {TEXTOID, TIMESTAMPTZOID, TEXTOID, TEXTOID, TEXTOID};
+	char	   *sql = psprintf("SELECT %s.kbench__withdraw($1, $2, $3, $4, $5)", ext_schema());
+
+	foreach(lc, st->withdrawals)
+	{
+		withdrawal *w = lfirst(lc);
+		Datum		args[5];
+		char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
+		bool		isnull;
+
+		args[0] = CStringGetTextDatum(w->digest);
+		if (w->retracted_at)
+			args[1] = DirectFunctionCall3(timestamptz_in, CStringGetDatum(w->retracted_at),
+										  ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+		else
+			nulls[1] = 'n';
+		args[2] = w->retraction_reason ? CStringGetTextDatum(w->retraction_reason) : (Datum) 0;
+		nulls[2] = w->retraction_reason ? ' ' : 'n';
+		args[3] = w->superseded_by ? CStringGetTextDatum(w->superseded_by) : (Datum) 0;
+		nulls[3] = w->superseded_by ? ' ' : 'n';
+		args[4] = w->supersession_reason ? CStringGetTextDatum(w->supersession_reason) : (Datum) 0;
+		nulls[4] = w->supersession_reason ? ' ' : 'n';
+		if (SPI_execute_with_args(sql, 5, types, args, nulls, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
+			elog(ERROR, "kbench__withdraw failed");
+		if (!DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))
+			record_rejection(&st->c, w->lineno,
+							 psprintf("supersession: run %s is not in the catalog", w->superseded_by), false);
+	}
+}
+
 static void
 import_done(import_state *st)
 {
 	import_flush(st);
+	apply_withdrawals(st);
 	ki_store_end(st->store);
 	MemoryContextDelete(st->batchcxt);
 	MemoryContextDelete(st->linecxt);
@@ -492,6 +654,7 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 		ki_store_item *items[3];
 		bool		first[3];
 		int			n;
+		Datum		raw = (Datum) 0;
 		const char *digest;
 
 		if (strcmp(tname, export_tables[t].table) != 0)
@@ -508,7 +671,13 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 							 "unknown kind: the manifest has no known kind", false);
 			return;
 		}
-		n = stage_tree(st->store, &a, manifest, "kernelindex-catalog", (Datum) 0, items, first, &errs);
+		if (export_tables[t].composite &&
+			!raw_samples_from(ki_get(row, "rawSamplesNs"), NULL, &raw))
+		{
+			record_rejection(c, lineno, "rawSamplesNs must be an array of non-negative numbers", false);
+			return;
+		}
+		n = stage_tree(st->store, &a, manifest, "kernelindex-catalog", raw, items, first, &errs);
 		if (n < 0)
 		{
 			const ki_error *e = &errs.items[0];
@@ -537,6 +706,22 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 		}
 		keep_source_row(st, tname, digest, &a, row);
 		count_line(st, items[n - 1], first[n - 1]);
+		if (export_tables[t].composite &&
+			((ki_get(row, "retractedAt") && ki_get(row, "retractedAt")->type == KI_STRING) ||
+			 (ki_get(row, "supersededBy") && ki_get(row, "supersededBy")->type == KI_STRING)))
+		{
+			withdrawal *w = MemoryContextAllocZero(st->cxt, sizeof(withdrawal));
+			MemoryContext old = MemoryContextSwitchTo(st->cxt);
+
+			w->lineno = lineno;
+			w->digest = pstrdup(digest);
+			w->retracted_at = row_string(st, row, "retractedAt");
+			w->retraction_reason = row_string(st, row, "retractionReason");
+			w->superseded_by = row_string(st, row, "supersededBy");
+			w->supersession_reason = row_string(st, row, "supersessionReason");
+			st->withdrawals = lappend(st->withdrawals, w);
+			MemoryContextSwitchTo(old);
+		}
 		return;
 	}
 	for (t = 0; t < lengthof(plain_tables); t++)

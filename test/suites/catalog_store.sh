@@ -9,7 +9,10 @@
 #   - pg_dump / pg_restore keep the record history exactly (ids, order,
 #     recorded_at), retractions and supersessions included;
 #   - two transactions storing the first runs of one new cohort at once give
-#     one 'first'.
+#     one 'first';
+#   - lossless: raw samples (kbench --json through kbench_ingest), retractions
+#     and supersessions go out in the export and come back; export, import
+#     into an empty database, export: identical bytes.
 # Prints TAP lines.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -96,3 +99,42 @@ echo "SELECT count(*) FROM kbench_ingest(:'doc'::json)" | psql -X -q -d conc -v 
 wait $p1
 ok "$(q conc "SELECT string_agg(cause, ',' ORDER BY id) FROM kbench_record_history")" "first,faster" \
    "two transactions storing the first runs of a new cohort at once: one 'first', then 'faster'"
+
+# lossless: raw samples (from kbench --json through kbench_ingest), retractions
+# and supersessions go out in the export and come back; export -> import into
+# an empty database -> export gives the same bytes
+createdb lossless
+q lossless "CREATE EXTENSION kernelindex" >/dev/null
+psql -X -q -d lossless -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
+\set csv `cat data/liger/all_benchmark_data.csv`
+SELECT * FROM kbench_import_liger(:'csv');
+SQL
+if kb=$(timeout 120 kernels/kbench run layer_norm forward rows=8 hidden=8 dtype=fp32 --device cpu --json \
+          --warmup-ms 0 --rep-ms 0.01 --flush-bytes 0 --max-samples 5 2>/dev/null); then
+  out=$(echo "SELECT string_agg(kind || ':' || inserted, ',' ORDER BY kind) FROM kbench_ingest(:'doc'::json)" |
+        psql -X -At -q -d lossless -v doc="$kb" 2>&1)
+  ok "$out" "BenchmarkProtocol:true,BenchmarkRun:true,ExecutionEnvironment:true,ImplementationRevision:true,OperationSpec:false,WorkloadCase:true" \
+     "kbench_ingest takes what kbench --json prints: its six manifests (the operation already there from Liger)"
+  expected_raw=$(printf '%s' "$kb" | python3 -c "import json,sys; d=json.load(sys.stdin); drop=set(d['discardedSamples']); print('{' + ','.join(str(round(x)) for i, x in enumerate(d['rawSamplesNs']) if i not in drop) + '}')")
+  ok "$(q lossless "SELECT raw_samples_ns FROM kbench_runs WHERE source = 'kbench' OR name LIKE 'kbench-%'")" "$expected_raw" \
+     "... with its kept raw samples (rawSamplesNs less discardedSamples, in ns)"
+else
+  echo "not ok - kernels/kbench runs on the CPU (build kernels/ first)"
+fi
+q lossless "SELECT kbench_retract((SELECT min(digest) FROM kbench_runs), 'retracted for the round trip')" >/dev/null
+q lossless "SELECT kbench_supersede((SELECT max(digest) FROM kbench_runs), (SELECT min(digest) FROM kbench_runs WHERE retracted_at IS NULL), 'superseded for the round trip')" >/dev/null
+psql -X -At -q -d lossless -c "SELECT * FROM kbench_export_catalog()" > "$TMP/export1.jsonl"
+chmod a+r "$TMP/export1.jsonl"
+createdb lossless2
+q lossless2 "CREATE EXTENSION kernelindex" >/dev/null
+out=$(q lossless2 "SELECT lines || ' ' || inserted || ' ' || rejected FROM kbench_import_catalog('$TMP/export1.jsonl')")
+ok "$out" "$(wc -l < "$TMP/export1.jsonl") $(wc -l < "$TMP/export1.jsonl") 0" "the export imports into an empty database, every line new, none rejected"
+counts="SELECT count(*) FILTER (WHERE retracted_at IS NOT NULL) || ' ' || count(*) FILTER (WHERE superseded_by IS NOT NULL) || ' ' ||
+               count(*) FILTER (WHERE raw_samples_ns IS NOT NULL) || ' ' || count(*) FROM kbench_runs"
+ok "$(q lossless2 "$counts")" "$(q lossless "$counts")" "retractions, supersessions and raw samples come back (retracted, superseded, with raw samples, runs)"
+ok "$(q lossless2 "SELECT md5(string_agg(concat_ws('|', digest, retracted_at, retraction_reason, superseded_by, supersession_reason, raw_samples_ns), ',' ORDER BY digest)) FROM kbench_runs")" \
+   "$(q lossless "SELECT md5(string_agg(concat_ws('|', digest, retracted_at, retraction_reason, superseded_by, supersession_reason, raw_samples_ns), ',' ORDER BY digest)) FROM kbench_runs")" \
+   "... with their times, reasons, targets and values"
+psql -X -At -q -d lossless2 -c "SELECT * FROM kbench_export_catalog()" > "$TMP/export2.jsonl"
+if cmp -s "$TMP/export1.jsonl" "$TMP/export2.jsonl"; then echo "ok - export -> import into an empty database -> export gives identical bytes ($(wc -c < "$TMP/export1.jsonl") bytes)"
+else echo "not ok - export -> import into an empty database -> export gives identical bytes"; diff "$TMP/export1.jsonl" "$TMP/export2.jsonl" | head -5 | cut -c1-300 | sed 's/^/# /'; fi
