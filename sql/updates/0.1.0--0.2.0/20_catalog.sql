@@ -437,23 +437,19 @@ BEGIN
 		               n.implementation_digest, n.digest, n.primary_ns, n.observed_at, n.status, n.retracted_at, n.superseded_by
 		          FROM kbench_new_runs n) n
 		 WHERE n.status = 'passed' AND n.retracted_at IS NULL AND n.superseded_by IS NULL AND n.primary_ns IS NOT NULL),
-	leader AS (
-		SELECT k.workload_digest, k.protocol_digest, k.environment_digest, h.run_digest, h.primary_ns, h.at
-		  FROM (SELECT DISTINCT c.workload_digest, c.protocol_digest, c.environment_digest FROM c) k
-		  LEFT JOIN LATERAL (
-		        SELECT h.run_digest, h.primary_ns, h.at FROM kbench_record_history h
-		         WHERE h.workload_digest = k.workload_digest AND h.protocol_digest = k.protocol_digest
-		           AND h.environment_digest = k.environment_digest
-		         ORDER BY h.id DESC LIMIT 1) h ON true),
 	-- a run leads when it beats the leader and every run of the statement before it
 	rec AS (
 		SELECT c.*, l.run_digest AS leader_digest, l.primary_ns AS leader_ns
 		  FROM (SELECT c.*, min(c.place) OVER (PARTITION BY c.workload_digest, c.protocol_digest, c.environment_digest
 		                                       ORDER BY c.arrival ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS best_before
 		          FROM c) c
-		  JOIN leader l USING (workload_digest, protocol_digest, environment_digest)
-		 WHERE (l.run_digest IS NULL OR (c.primary_ns, c.observed_at, c.digest) < (l.primary_ns, l.at, l.run_digest))
-		   AND (c.best_before IS NULL OR c.place < c.best_before))
+		  LEFT JOIN LATERAL (
+		        SELECT h.run_digest, h.primary_ns, h.at FROM kbench_record_history h
+		         WHERE h.workload_digest = c.workload_digest AND h.protocol_digest = c.protocol_digest
+		           AND h.environment_digest = c.environment_digest
+		         ORDER BY h.id DESC LIMIT 1) l ON true
+		 WHERE (c.best_before IS NULL OR c.place < c.best_before)
+		   AND (l.run_digest IS NULL OR (c.primary_ns, c.observed_at, c.digest) < (l.primary_ns, l.at, l.run_digest)))
 	INSERT INTO kbench_record_history (workload_digest, protocol_digest, environment_digest, run_digest,
 	                                   implementation_digest, primary_ns, previous_run_digest, previous_primary_ns, at, cause)
 	SELECT r.workload_digest, r.protocol_digest, r.environment_digest, r.digest, r.implementation_digest, r.primary_ns,
