@@ -133,8 +133,16 @@ attack "kbench_retract still works" "$(q "SELECT retraction_reason FROM kbench_r
 attack "kbench_supersede still works" "$(q "SELECT supersession_reason FROM kbench_supersede((SELECT max(digest) FROM kbench_runs), (SELECT min(digest) FROM kbench_runs), 'remeasured')")" "remeasured"
 refused "a retraction is permanent" 23001 "SELECT kbench_retract((SELECT min(digest) FROM kbench_runs), 'again')"
 q "CREATE ROLE ki_nobody LOGIN" >/dev/null
-attack "the store's functions are not executable by PUBLIC" \
-  "$(q "SELECT count(*) FROM pg_proc WHERE proname LIKE 'kbench\_\_store%' OR proname = 'kbench__run_columns'") $(q "SELECT count(*) FILTER (WHERE has_function_privilege('ki_nobody', oid, 'EXECUTE')) FROM pg_proc WHERE proname LIKE 'kbench\_\_store%' OR proname = 'kbench__run_columns'")" "9 0"
+internal="proname LIKE 'kbench\_\_store%' OR proname IN ('kbench__run_columns', 'kbench__withdraw')"
+attack "the store's functions and kbench__withdraw are not executable by PUBLIC" \
+  "$(q "SELECT count(*) FROM pg_proc WHERE $internal") $(q "SELECT count(*) FILTER (WHERE has_function_privilege('ki_nobody', oid, 'EXECUTE')) FROM pg_proc WHERE $internal")" "10 0"
+q "GRANT kbench_admin TO ki_nobody" >/dev/null 2>&1
+out=$(psql -X -At -q -U ki_nobody -v VERBOSITY=verbose -c "SELECT * FROM kbench_import_catalog('$(pwd)/data/kernelindex/catalog-2026-08-16-0022af0b.jsonl.zst')" 2>&1)
+tried=$((tried + 1))
+case "$out" in
+  *"ERROR:  42501: permission denied"*) echo "ok - attack held (42501): a role without pg_read_server_files reads a server file through kbench_import_catalog";;
+  *) through=$((through + 1)); echo "not ok - attack got through: a role without pg_read_server_files reads a server file through kbench_import_catalog"; printf '%s\n' "$out" | head -3 | sed 's/^/#   /';;
+esac
 attack "the unvalidated row-at-a-time kbench__store is gone" "$(q "SELECT count(*) FROM pg_proc WHERE proname = 'kbench__store'")" 0
 
 echo "# attacks tried: $tried, got through: $through"
