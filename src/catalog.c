@@ -277,27 +277,6 @@ typedef struct import_counts
 	int64		rejected;
 } import_counts;
 
-/* Record a rejected (or skipped) line; rare, so one statement each. */
-static void
-record_rejection(import_counts *c, int64 line, const char *reason, bool skipped)
-{
-	Datum		args[4];
-	Oid			types[4] = {INT8OID, INT8OID, TEXTOID, BOOLOID};
-
-	args[0] = Int64GetDatum(c->id);
-	args[1] = Int64GetDatum(line);
-	args[2] = CStringGetTextDatum(reason);
-	args[3] = BoolGetDatum(skipped);
-	if (SPI_execute_with_args(psprintf("INSERT INTO %s.kbench_import_rejections (import_id, line, reason, skipped) "
-									   "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", ext_schema()),
-							  4, types, args, NULL, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "could not record an import rejection");
-	if (skipped)
-		c->skipped++;
-	else
-		c->rejected++;
-}
-
 static int64
 start_import(const char *kind, const char *source)
 {
@@ -426,7 +405,62 @@ struct import_state
 	row_batch	plain;			/* kbench_catalog_rows: table, row id, row */
 	row_batch	source;			/* kbench_catalog_source_rows: digest, table, row */
 	List	   *withdrawals;	/* of withdrawal, in st->cxt */
+	/* rejected and skipped lines, stored at each flush */
+	Datum	   *rej_line;
+	Datum	   *rej_reason;
+	Datum	   *rej_skipped;
+	int			nrej;
+	int			caprej;
 };
+
+/* Record a rejected (or skipped) line; stored with the next flush. */
+static void
+record_rejection(import_state *st, int64 line, const char *reason, bool skipped)
+{
+	MemoryContext old = MemoryContextSwitchTo(st->batchcxt);
+
+	if (st->nrej == st->caprej)
+	{
+		st->caprej = st->caprej ? st->caprej * 2 : 256;
+		st->rej_line = st->rej_line ? repalloc(st->rej_line, st->caprej * sizeof(Datum)) : palloc(st->caprej * sizeof(Datum));
+		st->rej_reason = st->rej_reason ? repalloc(st->rej_reason, st->caprej * sizeof(Datum)) : palloc(st->caprej * sizeof(Datum));
+		st->rej_skipped = st->rej_skipped ? repalloc(st->rej_skipped, st->caprej * sizeof(Datum)) : palloc(st->caprej * sizeof(Datum));
+	}
+	st->rej_line[st->nrej] = Int64GetDatum(line);
+	st->rej_reason[st->nrej] = CStringGetTextDatum(reason);
+	st->rej_skipped[st->nrej] = BoolGetDatum(skipped);
+	st->nrej++;
+	MemoryContextSwitchTo(old);
+	if (skipped)
+		st->c.skipped++;
+	else
+		st->c.rejected++;
+}
+
+/* Store the recorded rejections in one statement. */
+static void
+flush_rejections(import_state *st)
+{
+	Datum		args[4];
+	Oid			types[4] = {INT8OID, INT8ARRAYOID, TEXTARRAYOID, BOOLARRAYOID};
+	int			dims[1] = {st->nrej};
+	int			lbs[1] = {1};
+
+	if (st->nrej == 0)
+		return;
+	args[0] = Int64GetDatum(st->c.id);
+	args[1] = PointerGetDatum(construct_md_array(st->rej_line, NULL, 1, dims, lbs, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	args[2] = PointerGetDatum(construct_md_array(st->rej_reason, NULL, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
+	args[3] = PointerGetDatum(construct_md_array(st->rej_skipped, NULL, 1, dims, lbs, BOOLOID, 1, true, TYPALIGN_CHAR));
+	if (SPI_execute_with_args(psprintf("INSERT INTO %s.kbench_import_rejections (import_id, line, reason, skipped) "
+									   "SELECT $1, x.l, x.r, x.s FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), "
+									   "pg_catalog.unnest($4)) WITH ORDINALITY x(l, r, s, n) ORDER BY x.n ON CONFLICT DO NOTHING",
+									   ext_schema()), 4, types, args, NULL, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "could not record the import's rejections");
+	st->nrej = 0;
+	st->caprej = 0;
+	st->rej_line = st->rej_reason = st->rej_skipped = NULL;
+}
 
 static void
 import_init(import_state *st, const char *kind, const char *source)
@@ -516,6 +550,7 @@ import_flush(import_state *st)
 	st->c.inserted += (int64) n;
 	st->c.present -= (int64) n; /* every plain row was counted present when kept */
 	batch_insert(&st->source, "kbench_catalog_source_rows", "digest, table_name, row");
+	flush_rejections(st);
 	MemoryContextReset(st->batchcxt);
 	memset(&st->plain, 0, sizeof(st->plain));
 	memset(&st->source, 0, sizeof(st->source));
@@ -562,7 +597,7 @@ apply_withdrawals(import_state *st)
 		if (SPI_execute_with_args(sql, 5, types, args, nulls, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
 			elog(ERROR, "kbench__withdraw failed");
 		if (!DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))
-			record_rejection(&st->c, w->lineno,
+			record_rejection(st, w->lineno,
 							 psprintf("supersession: run %s is not in the catalog", w->superseded_by), false);
 	}
 }
@@ -572,6 +607,7 @@ import_done(import_state *st)
 {
 	import_flush(st);
 	apply_withdrawals(st);
+	flush_rejections(st);
 	ki_store_end(st->store);
 	MemoryContextDelete(st->batchcxt);
 	MemoryContextDelete(st->linecxt);
@@ -635,7 +671,7 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 	doc = ki_parse(&a, line, len, &errs);
 	if (doc == NULL)
 	{
-		record_rejection(c, lineno, psprintf("bad JSON: %s%s%s", errs.items[0].message,
+		record_rejection(st, lineno, psprintf("bad JSON: %s%s%s", errs.items[0].message,
 											 errs.items[0].path[0] ? " at " : "", errs.items[0].path), false);
 		return;
 	}
@@ -643,7 +679,7 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 	row = ki_get(doc, "row");
 	if (table == NULL || table->type != KI_STRING || row == NULL || row->type != KI_OBJECT)
 	{
-		record_rejection(c, lineno, "not a catalog export line: expected {\"table\": ..., \"row\": {...}}", false);
+		record_rejection(st, lineno, "not a catalog export line: expected {\"table\": ..., \"row\": {...}}", false);
 		return;
 	}
 	tname = pnstrdup(table->u.str.ptr, table->u.str.len);
@@ -661,12 +697,12 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 			continue;
 		if (manifest == NULL)
 		{
-			record_rejection(c, lineno, psprintf("a %s row without a manifest", tname), false);
+			record_rejection(st, lineno, psprintf("a %s row without a manifest", tname), false);
 			return;
 		}
 		if (export_tables[t].composite != is_composite(manifest))
 		{
-			record_rejection(c, lineno, export_tables[t].composite ?
+			record_rejection(st, lineno, export_tables[t].composite ?
 							 "unknown kind: a benchmark_runs manifest must be a {run, protocol, environment} document" :
 							 "unknown kind: the manifest has no known kind", false);
 			return;
@@ -674,7 +710,7 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 		if (export_tables[t].composite &&
 			!raw_samples_from(ki_get(row, "rawSamplesNs"), NULL, &raw))
 		{
-			record_rejection(c, lineno, "rawSamplesNs must be an array of non-negative numbers", false);
+			record_rejection(st, lineno, "rawSamplesNs must be an array of non-negative numbers", false);
 			return;
 		}
 		n = stage_tree(st->store, &a, manifest, "kernelindex-catalog", raw, items, first, &errs);
@@ -682,7 +718,7 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 		{
 			const ki_error *e = &errs.items[0];
 
-			record_rejection(c, lineno, psprintf("%s: %s%s%s (rule %s)",
+			record_rejection(st, lineno, psprintf("%s: %s%s%s (rule %s)",
 												 strcmp(e->rule, "kind") == 0 ? "unknown kind" : "invalid manifest",
 												 e->message, e->path[0] ? " at " : "", e->path, e->rule), false);
 			return;
@@ -696,7 +732,7 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 				memcmp(stored_digest->u.str.ptr, digest, KI_DIGEST_LEN) != 0)
 			{
 				/* the manifest was valid and is stored; the line's claim is wrong */
-				record_rejection(c, lineno, psprintf("digest mismatch: %s says %.*s but the manifest digests to %s",
+				record_rejection(st, lineno, psprintf("digest mismatch: %s says %.*s but the manifest digests to %s",
 													 export_tables[t].column,
 													 stored_digest && stored_digest->type == KI_STRING ? (int) stored_digest->u.str.len : 7,
 													 stored_digest && stored_digest->type == KI_STRING ? stored_digest->u.str.ptr : "nothing",
@@ -730,7 +766,7 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 			keep_plain_row(st, tname, row);
 			return;
 		}
-	record_rejection(c, lineno, psprintf("unknown table \"%s\"", tname), false);
+	record_rejection(st, lineno, psprintf("unknown table \"%s\"", tname), false);
 }
 
 /* ------------------------------------------- a catalog import, line by line */
@@ -755,7 +791,7 @@ ki_catalog_import_line(import_state *st, const char *line, size_t len, int64 lin
 	if (line == NULL)
 	{
 		st->c.lines++;
-		record_rejection(&st->c, lineno, "bad JSON: an empty line", false);
+		record_rejection(st, lineno, "bad JSON: an empty line", false);
 	}
 	else
 		import_catalog_line(st, line, len, lineno);
@@ -868,13 +904,13 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 		if (st == KI_LIGER_READ_FATAL)
 		{
 			c->lines++;
-			record_rejection(c, reader.csv.line, err, false);
+			record_rejection(&ist, reader.csv.line, err, false);
 			break;
 		}
 		c->lines++;
 		if (st == KI_LIGER_READ_BAD_RECORD)
 		{
-			record_rejection(c, reader.csv.line, err, false);
+			record_rejection(&ist, reader.csv.line, err, false);
 			continue;
 		}
 		CHECK_FOR_INTERRUPTS();
@@ -882,9 +918,9 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 		ki_pg_arena_init(&ra);
 		ki_liger_map(&ra, &row, &res);
 		if (res.outcome == KI_LIGER_SKIPPED_MEMORY)
-			record_rejection(c, row.line, "memory row: not a timing", true);
+			record_rejection(&ist, row.line, "memory row: not a timing", true);
 		else if (res.outcome == KI_LIGER_SKIPPED)
-			record_rejection(c, row.line, res.reason, true);
+			record_rejection(&ist, row.line, res.reason, true);
 		else
 		{
 			/* dependencies first, so nothing is left unresolved */
