@@ -22,7 +22,6 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/hsearch.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "store.h"
@@ -272,11 +271,10 @@ static void
 flush_list_0_1(ki_store *s, store_group g)
 {
 	store_list *l = &s->lists[g];
-	Oid			types[5] = {TEXTOID, TEXTOID, JSONBOID, TEXTOID, INT8ARRAYOID};
+	Oid			types[5] = {TEXTOID, TEXTOID, JSONBOID, TEXTOID, TEXTOID};	/* $5: int8[] as text */
 	char	   *sql = psprintf("SELECT %s.kbench__store($1, $2, $3, $4, $5::pg_catalog.int8[])", ext_schema());
 	int			i;
 
-	types[4] = TEXTOID;
 	for (i = 0; i < l->count; i++)
 	{
 		ki_store_item *it = l->items[i];

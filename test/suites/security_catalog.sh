@@ -59,7 +59,7 @@ for how in "SET statement_timeout = '100ms'" "SET statement_timeout = '300ms'" "
   out=$(psql -X -At -q 2>&1 <<SQL
 BEGIN;
 $how;
-SELECT count(*) FROM kbench_import_liger(pg_read_file('$CSV'));
+DO \$\$ BEGIN PERFORM kbench_import_liger(pg_read_file('$CSV')); END \$\$;
 ROLLBACK;
 $after_abort
 SQL
