@@ -23,7 +23,8 @@ refused() { # what sqlstate sql
   local out
   tried=$((tried + 1))
   out=$(psql -X -At -q -v VERBOSITY=verbose -c "$3" 2>&1)
-  if printf '%s\n' "$out" | grep -qE "^ERROR:  $2: [a-z]"; then echo "ok - attack held ($2): $1"
+  # a here-string, not a pipe: grep -q leaving early would fail the pipe's writer under pipefail
+  if grep -qE "^ERROR:  $2: [a-z]" <<<"$out"; then echo "ok - attack held ($2): $1"
   else through=$((through + 1)); echo "not ok - attack got through: $1"; printf '%s\n' "$out" | head -3 | sed 's/^/#   /'; fi
 }
 q() { psql -X -At -q -c "$1" 2>&1; }
