@@ -399,6 +399,7 @@ struct import_state
 	MemoryContext cxt;			/* the import's (the lines array) */
 	MemoryContext batchcxt;		/* the row batches; reset at each flush */
 	MemoryContext linecxt;		/* one line's parse; reset after each line */
+	ki_arena	arena;			/* one line's tree; rewound for each line */
 	pending_line *lines;
 	int			nlines;
 	int			cap;
@@ -462,6 +463,20 @@ flush_rejections(import_state *st)
 	st->rej_line = st->rej_reason = st->rej_skipped = NULL;
 }
 
+/* The import's arena: blocks from the import's context, kept across lines. */
+static void *
+import_alloc(void *ctx, size_t size)
+{
+	return MemoryContextAllocExtended((MemoryContext) ctx, size, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+}
+
+static void
+import_free(void *ctx, void *ptr)
+{
+	(void) ctx;
+	pfree(ptr);
+}
+
 static void
 import_init(import_state *st, const char *kind, const char *source)
 {
@@ -470,7 +485,9 @@ import_init(import_state *st, const char *kind, const char *source)
 	st->cxt = CurrentMemoryContext;
 	st->store = ki_store_begin();
 	st->batchcxt = AllocSetContextCreate(CurrentMemoryContext, "kbench import batch", ALLOCSET_DEFAULT_SIZES);
-	st->linecxt = AllocSetContextCreate(CurrentMemoryContext, "kbench import line", ALLOCSET_DEFAULT_SIZES);
+	/* a keeper block that holds a whole line: no malloc and free per line */
+	st->linecxt = AllocSetContextCreate(CurrentMemoryContext, "kbench import line", 0, 512 * 1024, 8 * 1024 * 1024);
+	ki_arena_init(&st->arena, import_alloc, import_free, st->cxt);
 }
 
 static void
@@ -501,9 +518,15 @@ batch_add(import_state *st, row_batch *b, const char *x, const char *y, const ki
 	}
 	b->a[b->count] = CStringGetTextDatum(x);
 	b->b[b->count] = CStringGetTextDatum(y);
-	b->row[b->count] = JsonbPGetDatum(ki_tree_to_jsonb(row));
-	b->count++;
 	MemoryContextSwitchTo(old);
+	{
+		/* built where the line's garbage goes, copied into the batch */
+		Jsonb	   *jb = ki_tree_to_jsonb(row);
+
+		b->row[b->count] = PointerGetDatum(MemoryContextAlloc(st->batchcxt, VARSIZE(jb)));
+		memcpy(DatumGetPointer(b->row[b->count]), jb, VARSIZE(jb));
+	}
+	b->count++;
 }
 
 /* Insert a batch of rows in one statement; how many were new. */
@@ -654,7 +677,7 @@ keep_source_row(import_state *st, const char *table, const char *digest, ki_aren
 static void
 import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno)
 {
-	ki_arena	a;
+	ki_arena   *a = &st->arena;
 	ki_errors	errs;
 	ki_value   *doc,
 			   *row,
@@ -665,10 +688,10 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 
 	import_counts *c = &st->c;
 
-	ki_pg_arena_init(&a);
-	ki_errors_init(&errs, &a);
+	ki_arena_rewind(a);
+	ki_errors_init(&errs, a);
 	c->lines++;
-	doc = ki_parse(&a, line, len, &errs);
+	doc = ki_parse(a, line, len, &errs);
 	if (doc == NULL)
 	{
 		record_rejection(st, lineno, psprintf("bad JSON: %s%s%s", errs.items[0].message,
@@ -713,7 +736,7 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 			record_rejection(st, lineno, "rawSamplesNs must be an array of non-negative numbers", false);
 			return;
 		}
-		n = stage_tree(st->store, &a, manifest, "kernelindex-catalog", raw, items, first, &errs);
+		n = stage_tree(st->store, a, manifest, "kernelindex-catalog", raw, items, first, &errs);
 		if (n < 0)
 		{
 			const ki_error *e = &errs.items[0];
@@ -740,7 +763,7 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 				return;
 			}
 		}
-		keep_source_row(st, tname, digest, &a, row);
+		keep_source_row(st, tname, digest, a, row);
 		count_line(st, items[n - 1], first[n - 1]);
 		if (export_tables[t].composite &&
 			((ki_get(row, "retractedAt") && ki_get(row, "retractedAt")->type == KI_STRING) ||
@@ -889,13 +912,13 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 						 "y_value_20, y_value_80, extra_benchmark_config_str, gpu_name, timestamp, liger_version.")));
 	SPI_connect();
 	import_init(&ist, "liger", source);
-	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "kbench liger row", ALLOCSET_DEFAULT_SIZES);
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "kbench liger row", 0, 512 * 1024, 8 * 1024 * 1024);
 	for (;;)
 	{
 		ki_liger_row row;
 		ki_liger_read_status st;
 		ki_liger_result res;
-		ki_arena	ra;
+		ki_arena   *ra = &ist.arena;
 		int			p;
 
 		st = ki_liger_reader_next(&reader, &row, &err);
@@ -915,8 +938,8 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 		}
 		CHECK_FOR_INTERRUPTS();
 		oldcxt = MemoryContextSwitchTo(rowcxt);
-		ki_pg_arena_init(&ra);
-		ki_liger_map(&ra, &row, &res);
+		ki_arena_rewind(ra);
+		ki_liger_map(ra, &row, &res);
 		if (res.outcome == KI_LIGER_SKIPPED_MEMORY)
 			record_rejection(&ist, row.line, "memory row: not a timing", true);
 		else if (res.outcome == KI_LIGER_SKIPPED)

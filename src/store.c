@@ -145,11 +145,17 @@ ki_store_add(ki_store *s, ki_kind kind, const char *digest, const ki_value *mani
 			*first = false;
 		return item;
 	}
-	old = MemoryContextSwitchTo(s->cxt);
-	item = palloc0(sizeof(ki_store_item));
+	{
+		/* built in the caller's context (its garbage dies there), kept here */
+		Jsonb	   *jb = ki_tree_to_jsonb(manifest);
+
+		old = MemoryContextSwitchTo(s->cxt);
+		item = palloc0(sizeof(ki_store_item));
+		item->manifest = PointerGetDatum(palloc(VARSIZE(jb)));
+		memcpy(DatumGetPointer(item->manifest), jb, VARSIZE(jb));
+	}
 	item->kind = kind;
 	strlcpy(item->digest, digest, sizeof(item->digest));
-	item->manifest = JsonbPGetDatum(ki_tree_to_jsonb(manifest));
 	item->source = source ? pstrdup(source) : NULL;
 	if (raw_samples != (Datum) 0)
 		item->raw_samples = DatumGetCString(OidFunctionCall1(F_ARRAY_OUT, raw_samples));
