@@ -179,6 +179,39 @@ CREATE FUNCTION kbench__store_runs(d text[], m jsonb[], src text[], raw text[]) 
 	SELECT digest FROM ins
 $$;
 
+-- The export's rows that carry no manifest, and its own rows beside the
+-- manifests, as they came (first one wins); how many were new.
+CREATE FUNCTION kbench__store_catalog_rows(t text[], id text[], r jsonb[]) RETURNS bigint
+	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	WITH ins AS (
+		INSERT INTO kbench_catalog_rows (table_name, row_id, row)
+		SELECT x.t, x.id, x.r FROM unnest(t, id, r) WITH ORDINALITY x(t, id, r, n) ORDER BY x.n
+		ON CONFLICT DO NOTHING RETURNING 1)
+	SELECT count(*) FROM ins
+$$;
+
+CREATE FUNCTION kbench__store_source_rows(d text[], t text[], r jsonb[]) RETURNS bigint
+	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	WITH ins AS (
+		INSERT INTO kbench_catalog_source_rows (digest, table_name, row)
+		SELECT x.d, x.t, x.r FROM unnest(d, t, r) WITH ORDINALITY x(d, t, r, n) ORDER BY x.n
+		ON CONFLICT DO NOTHING RETURNING 1)
+	SELECT count(*) FROM ins
+$$;
+
+-- The lines an import rejected or skipped, with why.
+CREATE FUNCTION kbench__store_rejections(import_id bigint, line bigint[], reason text[], skipped boolean[]) RETURNS bigint
+	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	WITH ins AS (
+		INSERT INTO kbench_import_rejections (import_id, line, reason, skipped)
+		SELECT import_id, x.l, x.r, x.s FROM unnest(line, reason, skipped) WITH ORDINALITY x(l, r, s, n) ORDER BY x.n
+		ON CONFLICT DO NOTHING RETURNING 1)
+	SELECT count(*) FROM ins
+$$;
+
+REVOKE EXECUTE ON FUNCTION kbench__store_catalog_rows(text[], text[], jsonb[]), kbench__store_source_rows(text[], text[], jsonb[]),
+	kbench__store_rejections(bigint, bigint[], text[], boolean[]) FROM PUBLIC;
+
 REVOKE EXECUTE ON FUNCTION kbench__run_columns(text, jsonb), kbench__store_operations(text[], jsonb[], text[]), kbench__store_projects(text[], jsonb[], text[]),
 	kbench__store_workloads(text[], jsonb[], text[], text[]), kbench__store_implementations(text[], jsonb[], text[]),
 	kbench__store_protocols(text[], jsonb[], text[]), kbench__store_environments(text[], jsonb[], text[]),

@@ -7,7 +7,7 @@
  *   kbench_import_liger(csv text)       Liger-Kernel's all_benchmark_data.csv
  *
  * Everything is validated and digested by the identity core, then stored by
- * the SQL function kbench__store() (sql/20_catalog.sql), so a run imported
+ * the set-based store (src/store.c, sql/22_store.sql), so a run imported
  * from a CSV, one from the public catalog and one measured by the worker go
  * through the same code.
  */
@@ -449,15 +449,32 @@ flush_rejections(import_state *st)
 
 	if (st->nrej == 0)
 		return;
-	args[0] = Int64GetDatum(st->c.id);
-	args[1] = PointerGetDatum(construct_md_array(st->rej_line, NULL, 1, dims, lbs, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-	args[2] = PointerGetDatum(construct_md_array(st->rej_reason, NULL, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
-	args[3] = PointerGetDatum(construct_md_array(st->rej_skipped, NULL, 1, dims, lbs, BOOLOID, 1, true, TYPALIGN_CHAR));
-	if (SPI_execute_with_args(psprintf("INSERT INTO %s.kbench_import_rejections (import_id, line, reason, skipped) "
-									   "SELECT $1, x.l, x.r, x.s FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), "
-									   "pg_catalog.unnest($4)) WITH ORDINALITY x(l, r, s, n) ORDER BY x.n ON CONFLICT DO NOTHING",
-									   ext_schema()), 4, types, args, NULL, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "could not record the import's rejections");
+	if (!ki_store_set_based())
+	{
+		/* a database still on 0.1.0: a row at a time, as 0.1.0 did */
+		Oid			rtypes[4] = {INT8OID, INT8OID, TEXTOID, BOOLOID};
+		char	   *sql = psprintf("INSERT INTO %s.kbench_import_rejections (import_id, line, reason, skipped) "
+								   "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", ext_schema());
+		int			i;
+
+		for (i = 0; i < st->nrej; i++)
+		{
+			Datum		rargs[4] = {Int64GetDatum(st->c.id), st->rej_line[i], st->rej_reason[i], st->rej_skipped[i]};
+
+			if (SPI_execute_with_args(sql, 4, rtypes, rargs, NULL, false, 0) != SPI_OK_INSERT)
+				elog(ERROR, "could not record an import rejection");
+		}
+	}
+	else
+	{
+		args[0] = Int64GetDatum(st->c.id);
+		args[1] = PointerGetDatum(construct_md_array(st->rej_line, NULL, 1, dims, lbs, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+		args[2] = PointerGetDatum(construct_md_array(st->rej_reason, NULL, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
+		args[3] = PointerGetDatum(construct_md_array(st->rej_skipped, NULL, 1, dims, lbs, BOOLOID, 1, true, TYPALIGN_CHAR));
+		if (SPI_execute_with_args(psprintf("SELECT %s.kbench__store_rejections($1, $2, $3, $4)", ext_schema()),
+								  4, types, args, NULL, false, 1) != SPI_OK_SELECT)
+			elog(ERROR, "could not record the import's rejections");
+	}
 	st->nrej = 0;
 	st->caprej = 0;
 	st->rej_line = st->rej_reason = st->rej_skipped = NULL;
@@ -529,28 +546,50 @@ batch_add(import_state *st, row_batch *b, const char *x, const char *y, const ki
 	b->count++;
 }
 
-/* Insert a batch of rows in one statement; how many were new. */
+/* Insert a batch of rows through its store function; how many were new. */
 static uint64
-batch_insert(row_batch *b, const char *table, const char *columns)
+batch_insert(row_batch *b, const char *function)
 {
 	Datum		args[3];
 	Oid			types[3] = {TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID};
 	int			dims[1] = {b->count};
 	int			lbs[1] = {1};
+	bool		isnull;
+	Datum		n;
 
 	if (b->count == 0)
 		return 0;
+	if (!ki_store_set_based())
+	{
+		/* a database still on 0.1.0: a row at a time, as 0.1.0 did */
+		Oid			rtypes[3] = {TEXTOID, TEXTOID, JSONBOID};
+		bool		plain = strcmp(function, "kbench__store_catalog_rows") == 0;
+		char	   *sql = psprintf(plain ? "INSERT INTO %s.kbench_catalog_rows (table_name, row_id, row) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING"
+								   : "INSERT INTO %s.kbench_catalog_source_rows (digest, table_name, row) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+								   ext_schema());
+		uint64		inserted = 0;
+		int			i;
+
+		for (i = 0; i < b->count; i++)
+		{
+			Datum		rargs[3] = {b->a[i], b->b[i], b->row[i]};
+
+			if (SPI_execute_with_args(sql, 3, rtypes, rargs, NULL, false, 0) != SPI_OK_INSERT)
+				elog(ERROR, "could not store a row of %s", plain ? "kbench_catalog_rows" : "kbench_catalog_source_rows");
+			inserted += SPI_processed;
+		}
+		b->count = 0;
+		return inserted;
+	}
 	args[0] = PointerGetDatum(construct_md_array(b->a, NULL, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
 	args[1] = PointerGetDatum(construct_md_array(b->b, NULL, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
 	args[2] = PointerGetDatum(construct_md_array(b->row, NULL, 1, dims, lbs, JSONBOID, -1, false, TYPALIGN_INT));
-	if (SPI_execute_with_args(psprintf("INSERT INTO %s.%s (%s) SELECT x.a, x.b, x.r FROM "
-									   "ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2), pg_catalog.unnest($3)) "
-									   "WITH ORDINALITY x(a, b, r, n) ORDER BY x.n "
-									   "ON CONFLICT DO NOTHING", ext_schema(), table, columns),
-							  3, types, args, NULL, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "could not store the rows of %s", table);
+	if (SPI_execute_with_args(psprintf("SELECT %s.%s($1, $2, $3)", ext_schema(), function),
+							  3, types, args, NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "%s failed", function);
+	n = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	b->count = 0;
-	return SPI_processed;
+	return isnull ? 0 : (uint64) DatumGetInt64(n);
 }
 
 /* Store what is staged and count the lines that waited for it. */
@@ -569,10 +608,10 @@ import_flush(import_state *st)
 			st->c.present++;
 	}
 	st->nlines = 0;
-	n = batch_insert(&st->plain, "kbench_catalog_rows", "table_name, row_id, row");
+	n = batch_insert(&st->plain, "kbench__store_catalog_rows");
 	st->c.inserted += (int64) n;
 	st->c.present -= (int64) n; /* every plain row was counted present when kept */
-	batch_insert(&st->source, "kbench_catalog_source_rows", "digest, table_name, row");
+	batch_insert(&st->source, "kbench__store_source_rows");
 	flush_rejections(st);
 	MemoryContextReset(st->batchcxt);
 	memset(&st->plain, 0, sizeof(st->plain));

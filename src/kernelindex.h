@@ -43,7 +43,7 @@ void		ki_pg_report(const ki_errors *errs, const char *what) pg_attribute_noretur
 ki_value   *ki_pg_manifest_arg(FunctionCallInfo fcinfo, int argno, ki_arena *a, ki_kind *kind);
 
 /*
- * Store one validated, normalized manifest through kbench__store(); true
+ * Store one validated, normalized manifest through the store (store.c); true
  * when it was new.  Connected to SPI.  raw_samples: an int8[] or 0.
  */
 bool		ki_store_manifest(ki_kind kind, const char *digest, const ki_value *manifest,

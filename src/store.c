@@ -260,8 +260,8 @@ flush_list(ki_store *s, store_group g)
  * its row-at-a-time kbench__store and not the set-based functions: store
  * through it, one manifest at a time, in the same order.
  */
-static bool
-set_based_store_exists(void)
+bool
+ki_store_set_based(void)
 {
 	bool		isnull;
 	Datum		d;
@@ -315,7 +315,7 @@ ki_store_flush(ki_store *s)
 
 	if (s->pending == 0)
 		return;
-	set_based = set_based_store_exists();
+	set_based = ki_store_set_based();
 	for (g = 0; g < G_NGROUPS; g++)
 		if (s->lists[g].count > 0)
 		{
