@@ -302,6 +302,11 @@ kb_be_open(kb_backend *be, bool cuda, int device)
 void
 kb_be_close(kb_backend *be)
 {
+	if (be->ext)
+	{
+		kb_ext_close(be);
+		return;
+	}
 	/* Closing a wedged device would wait for its stream: leave it. */
 	if (be->cuda && be->api && be->ctx && !wedged(be))
 		be->api->close(be->ctx);
@@ -311,6 +316,8 @@ kb_be_close(kb_backend *be)
 int
 kb_be_alloc(kb_backend *be, size_t bytes, void **p)
 {
+	if (be->ext)
+		return kb_ext_alloc(be, bytes, p);
 	if (be->cuda)
 		return refuse_wedged(be) ? KBC_ERROR : cuda_rc(be, be->api->alloc(be->ctx, bytes, p, be->err, sizeof(be->err)));
 	*p = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
@@ -325,7 +332,7 @@ kb_be_alloc(kb_backend *be, size_t bytes, void **p)
 void
 kb_be_free(kb_backend *be, void *p)
 {
-	if (!p)
+	if (!p || be->ext)			/* an ext backend's tensors live in one shared mapping */
 		return;
 	if (be->cuda)
 	{
@@ -341,7 +348,7 @@ int
 kb_be_fill(kb_backend *be, void *p, int dtype, int64_t rows, int64_t cols, int init,
 		   double scale, int64_t modulo, uint64_t seed, uint32_t stream)
 {
-	if (be->cuda)
+	if (be->cuda && !be->ext)
 		return refuse_wedged(be) ? KBC_ERROR
 			: cuda_rc(be, be->api->fill(be->ctx, p, dtype, rows, cols, init, scale, modulo, seed, stream,
 										be->err, sizeof(be->err)));
@@ -352,6 +359,8 @@ kb_be_fill(kb_backend *be, void *p, int dtype, int64_t rows, int64_t cols, int i
 int
 kb_be_to_host(kb_backend *be, void *dst, const void *src, size_t bytes)
 {
+	if (be->ext)
+		return kb_ext_to_host(be, dst, src, bytes);
 	if (be->cuda)
 		return refuse_wedged(be) ? KBC_ERROR
 			: cuda_rc(be, be->api->to_host(be->ctx, dst, src, bytes, be->err, sizeof(be->err)));
@@ -362,6 +371,8 @@ kb_be_to_host(kb_backend *be, void *dst, const void *src, size_t bytes)
 int
 kb_be_call(kb_backend *be, const kb_call *c, int phase)
 {
+	if (be->ext)
+		return kb_ext_call(be, phase);
 	if (be->cuda)
 		return refuse_wedged(be) ? KBC_ERROR : cuda_rc(be, be->api->call(be->ctx, c, phase, be->err, sizeof(be->err)));
 	if (kb_ops[c->op]->cpu(c, phase) != 0)
@@ -375,6 +386,8 @@ kb_be_call(kb_backend *be, const kb_call *c, int phase)
 int
 kb_be_sync(kb_backend *be, double timeout_s)
 {
+	if (be->ext)
+		return KBC_OK;			/* every ext call is answered before the next */
 	if (be->cuda)
 		return refuse_wedged(be) ? KBC_ERROR : cuda_rc(be, be->api->sync(be->ctx, timeout_s, be->err, sizeof(be->err)));
 	return KBC_OK;
@@ -390,6 +403,8 @@ kb_be_time_one(kb_backend *be, const kb_call *c, void *flush, size_t flush_bytes
 	static volatile unsigned char sink;
 	int			rc;
 
+	if (be->ext)
+		return kb_ext_time_one(be, flush_bytes, op_ns, total_ns, timeout_s);
 	if (be->cuda)
 		return refuse_wedged(be) ? KBC_ERROR
 			: cuda_rc(be, be->api->time_one(be->ctx, c, flush, flush_bytes, op_ns, total_ns, timeout_s,

@@ -106,7 +106,13 @@ typedef struct kb_case
 	bool		cuda;
 	int			device;			/* cuda ordinal */
 	int			variant;		/* CUDA kernel variant, 1 = v1 */
+	int			ext;			/* KB_EXT_NONE (kbench's own), KB_EXT_PYTHON, KB_EXT_LIBRARY */
+	bool		ext_builtin;	/* huggingface, torch, liger (kernels/python/kbench_builtin.py) */
+	const char *ext_name;		/* the implementation's name (the request's impl) */
+	const char *ext_entry;		/* "python:/dir/f.py:fn", "library:/dir/l.so:sym"; NULL when builtin */
 } kb_case;
+
+enum { KB_EXT_NONE = 0, KB_EXT_PYTHON = 1, KB_EXT_LIBRARY = 2 };
 
 /* Parse and validate a request into a case (no device access). */
 kb_status	kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen);
@@ -183,6 +189,7 @@ struct kb_backend
 	void	   *nvml;			/* NVML device handle, or NULL */
 	double		clock_default_mhz;
 	char		err[512];
+	struct kb_ext *ext;			/* a child process runs the implementation (impl.c), or NULL */
 };
 
 /* Load libkbench_cuda.so once; NULL (and why) when unavailable. */
@@ -211,6 +218,26 @@ void	   *kb_nvml_device(const char *pci_bus_id);
 double		kb_nvml_sm_clock(void *dev);
 double		kb_nvml_default_sm_clock(void *dev);
 bool		kb_nvml_driver_version(char *out, size_t len);
+
+/* ------------------------------------------------------------ other implementations (impl*.c) */
+
+/* Recognise a python/library implementation in req; 1 (cs filled), 0 (not one), -1 (error in err). */
+int			kb_ext_parse(const kb_request *req, kb_case *cs, char *err, size_t errlen);
+/* Open a backend whose calls go to a child process (tensors in shared memory). */
+int			kb_ext_open(kb_backend *be, const kb_case *cs, const kb_request *req, int64_t flush_bytes);
+/* Start the child once the tensors are allocated and filled; clears plan->is_output of what it does not return. */
+int			kb_ext_start(kb_backend *be, const kb_call *c, kb_plan *plan);
+/* One untimed call measuring the peak memory of the call. */
+int			kb_ext_peak_memory(kb_backend *be, int64_t *bytes);
+void		kb_ext_close(kb_backend *be);
+int			kb_ext_alloc(kb_backend *be, size_t bytes, void **p);
+int			kb_ext_to_host(kb_backend *be, void *dst, const void *src, size_t bytes);
+int			kb_ext_call(kb_backend *be, int phase);
+int			kb_ext_time_one(kb_backend *be, size_t flush_bytes, double *op_ns, double *total_ns, double timeout_s);
+/* The ImplementationRevision text of an ext case (be: the run's backend, for the child's versions; may be NULL). */
+char	   *kb_ext_implementation_text(const kb_case *cs, const char *op_digest, const kb_request *req,
+									   const kb_backend *be, char *err, size_t errlen);
+const char *kb_ext_label(const kb_case *cs);	/* "huggingface", "python", ... for run names */
 
 /* ------------------------------------------------------------ environment */
 

@@ -90,6 +90,19 @@ typedef struct kb_request
 	int64_t		deadline_ns;	/* CLOCK_MONOTONIC ns; 0: none; passing it: KB_TIMEOUT */
 	void		(*progress) (void *arg, double fraction);	/* 0..1, may be NULL */
 	void	   *progress_arg;
+
+	/*
+	 * Implementations other than kbench's own (docs/BYO.md), run in a child
+	 * process that kb_run starts and supervises.  impl "huggingface",
+	 * "torch" or "liger" names a built-in python implementation
+	 * (kernels/python/kbench_builtin.py); impl "python" or "library" (or a
+	 * registered name) with entry "python:/dir/file.py:function" or
+	 * "library:/dir/libx.so:symbol" names the user's code.
+	 */
+	const char *entry;
+	const char *impl_version;	/* the registered version (the ImplementationRevision's projectRevision.version) */
+	const char *python;			/* interpreter; NULL: $KBENCH_PYTHON, else "python3" on PATH */
+	const char *harness;		/* kbench_harness.py; NULL: $KBENCH_HARNESS, else python/ beside libkbench */
 } kb_request;
 
 void		kb_request_init(kb_request *r);
@@ -145,6 +158,12 @@ typedef struct kb_result
 	char		workload_digest[72];
 	char		implementation_digest[72];
 	char		operation_digest[72];
+
+	/* Peak memory of the timed call in bytes (0: not measured): the run's
+	 * "peak_memory" measurement.  kbench's own implementations: every tensor
+	 * the call reads or writes plus its workspace; python: torch's allocator
+	 * peak on a GPU; library: the tensors plus what the library reports. */
+	int64_t		peak_memory_bytes;
 } kb_result;
 
 /*
@@ -206,6 +225,18 @@ kb_status	kb_describe(const kb_request *req, kb_result *res);
 kb_status	kb_run(const kb_request *req, kb_result *res);
 
 void		kb_free_result(kb_result *res);
+
+/*
+ * The ImplementationRevision of a user's implementation without running it:
+ * entry "python:/dir/file.py:function" or "library:/dir/libx.so:symbol",
+ * name (metadata.name, lower-case), version (may be NULL).  The file is read
+ * and its sha256 recorded (spec.source.contentDigest): a changed file is a
+ * new revision.  Returns the canonical text (caller frees with kb_free) and
+ * its digest, or NULL with the reason in err.  kb_run builds the same text
+ * for a request with the same entry, name and version.
+ */
+char	   *kb_implementation_manifest(const char *op, const char *entry, const char *name,
+									   const char *version, char digest[72], char *err, size_t errlen);
 void		kb_free(void *p);
 
 #ifdef __cplusplus

@@ -452,6 +452,16 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 		seterr(err, errlen, "unknown device '%s'; allowed: cpu, cuda:N", req->device);
 		return KB_INVALID_REQUEST;
 	}
+	/* python and library implementations (impl.c) */
+	switch (kb_ext_parse(req, cs, err, errlen))
+	{
+		case 1:
+			return KB_PASSED;
+		case -1:
+			return KB_INVALID_REQUEST;
+		default:
+			break;
+	}
 	/* "cuda/v2" names the implementation and its kernel variant at once (SQL's implementation argument) */
 	if (req->impl && strncmp(req->impl, "cuda/", 5) == 0)
 	{
@@ -466,7 +476,7 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 	if (impl && strcmp(impl, cs->cuda ? "cuda" : "cpu") != 0)
 	{
 		if (strcmp(impl, "cuda") != 0 && strcmp(impl, "cpu") != 0)
-			seterr(err, errlen, "unknown implementation '%s'; allowed: cpu, cuda, cuda/vN", req->impl);
+			seterr(err, errlen, "unknown implementation '%s'; allowed: cpu, cuda, cuda/vN, huggingface, torch, liger, python or library (with an entry), or a registered name", req->impl);
 		else
 			seterr(err, errlen, "implementation '%s' does not run on device '%s' (cpu runs on cpu, cuda on cuda:N)",
 				   req->impl, req->device ? req->device : "cpu");

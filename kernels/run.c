@@ -283,10 +283,11 @@ kb_validate_request(const char *op, const char *mode, const char *axes_json,
 }
 
 /* Operation and workload manifests of a parsed case. */
-static char *implementation_text(const kb_case *cs, const char *op_digest);
+static char *implementation_text(const kb_case *cs, const char *op_digest, const kb_request *req,
+								 const kb_backend *be, char *err, size_t errlen);
 
 static bool
-describe_case(const kb_case *cs, kb_result *res)
+describe_case(const kb_case *cs, const kb_request *req, kb_result *res)
 {
 	char	   *text = kb_operation_text(cs->op);
 	bool		ok = kb_manifest_finish(text, &res->operation_json, res->operation_digest,
@@ -301,7 +302,9 @@ describe_case(const kb_case *cs, kb_result *res)
 	free(text);
 	if (!ok)
 		return false;
-	text = implementation_text(cs, res->operation_digest);
+	text = implementation_text(cs, res->operation_digest, req, NULL, res->message, sizeof(res->message));
+	if (!text && res->message[0])
+		return false;
 	ok = kb_manifest_finish(text, &res->implementation_json, res->implementation_digest,
 							res->message, sizeof(res->message));
 	free(text);
@@ -317,8 +320,8 @@ kb_describe(const kb_request *req, kb_result *res)
 	res->status = kb_parse_case(req, &cs, res->message, sizeof(res->message));
 	if (res->status != KB_PASSED)
 		return res->status;
-	if (!describe_case(&cs, res))
-		res->status = KB_RUNTIME_ERROR;
+	if (!describe_case(&cs, req, res))
+		res->status = cs.ext ? KB_INVALID_REQUEST : KB_RUNTIME_ERROR;
 	return res->status;
 }
 
@@ -411,7 +414,8 @@ protocol_text(const kb_case *cs, const kb_request *req, double warmup_ms, double
 }
 
 static char *
-implementation_text(const kb_case *cs, const char *op_digest)
+implementation_text(const kb_case *cs, const char *op_digest, const kb_request *req,
+					const kb_backend *be, char *err, size_t errlen)
 {
 	kb_jw		w;
 	char		name[200];
@@ -419,6 +423,9 @@ implementation_text(const kb_case *cs, const char *op_digest)
 
 	char		desc[600];
 	const char *vnote = cs->variant <= 4 ? cs->op->variant_notes[cs->variant - 1] : NULL;
+
+	if (cs->ext)
+		return kb_ext_implementation_text(cs, op_digest, req, be, err, errlen);
 
 	/* v1 keeps the names it always had, so its history stays one implementation. */
 	if (cs->cuda && cs->variant > 1)
@@ -533,10 +540,24 @@ run_text(const kb_case *cs, const kb_backend *be, const kb_result *res, const ch
 			snprintf(wl, sizeof(wl), "%.*s", (int) (e - (p + skip)), p + skip);
 	}
 	slugify(observed, ts, sizeof(ts));
-	snprintf(name, sizeof(name), "kbench-%s-%s-%s-%s-%s", cs->op->slug, kb_mode_name(cs->mode),
-			 cs->cuda ? "cuda" : "cpu", wl, ts);
-	snprintf(title, sizeof(title), "%s \xc2\xb7 kbench %s \xc2\xb7 %s", cs->op->title,
-			 cs->cuda ? "CUDA" : "C", kb_mode_name(cs->mode));
+	if (cs->ext)
+	{
+		/* another implementation, run by kbench: its name in the run's name and title */
+		char		label[80];
+
+		slugify(kb_ext_label(cs), label, sizeof(label));
+		snprintf(name, sizeof(name), "kbench-%s-%s-%s-%s-%s-%s", cs->op->slug, kb_mode_name(cs->mode),
+				 label, cs->cuda ? "cuda" : "cpu", wl, ts);
+		snprintf(title, sizeof(title), "%s \xc2\xb7 %s (%s) \xc2\xb7 %s", cs->op->title, kb_ext_label(cs),
+				 cs->ext == KB_EXT_PYTHON ? "python" : "library", kb_mode_name(cs->mode));
+	}
+	else
+	{
+		snprintf(name, sizeof(name), "kbench-%s-%s-%s-%s-%s", cs->op->slug, kb_mode_name(cs->mode),
+				 cs->cuda ? "cuda" : "cpu", wl, ts);
+		snprintf(title, sizeof(title), "%s \xc2\xb7 kbench %s \xc2\xb7 %s", cs->op->title,
+				 cs->cuda ? "CUDA" : "C", kb_mode_name(cs->mode));
+	}
 	snprintf(bench, sizeof(bench), "%s/%s", cs->op->name, kb_mode_name(cs->mode));
 
 	kb_jw_manifest(&w, "BenchmarkRun", name, title);
@@ -585,6 +606,8 @@ run_text(const kb_case *cs, const kb_backend *be, const kb_result *res, const ch
 		kb_jw_arr(&w);
 		measurement(&w, "latency", "ns", "p20", st->p20, st->samples);
 		measurement(&w, "latency", "ns", "p80", st->p80, st->samples);
+		if (res->peak_memory_bytes > 0)
+			measurement(&w, "peak_memory", "bytes", "max", (double) res->peak_memory_bytes, 0);
 		if (res->bytes > 0)
 			measurement(&w, "bandwidth", "gb_per_s", "median", res->achieved_gbps, st->samples);
 		if (res->flops > 0)
@@ -660,7 +683,8 @@ finish_manifests(const kb_case *cs, const kb_request *req, kb_backend *be, kb_re
 	}
 	if (ok)
 	{
-		text = implementation_text(cs, res->operation_digest);
+		text = implementation_text(cs, res->operation_digest, req, be, err, sizeof(err));
+		free(res->implementation_json);
 		ok = kb_manifest_finish(text, &res->implementation_json, res->implementation_digest, err, sizeof(err));
 		free(text);
 	}
@@ -909,12 +933,15 @@ kb_run(const kb_request *req, kb_result *res)
 	st = kb_parse_case(req, &cs, res->message, sizeof(res->message));
 	if (st != KB_PASSED)
 		return res->status = st;
-	if (!describe_case(&cs, res))
-		return res->status = KB_RUNTIME_ERROR;
+	if (!describe_case(&cs, req, res))
+		return res->status = cs.ext ? KB_INVALID_REQUEST : KB_RUNTIME_ERROR;
 
-	if (kb_be_open(&be, cs.cuda, cs.device) != KBC_OK)
+	if (cs.ext ? kb_ext_open(&be, &cs, req, flush) != KBC_OK : kb_be_open(&be, cs.cuda, cs.device) != KBC_OK)
 	{
-		setmsg(res, "cuda:%d is not available: %s", cs.device, be.err);
+		if (cs.ext)
+			setmsg(res, "%s", be.err);
+		else
+			setmsg(res, "cuda:%d is not available: %s", cs.device, be.err);
 		kb_be_close(&be);
 		return res->status = KB_DEVICE_UNAVAILABLE;
 	}
@@ -950,6 +977,9 @@ kb_run(const kb_request *req, kb_result *res)
 			st = be_status(&be, kb_be_alloc(&be, (size_t) c.ws_bytes, &c.ws), res, "workspace");
 		if (st == KB_PASSED && flush > 0)
 			st = be_status(&be, kb_be_alloc(&be, (size_t) flush, &flushbuf), res, "flush buffer");
+		/* another implementation: its child process starts now, on the filled inputs */
+		if (st == KB_PASSED && be.ext)
+			st = be_status(&be, kb_ext_start(&be, &c, &plan), res, kb_ext_label(&cs));
 		if (st == KB_PASSED)
 		{
 			rc = kb_be_call(&be, &c, KB_PHASE_PREPARE);
@@ -959,6 +989,11 @@ kb_run(const kb_request *req, kb_result *res)
 		}
 		if (st == KB_PASSED)
 			st = measure(&be, &c, req, res, flushbuf, flush, warmup_ms, rep_ms, max_samples);
+		/* peak memory of the call: kbench's own allocate exactly the call's tensors and workspace */
+		if (st == KB_PASSED && be.ext)
+			st = be_status(&be, kb_ext_peak_memory(&be, &res->peak_memory_bytes), res, "peak memory");
+		else if (st == KB_PASSED)
+			res->peak_memory_bytes = call_bytes(&c);
 		if (st == KB_PASSED && req->check)
 		{
 			if (cs.op->check(&be, &c, &plan, &res->correctness) != 0)

@@ -5,9 +5,11 @@
  *   kbench list [--json]
  *   kbench devices [--json]
  *   kbench describe OP MODE key=value... [--json]
- *   kbench run OP MODE key=value... [--impl cpu|cuda] [--variant vN] [--device cpu|cuda:N] [--json]
+ *   kbench run OP MODE key=value... [--impl IMPL] [--variant vN] [--device cpu|cuda:N] [--json]
  *              [--warmup-ms MS] [--rep-ms MS] [--flush-bytes N] [--max-samples N]
- *              [--seed N] [--no-check] [--timeout S]
+ *              [--seed N] [--no-check] [--timeout S] [--python INTERPRETER]
+ *   IMPL: cpu, cuda, cuda/vN, huggingface, torch, liger (python, in a child process),
+ *   python:file.py:function or library:libx.so:symbol (docs/BYO.md)
  *
  * Exit status: 0 passed; 1 the run finished but did not pass (incorrect,
  * runtime error, timeout); 2 bad usage or request; 3 device unavailable;
@@ -20,6 +22,7 @@
  * handlers that could wait for the device again.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,9 +39,11 @@ usage(FILE *f)
 			"usage: kbench list [--json]\n"
 			"       kbench devices [--json]\n"
 			"       kbench describe OP MODE key=value... [--device cpu|cuda:N] [--variant vN] [--json]\n"
-			"       kbench run OP MODE key=value... [--impl cpu|cuda] [--variant vN] [--device cpu|cuda:N] [--json]\n"
+			"       kbench run OP MODE key=value... [--impl IMPL] [--variant vN] [--device cpu|cuda:N] [--json]\n"
 			"                  [--warmup-ms MS] [--rep-ms MS] [--flush-bytes N] [--max-samples N]\n"
-			"                  [--seed N] [--no-check] [--timeout S]\n"
+			"                  [--seed N] [--no-check] [--timeout S] [--python INTERPRETER]\n"
+			"       IMPL: cpu, cuda, cuda/vN, huggingface, torch, liger, python:file.py:function,\n"
+			"             library:libx.so:symbol (docs/BYO.md)\n"
 			"example: kbench run layer_norm backward rows=4096 hidden=4096 dtype=fp32 --device cuda:0\n");
 }
 
@@ -189,6 +194,8 @@ print_text_result(const kb_result *r, const char *op, const char *mode)
 		printf("  %.3f GB/s (%.4g bytes), %.4f TFLOP/s (%.4g FLOPs)\n", r->achieved_gbps, r->bytes,
 			   r->achieved_tflops, r->flops);
 	}
+	if (r->peak_memory_bytes > 0)
+		printf("  peak memory %lld bytes\n", (long long) r->peak_memory_bytes);
 	if (r->correctness.checked)
 		printf("  correctness: %lld values, max abs err %.3g, max rel err %.3g, matched %.6f\n",
 			   (long long) r->correctness.compared, r->correctness.max_abs_error,
@@ -207,7 +214,7 @@ print_text_result(const kb_result *r, const char *op, const char *mode)
 static int
 is_value_option(const char *a)
 {
-	static const char *const opts[] = {"--impl", "--variant", "--device", "--warmup-ms", "--rep-ms", "--flush-bytes",
+	static const char *const opts[] = {"--impl", "--python", "--variant", "--device", "--warmup-ms", "--rep-ms", "--flush-bytes",
 	"--max-samples", "--seed", "--timeout"};
 
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
@@ -246,6 +253,7 @@ cmd_run(int argc, char **argv, int describe)
 	char	  **owned = calloc((size_t) argc + 1, sizeof(char *));
 	int			json = 0;
 	double		timeout_s = 0;
+	char	   *entry = NULL;
 	int			rc;
 
 	if (!keys || !vals || !owned)
@@ -277,7 +285,45 @@ cmd_run(int argc, char **argv, int describe)
 			return 2;
 		}
 		else if (strcmp(a, "--impl") == 0)
-			req.impl = argv[++i];
+		{
+			/* --impl python:file.py:fn / library:libx.so:sym: an entry, its file made absolute */
+			const char *v = argv[++i];
+
+			if (strncmp(v, "python:", 7) == 0 || strncmp(v, "library:", 8) == 0)
+			{
+				const char *rest = strchr(v, ':') + 1;
+				const char *colon = strrchr(rest, ':');
+				char	   *file,
+						   *abs;
+
+				if (!colon || colon == rest)
+				{
+					fprintf(stderr, "kbench: --impl %s: write python:file.py:function or library:libx.so:symbol\n", v);
+					return 2;
+				}
+				file = strndup(rest, (size_t) (colon - rest));
+				abs = file ? realpath(file, NULL) : NULL;
+				if (!abs)
+				{
+					fprintf(stderr, "kbench: --impl %s: cannot find %s\n", v, file ? file : "");
+					free(file);
+					return 2;
+				}
+				free(entry);
+				entry = malloc(strlen(abs) + strlen(colon) + 10);
+				if (!entry)
+					return 1;
+				sprintf(entry, "%.*s%s%s", (int) (rest - v), v, abs, colon);
+				req.entry = entry;
+				req.impl = v[0] == 'p' ? "python" : "library";
+				free(file);
+				free(abs);
+			}
+			else
+				req.impl = v;
+		}
+		else if (strcmp(a, "--python") == 0)
+			req.python = argv[++i];
 		else if (strcmp(a, "--device") == 0)
 			req.device = argv[++i];
 		else if (strcmp(a, "--variant") == 0)
@@ -351,6 +397,7 @@ cmd_run(int argc, char **argv, int describe)
 	for (int i = 0; i < req.naxes; i++)
 		free(owned[i]);
 	free(owned);
+	free(entry);
 	free(keys);
 	free(vals);
 	return exit_code((kb_status) rc);

@@ -1,0 +1,60 @@
+/*
+ * impl_int.h: what impl.c, impl_python.c and impl_library.c share.
+ */
+#ifndef KB_IMPL_INT_H
+#define KB_IMPL_INT_H
+
+#include <sys/prctl.h>
+#include <sys/types.h>
+
+#include "kb_int.h"
+
+typedef struct kb_ext
+{
+	kb_case		cs;
+	const kb_request *req;
+	volatile int *cancel;
+	int			shm_fd;			/* the tensors: one memfd mapping, shared with the child */
+	unsigned char *base;
+	size_t		size;
+	size_t		used;
+	unsigned char dummy[64];	/* what the flush buffer's allocation gets (the child has its own) */
+	int64_t		flush_bytes;
+	pid_t		pid;
+	int			sock;
+	int			err_fd;			/* the child's stderr (and stdout): a memfd */
+	bool		failed;
+	int			failed_rc;
+	bool		dirty;			/* outputs not read back since the last call */
+	char	   *versions;		/* {"python": "3.11.2", "torch": ...} from the python child */
+	kb_call		call;
+	kb_plan    *plan;			/* kb_run's plan: is_output cleared for outputs not returned */
+	char		line[8192];
+} kb_ext;
+
+static inline void
+prctl_deathsig(void)
+{
+	(void) prctl(PR_SET_PDEATHSIG, 9 /* SIGKILL */ );
+}
+
+bool		kb_ext_split_entry(const char *entry, int *kind, char *path, size_t pathlen, char *symbol, size_t symlen,
+							   char *err, size_t errlen);
+bool		kb_ext_find_program(const char *prog, char *out, size_t outlen);
+bool		kb_ext_file_digest(const char *path, char digest[72], int64_t *size, char *err, size_t errlen);
+int			kb_ext_request(kb_backend *be, const char *cmd, double timeout_s, char *out, size_t outlen);
+int			kb_ext_channel(kb_backend *be, int *child_sock);
+void		kb_ext_child_init(void);
+void		kb_ext_stop(kb_ext *x);
+const char *kb_ext_versions(const kb_backend *be);
+void		kb_ext_version_of(const char *json, const char *key, char *out, size_t len);
+
+/* impl_python.c */
+bool		kb_python_check(const kb_request *req, const kb_case *cs, char *err, size_t errlen);
+bool		kb_python_builtin_file(const kb_request *req, char *out, size_t outlen, char *err, size_t errlen);
+int			kb_python_start(kb_backend *be, double timeout_s);
+
+/* impl_library.c */
+int			kb_library_start(kb_backend *be, double timeout_s);
+
+#endif							/* KB_IMPL_INT_H */

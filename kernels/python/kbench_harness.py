@@ -1,0 +1,241 @@
+"""kbench_harness.py: runs one python implementation for kbench, in a child process.
+
+kbench (kernels/impl.c, impl_python.c) starts this script with the configured
+interpreter and drives it over a stream socket on fd 3, one line each way;
+the tensors live in a memfd on fd 4, filled by kbench's counter-based
+generator.  This process never decides what is measured: kbench sends every
+call, keeps every sample and checks the outputs against its float64
+reference in C.
+
+    parent                          child
+    setup <json>                    ok {"python": ..., "torch": ...}  (versions)
+    prepare                         ok      (the implementation's factory, untimed)
+    call                            ok      (one untimed call, waited for)
+    time <flush_bytes>              ok <call_ns> <flush_and_call_ns>
+    memory                          ok <peak_bytes>
+    readback                        ok <output>,<output>...  (written into the tensors)
+    quit                            (exits)
+    any failure                     err <message>
+
+A python implementation is a factory: fn(ctx) -> step.  ctx has op, mode,
+dtype ("fp32"/"bf16"), torch_dtype, device (a torch.device), axes (dict) and
+inputs (dict of torch tensors on the device, copies of kbench's).  step() is
+the timed call: it returns a dict {output name: tensor}.  If step has a
+`reset` attribute, it is called before every call, untimed (e.g. to set
+gradients to None, as do_bench's grad_to_none).  docs/BYO.md has examples.
+"""
+import json
+import mmap
+import os
+import platform
+import sys
+import time
+import traceback
+
+SOCK = 3
+SHM = 4
+_buf = b""
+
+
+def send(line):
+    data = (line.replace("\n", " ").replace("\r", " ") + "\n").encode("utf-8", "replace")
+    while data:
+        n = os.write(SOCK, data)
+        data = data[n:]
+
+
+def read_line():
+    global _buf
+    while b"\n" not in _buf:
+        chunk = os.read(SOCK, 65536)
+        if not chunk:
+            return None
+        _buf += chunk
+    line, _, _buf = _buf.partition(b"\n")
+    return line.decode()
+
+
+def describe(exc):
+    """One line: the exception and where in the implementation it was raised."""
+    last = "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()
+    msg = last[-1] if last else repr(exc)
+    tb = traceback.extract_tb(exc.__traceback__)
+    here = os.path.abspath(__file__)
+    frames = [f for f in tb if os.path.abspath(f.filename) != here]
+    if frames:
+        f = frames[-1]
+        msg += " (%s:%d in %s)" % (os.path.basename(f.filename), f.lineno, f.name)
+    return msg[:400]
+
+
+class Ctx:
+    pass
+
+
+def load(cfg):
+    """The factory, and the versions of what it imports."""
+    import torch
+    versions = {"python": platform.python_version(), "torch": torch.__version__.split("+")[0]}
+    if "builtin" in cfg:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import kbench_builtin
+        factory = kbench_builtin.factory(cfg["builtin"], cfg["op"])
+        versions.update(kbench_builtin.versions(cfg["builtin"]))
+        return factory, versions
+    entry = cfg["entry"]
+    _, _, rest = entry.partition(":")
+    path, _, fn = rest.rpartition(":")
+    import importlib.util
+    sys.path.insert(0, os.path.dirname(path))
+    spec = importlib.util.spec_from_file_location("kbench_user_" + fn, path)
+    if spec is None or spec.loader is None:
+        raise ImportError("%s is not a python module" % path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    factory = getattr(mod, fn, None)
+    if not callable(factory):
+        raise AttributeError("%s has no function %s" % (path, fn))
+    return factory, versions
+
+
+def main():
+    line = read_line()
+    if line is None or not line.startswith("setup "):
+        send("err expected setup, got %r" % (line or "")[:60])
+        return 1
+    cfg = json.loads(line[6:])
+    try:
+        import torch
+    except Exception as exc:  # noqa: BLE001 -- any import failure is the run's message
+        send("err torch is not importable by %s: %s" % (sys.executable, describe(exc)))
+        return 1
+    try:
+        factory, versions = load(cfg)
+    except Exception as exc:  # noqa: BLE001
+        send("err " + describe(exc))
+        return 1
+    send("ok " + json.dumps({k: str(v)[:200] for k, v in versions.items()}, separators=(",", ":")))
+
+    dtypes = {"fp32": torch.float32, "bf16": torch.bfloat16, "int64": torch.int64}
+    mm = mmap.mmap(SHM, cfg["shm_size"])
+    views = {}
+    for t in cfg["tensors"]:
+        n = t["rows"] * t["cols"]
+        if t["offset"] < 0 or n <= 0:
+            continue
+        v = torch.frombuffer(mm, dtype=dtypes[t["dtype"]], count=n, offset=t["offset"])
+        views[t["name"]] = (v.view(t["rows"], t["cols"]), t)
+    device = torch.device(cfg["device"])
+    cuda = device.type == "cuda"
+    if cuda:
+        torch.cuda.set_device(device)
+
+    def sync():
+        if cuda:
+            torch.cuda.synchronize(device)
+
+    step = reset = None
+    last = None
+    flush = None
+    ctx = None
+    while True:
+        cmd = read_line()
+        if cmd is None or cmd == "quit":
+            return 0
+        try:
+            if cmd == "prepare":
+                ctx = Ctx()
+                ctx.op, ctx.mode, ctx.dtype = cfg["op"], cfg["mode"], cfg["dtype"]
+                ctx.torch_dtype = dtypes[cfg["dtype"]]
+                ctx.device = device
+                ctx.axes = dict(cfg["axes"])
+                # copies: the implementation cannot change the inputs the check reads
+                ctx.inputs = {name: v.to(device, copy=True) for name, (v, t) in views.items() if t["input"]}
+                step = factory(ctx)
+                if not callable(step):
+                    raise TypeError("the factory returned %r, not a callable step" % type(step).__name__)
+                reset = getattr(step, "reset", None)
+                sync()
+                send("ok")
+            elif cmd == "call":
+                if reset:
+                    reset()
+                last = step()
+                sync()
+                send("ok")
+            elif cmd.startswith("time "):
+                nbytes = int(cmd[5:])
+                if nbytes and (flush is None or flush.numel() < nbytes):
+                    flush = torch.empty(nbytes, dtype=torch.uint8, device=device)
+                if reset:
+                    reset()
+                sync()
+                t0 = time.monotonic_ns()
+                if cuda:
+                    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    if nbytes:
+                        flush.zero_()
+                    start.record()
+                    last = step()
+                    end.record()
+                    end.synchronize()
+                    op_ns = start.elapsed_time(end) * 1e6
+                    total = max(time.monotonic_ns() - t0, op_ns)
+                else:
+                    if nbytes:
+                        flush.fill_(t0 & 0xFF)
+                    t1 = time.monotonic_ns()
+                    last = step()
+                    t2 = time.monotonic_ns()
+                    op_ns, total = t2 - t1, t2 - t0
+                send("ok %d %d" % (int(op_ns), int(total)))
+            elif cmd == "memory":
+                if reset:
+                    reset()
+                if cuda:
+                    sync()
+                    torch.cuda.reset_peak_memory_stats(device)
+                    last = step()
+                    sync()
+                    peak = torch.cuda.max_memory_allocated(device) - (flush.numel() if flush is not None else 0)
+                else:
+                    # no allocator statistics on the CPU: the inputs and the returned outputs
+                    last = step()
+                    peak = sum(t.numel() * t.element_size() for t in ctx.inputs.values())
+                    if isinstance(last, dict):
+                        peak += sum(t.numel() * t.element_size() for t in last.values() if torch.is_tensor(t))
+                send("ok %d" % max(int(peak), 0))
+            elif cmd == "readback":
+                if not isinstance(last, dict):
+                    raise TypeError("the step returned %r; it must return a dict of output tensors by name"
+                                    % type(last).__name__)
+                names = []
+                for name, val in last.items():
+                    if name not in views or views[name][1]["input"]:
+                        outs = [n for n, (v, t) in views.items() if not t["input"]]
+                        raise KeyError("the step returned %r, which is not an output of %s (outputs: %s)"
+                                       % (name, cfg["op"], ", ".join(outs)))
+                    if not torch.is_tensor(val):
+                        raise TypeError("output %r is a %s, not a tensor" % (name, type(val).__name__))
+                    dst = views[name][0]
+                    if val.numel() != dst.numel():
+                        raise ValueError("output %r has %d elements, kbench expects %d (%d x %d)"
+                                         % (name, val.numel(), dst.numel(), dst.shape[0], dst.shape[1]))
+                    dst.copy_(val.detach().reshape(dst.shape).to("cpu", dst.dtype))
+                    names.append(name)
+                send("ok " + ",".join(names))
+            else:
+                send("err unknown command %r" % cmd[:40])
+        except Exception as exc:  # noqa: BLE001 -- every failure is the run's message
+            send("err " + describe(exc))
+
+
+if __name__ == "__main__":
+    try:
+        rc = main()
+    except BaseException as exc:  # noqa: BLE001
+        try:
+            send("err " + describe(exc))
+        finally:
+            os._exit(1)
+    sys.exit(rc)
