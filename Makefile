@@ -63,7 +63,14 @@ $(KBENCH_LIB): kbench
 kbench:
 	$(MAKE) -C kernels
 
-install: install-kbench-cuda
+install: install-kbench-cuda install-kbench-python
+# The python harness and the built-in python implementations, beside
+# kernelindex.so where libkbench looks for them (kernels/impl_python.c).
+.PHONY: install-kbench-python
+install-kbench-python:
+	$(MKDIR_P) '$(DESTDIR)$(pkglibdir)/kernelindex_python'
+	$(INSTALL_DATA) kernels/python/kbench_harness.py kernels/python/kbench_builtin.py '$(DESTDIR)$(pkglibdir)/kernelindex_python/'
+
 .PHONY: install-kbench-cuda
 install-kbench-cuda:
 	if [ -f kernels/libkbench_cuda.so ]; then \

@@ -14,6 +14,7 @@
 #include "kernelindex.h"
 #include "runner.h"
 #include "security.h"
+#include "implementations.h"
 
 #include <math.h>
 
@@ -282,10 +283,7 @@ kbench_run(PG_FUNCTION_ARGS)
 	/* the kernels library says whether it can run this, and why not */
 	workload_text = JsonbToCString(NULL, &workload->root, VARSIZE(workload));
 	/* a GPU's memory is checked by its worker, before allocating: no CUDA in a backend */
-	if (ki_is_cuda_device(device))
-		st = kb_validate_request(op, mode, workload_text, impl, device, err, sizeof(err));
-	else
-		st = kb_check_request(op, mode, workload_text, impl, device, err, sizeof(err));
+	st = ki_check_job(op, mode, workload_text, impl, device, err, sizeof(err));
 	if (st != KB_PASSED)
 		ereport(ERROR,
 				(errcode(st == KB_RESOURCE_EXCEEDED ? ERRCODE_PROGRAM_LIMIT_EXCEEDED : ERRCODE_INVALID_PARAMETER_VALUE),

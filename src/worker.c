@@ -30,6 +30,7 @@
 #include "kernelindex.h"
 #include "runner.h"
 #include "security.h"
+#include "implementations.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -214,6 +215,7 @@ _PG_init(void)
 							"kbench_run refuses new jobs beyond it.",
 							&ki_queue_limit, 1000, 1, 1000000, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	ki_define_security_gucs();
+	ki_implementations_init();
 	MarkGUCPrefixReserved("kernelindex");
 
 	if (!process_shared_preload_libraries_in_progress)
@@ -703,6 +705,7 @@ run_job(claimed_job *job, const char *device)
 	req.axes_json = job->workload;
 	req.impl = job->implementation;
 	req.device = device;
+	ki_worker_prepare_request(&req, job->operation);	/* python interpreter, registered entries */
 	apply_protocol(&req, job->protocol ? job->protocol : "{}");
 	req.cancel = &MySlot->cancel;
 	clock_gettime(CLOCK_MONOTONIC, &now);

@@ -1,0 +1,23 @@
+/*
+ * implementations.h: python and library implementations from SQL
+ * (src/implementations.c).
+ */
+#ifndef KI_IMPLEMENTATIONS_H
+#define KI_IMPLEMENTATIONS_H
+
+#include "../kernels/kbench.h"
+
+extern char *ki_python;
+extern char *ki_impl_directory;
+
+/* The GUCs kernelindex.python and kernelindex.implementation_directory (from _PG_init). */
+void		ki_implementations_init(void);
+
+/* Queue-time validation of a job with its implementation resolved. */
+kb_status	ki_check_job(const char *op, const char *mode, const char *workload, const char *impl,
+						 const char *device, char *err, size_t errlen);
+
+/* In the worker, before kb_run: the interpreter and a registered name's entry. */
+void		ki_worker_prepare_request(kb_request *req, const char *op);
+
+#endif							/* KI_IMPLEMENTATIONS_H */

@@ -1,0 +1,81 @@
+"""test/byo/impls.py: python implementations for test/suites/byo.sh.
+
+good: a correct LayerNorm backward in plain torch (the registered example);
+the others fail on purpose, one way each.
+"""
+import os
+import signal
+import sys
+import time
+
+import torch
+
+
+def good(ctx):
+    """layer_norm backward with autograd, gradients cleared before each call."""
+    H = ctx.axes["hidden"]
+    x = ctx.inputs["x"].detach().clone().requires_grad_(True)
+    w = ctx.inputs["weight"].reshape(H).detach().clone().requires_grad_(True)
+    b = ctx.inputs["bias"].reshape(H).detach().clone().requires_grad_(True)
+    y = torch.nn.functional.layer_norm(x, (H,), w, b, 1e-6)
+    dy = ctx.inputs["dy"]
+
+    def step():
+        y.backward(dy, retain_graph=True)
+        return {"dx": x.grad, "dweight": w.grad, "dbias": b.grad}
+
+    def reset():
+        x.grad = w.grad = b.grad = None
+    step.reset = reset
+    return step
+
+
+def wrong(ctx):
+    """dx off by 1% in every element: incorrect_numerical."""
+    inner = good(ctx)
+
+    def step():
+        out = inner()
+        return {"dx": out["dx"] * 1.01, "dweight": out["dweight"], "dbias": out["dbias"]}
+    step.reset = inner.reset
+    return step
+
+
+def raises(ctx):
+    def step():
+        raise RuntimeError("deliberate failure in the implementation")
+    return step
+
+
+def crashes(ctx):
+    def step():
+        sys.stdout.flush()
+        os.kill(os.getpid(), signal.SIGSEGV)
+    return step
+
+
+def hangs(ctx):
+    def step():
+        time.sleep(3600)
+    return step
+
+
+def garbage(ctx):
+    """writes over kbench's protocol socket: the parent must refuse it."""
+    def step():
+        os.write(3, b"\x00\x01 this is not the protocol\n")
+        time.sleep(1)
+        return {}
+    return step
+
+
+def prints(ctx):
+    """prints to stdout and stderr: harmless (they go to the log, not the protocol)."""
+    inner = good(ctx)
+
+    def step():
+        print("hello from the implementation")
+        print("and its stderr", file=sys.stderr)
+        return inner()
+    step.reset = inner.reset
+    return step

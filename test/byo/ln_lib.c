@@ -1,0 +1,146 @@
+/*
+ * test/byo/ln_lib.c: a library implementation (kbench_impl.h) of layer_norm
+ * for test/suites/byo.sh and docs/BYO.md: forward and backward in plain C
+ * with fp32 accumulation, fp32 only.  "ln_crash" and "ln_hang" fail on
+ * purpose; "ln_wrong" scales dx by 1.01.
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kbench_impl.h"
+
+KBENCH_IMPL_EXPORT_ABI
+
+static kbench_tensor *
+tensor(kbench_impl_call *c, const char *name)
+{
+	for (int i = 0; i < c->ntensors; i++)
+		if (strcmp(c->tensors[i].name, name) == 0)
+			return &c->tensors[i];
+	return NULL;
+}
+
+static int
+layer_norm(kbench_impl_call *c, float dx_scale)
+{
+	int64_t		R = c->axes[0],
+				H = c->axes[1];
+	const float *x,
+			   *w,
+			   *b,
+			   *dy;
+	float	   *dw,
+			   *db;
+	float	   *acc;
+
+	if (strcmp(c->dtype, "fp32") != 0)
+	{
+		strcpy(c->error, "this example handles fp32 only");
+		return 1;
+	}
+	if (c->phase == KBENCH_PHASE_PREPARE)
+		return 0;
+	x = tensor(c, "x")->data;
+	w = tensor(c, "weight")->data;
+	b = tensor(c, "bias")->data;
+	acc = calloc((size_t) (2 * H), sizeof(float));
+	if (!acc)
+	{
+		strcpy(c->error, "out of memory");
+		return 1;
+	}
+	c->peak_bytes = (int64_t) (2 * H * sizeof(float));
+	dy = strcmp(c->mode, "forward") ? tensor(c, "dy")->data : NULL;
+	dw = strcmp(c->mode, "forward") ? tensor(c, "dweight")->data : NULL;
+	db = strcmp(c->mode, "forward") ? tensor(c, "dbias")->data : NULL;
+	for (int64_t r = 0; r < R; r++)
+	{
+		const float *xr = x + r * H;
+		float		m = 0,
+					v = 0,
+					rs;
+
+		for (int64_t j = 0; j < H; j++)
+			m += xr[j];
+		m /= (float) H;
+		for (int64_t j = 0; j < H; j++)
+			v += (xr[j] - m) * (xr[j] - m);
+		v /= (float) H;
+		rs = 1.0f / sqrtf(v + 1e-6f);
+		if (strcmp(c->mode, "backward"))
+		{
+			float	   *y = (float *) tensor(c, "y")->data + r * H;
+
+			for (int64_t j = 0; j < H; j++)
+				y[j] = (xr[j] - m) * rs * w[j] + b[j];
+			((float *) tensor(c, "mean")->data)[r] = m;
+			((float *) tensor(c, "rstd")->data)[r] = rs;
+		}
+		if (dy)
+		{
+			const float *dyr = dy + r * H;
+			float	   *dxr = (float *) tensor(c, "dx")->data + r * H;
+			float		c1 = 0,
+						c2 = 0;
+
+			for (int64_t j = 0; j < H; j++)
+			{
+				float		xh = (xr[j] - m) * rs;
+
+				c1 += xh * w[j] * dyr[j];
+				c2 += w[j] * dyr[j];
+				acc[j] += dyr[j] * xh;
+				acc[H + j] += dyr[j];
+			}
+			c1 /= (float) H;
+			c2 /= (float) H;
+			for (int64_t j = 0; j < H; j++)
+				dxr[j] = dx_scale * (w[j] * dyr[j] - (xr[j] - m) * rs * c1 - c2) * rs;
+		}
+	}
+	if (dw)
+		for (int64_t j = 0; j < H; j++)
+		{
+			dw[j] = acc[j];
+			db[j] = acc[H + j];
+		}
+	free(acc);
+	return 0;
+}
+
+int			ln_good(kbench_impl_call *c);
+int			ln_wrong(kbench_impl_call *c);
+int			ln_crash(kbench_impl_call *c);
+int			ln_hang(kbench_impl_call *c);
+
+int
+ln_good(kbench_impl_call *c)
+{
+	return layer_norm(c, 1.0f);
+}
+
+int
+ln_wrong(kbench_impl_call *c)
+{
+	return layer_norm(c, 1.01f);
+}
+
+int
+ln_crash(kbench_impl_call *c)
+{
+	if (c->phase == KBENCH_PHASE_TIMED)
+		raise(SIGSEGV);
+	return 0;
+}
+
+int
+ln_hang(kbench_impl_call *c)
+{
+	if (c->phase == KBENCH_PHASE_TIMED)
+		for (;;)
+			pause();
+	return 0;
+}

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# byo.sh: implementations other than kbench's own (issue 14), on the CPU,
+# through the background worker: the huggingface LayerNorm backward at the
+# seed's shape lands in the seed's workload with a passed check; torch's
+# jsd; a registered python file and a registered C library run; a wrong one
+# gives incorrect_numerical; one that raises, crashes, hangs or writes
+# garbage on the protocol gives a failed run and leaves the worker healthy;
+# registration is for kbench_admin only, from the allowed directory; a
+# missing interpreter is refused at queue time; every run carries
+# peak_memory.  Needs Debian's python3-torch (/usr/bin/python3).  TAP lines.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
+PY=/usr/bin/python3
+if ! $PY -c 'import torch' 2>/dev/null; then
+  echo "not ok - $PY imports torch (apt-get install python3-torch; bin/setup.sh installs it)"
+  exit 1
+fi
+source bin/pgcluster.sh
+IMPL_DIR=$(mktemp -d /tmp/kbench-byo.XXXXXX)
+trap 'ki_cluster_stop; rm -rf "$IMPL_DIR"' EXIT
+chmod 755 "$IMPL_DIR"
+cp test/byo/impls.py "$IMPL_DIR/"
+cc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -Ikernels -o "$IMPL_DIR/libln.so" test/byo/ln_lib.c -lm ||
+  { echo "not ok - the test library builds"; exit 1; }
+mkdir "$IMPL_DIR/elsewhere" && cp test/byo/impls.py "$IMPL_DIR/elsewhere/"
+chmod -R a+rX "$IMPL_DIR"
+OUTSIDE=$(mktemp -d /tmp/kbench-byo-outside.XXXXXX); cp test/byo/impls.py "$OUTSIDE/"; chmod -R a+rX "$OUTSIDE"
+trap 'ki_cluster_stop; rm -rf "$IMPL_DIR" "$OUTSIDE"' EXIT
+
+ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'kbench'" \
+                 "kernelindex.devices = 'cpu'" "kernelindex.python = '$PY'" \
+                 "kernelindex.implementation_directory = '$IMPL_DIR'" || { echo "not ok - the cluster starts"; exit 1; }
+createdb kbench && psql -X -q -d kbench -c "CREATE EXTENSION kernelindex" || { echo "not ok - extension created"; exit 1; }
+export PGDATABASE=kbench
+q() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1"; }
+qe() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
+ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+has() { case "$1" in *"$2"*) echo "ok - $3";; *) echo "not ok - $3"; echo "$1" | sed 's/^/# /';; esac; }
+TINY='{"warmup_ms": 0, "rep_ms": 0.01, "flush_bytes": 0, "max_samples": 3}'
+SMALL='{"rows": 64, "hidden": 256, "dtype": "fp32"}'
+
+wait_for() {
+  local i
+  for ((i = 0; i < $2 * 10; i++)); do
+    [ "$(psql -X -At -q -c "$1" 2>/dev/null)" = "t" ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+wait_for "SELECT count(*) = 1 FROM kbench_workers WHERE state = 'idle'" 30 || echo "# the worker did not start"
+# run a job to its end: RES="status run_status", JOB its id
+run() {
+  JOB=$(q "SELECT kbench_run($1)") || { RES="queue-error"; JOB=0; return; }
+  wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_jobs WHERE id = $JOB" "${2:-120}" || { RES="still-running"; return; }
+  RES=$(q "SELECT status || ' ' || coalesce(run_status::text, '-') FROM kbench_jobs WHERE id = $JOB")
+}
+worker_pid() { q "SELECT pid FROM kbench_workers WHERE device = 'cpu'"; }
+
+# --- THE acceptance test: huggingface LayerNorm backward at the seed's shape, in the seed's workload
+seed=test/data/seeds/004_5d22a04506fce857.json
+q "SELECT count(*) FROM kbench_ingest(pg_read_file('$(pwd)/$seed')::json)" >/dev/null 2>&1 ||
+  psql -X -q -v ON_ERROR_STOP=1 -c "SELECT kbench_ingest(\$j\$$(cat $seed)\$j\$::json)" >/dev/null
+pid0=$(worker_pid)
+run "'layer_norm', 'backward', '{\"rows\": 4096, \"hidden\": 4096, \"dtype\": \"fp32\"}', implementation => 'huggingface', protocol => '$TINY'" 300
+ok "$RES" "passed passed" "huggingface LayerNorm backward 4096x4096 fp32 runs through the CPU worker and passes its check"
+hf=$JOB
+ok "$(q "SELECT r.workload_digest = s.workload_digest FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest, kbench_runs s WHERE j.id = $hf AND s.name LIKE 'liger-layer-norm-backward-huggingface-%'")" t \
+   "its run names the seed's WorkloadCase digest"
+ok "$(q "SELECT i.name || ' ' || i.language FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest JOIN kbench_implementations i ON i.digest = r.implementation_digest WHERE j.id = $hf")" \
+   "kbench-python-huggingface-layer-norm python" "its ImplementationRevision is the python huggingface baseline"
+ok "$(q "SELECT i.manifest->'spec'->'buildVariants'->0->'requirements' ? 'torch' FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest JOIN kbench_implementations i ON i.digest = r.implementation_digest WHERE j.id = $hf")" t \
+   "the revision records the torch version the child imported"
+ok "$(q "SELECT m.value > 3 * 4096 * 4096 * 4 FROM kbench_jobs j JOIN kbench_measurements m ON m.run_digest = j.run_digest WHERE j.id = $hf AND m.metric = 'peak_memory' AND m.unit = 'bytes'")" t \
+   "the python run carries peak_memory in bytes (x, dy, dx at least)"
+
+# --- torch jsd, and a CPU builtin's peak_memory: every tensor and the workspace
+run "'jsd', 'forward', '{\"tokens\": 32, \"vocab\": 512, \"dtype\": \"fp32\"}', implementation => 'torch', protocol => '$TINY'"
+ok "$RES" "passed passed" "torch jsd forward runs through the worker and passes"
+run "'layer_norm', 'backward', '$SMALL', protocol => '$TINY'"
+ok "$(q "SELECT m.value FROM kbench_jobs j JOIN kbench_measurements m ON m.run_digest = j.run_digest WHERE j.id = $JOB AND m.metric = 'peak_memory'")" \
+   "$(( (4*64*256 + 4*256 + 2*64) * 4 + 2*256*4 ))" "a cpu run's peak_memory is its tensors and workspace, in bytes"
+
+# --- registration: kbench_admin only, from the allowed directory
+q "CREATE ROLE byo_user LOGIN; GRANT kbench_user TO byo_user; CREATE ROLE byo_admin LOGIN; GRANT kbench_admin TO byo_admin;
+   GRANT EXECUTE ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean) TO kbench_user" >/dev/null
+out=$(psql -X -At -q -U byo_user -c "SELECT kbench_register_implementation('mine', 'layer_norm', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
+has "$out" "permission denied for function kbench_register_implementation" "a kbench_user cannot register code"
+out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('mine', 'layer_norm', 'python:$OUTSIDE/impls.py:good')" 2>&1)
+has "$out" "is not under kernelindex.implementation_directory" "code outside kernelindex.implementation_directory is refused"
+out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('mine', 'layer_norm', 'python:$IMPL_DIR/elsewhere/../../$(basename "$OUTSIDE")/impls.py:good')" 2>&1)
+has "$out" "is not under kernelindex.implementation_directory" "a path that leaves the directory through .. is refused"
+out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('huggingface', 'layer_norm', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
+has "$out" "is the name of a built-in implementation" "a built-in name cannot be registered"
+out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('mine', 'layer_norm', 'perl:$IMPL_DIR/impls.py:good')" 2>&1)
+has "$out" "must be python:/dir/file.py:function or library:/dir/libx.so:symbol" "an entry of another kind is refused"
+out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('Mine!', 'layer_norm', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
+has "$out" "must be lower-case letters" "a name that cannot be a manifest name is refused"
+reg() { psql -X -At -q -v ON_ERROR_STOP=1 -U byo_admin -c "SELECT kbench_register_implementation('$1', 'layer_norm', '$2', '1.0')" 2>&1; }
+d_py=$(reg my-ln "python:$IMPL_DIR/impls.py:good")
+case "$d_py" in sha256:*) echo "ok - kbench_admin registers a python file";; *) echo "not ok - kbench_admin registers a python file"; echo "# $d_py";; esac
+ok "$(q "SELECT manifest->'spec'->'source'->>'contentDigest' = 'sha256:$(sha256sum "$IMPL_DIR/impls.py" | cut -d' ' -f1)' AND manifest->'spec'->'callable'->>'language' = 'python' AND version = '1.0' FROM kbench_implementations WHERE digest = '$d_py'")" t \
+   "its ImplementationRevision records the file's sha256, the language and the version"
+d_c=$(reg my-ln-c "library:$IMPL_DIR/libln.so:ln_good")
+for n in wrong:wrong raises:raises crashes:crashes hangs:hangs garbage:garbage; do reg "py-${n%%:*}" "python:$IMPL_DIR/impls.py:${n#*:}" >/dev/null; done
+reg c-wrong "library:$IMPL_DIR/libln.so:ln_wrong" >/dev/null; reg c-crash "library:$IMPL_DIR/libln.so:ln_crash" >/dev/null
+reg c-hang "library:$IMPL_DIR/libln.so:ln_hang" >/dev/null
+ok "$(q "SELECT count(*) FROM kbench_registered_implementations WHERE registered_by = 'byo_admin'")" 10 "ten implementations registered"
+
+# --- registered code runs through the worker
+run "'layer_norm', 'backward', '$SMALL', implementation => 'my-ln', protocol => '$TINY'"
+ok "$RES" "passed passed" "a registered python file runs through the worker and passes"
+ok "$(q "SELECT r.implementation_digest FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.id = $JOB")" "$d_py" \
+   "its run names the registered revision"
+run "'layer_norm', 'backward', '$SMALL', implementation => 'my-ln-c', protocol => '$TINY'"
+ok "$RES" "passed passed" "a registered C library runs through the worker and passes"
+ok "$(q "SELECT r.implementation_digest FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.id = $JOB")" "$d_c" \
+   "its run names the registered library's revision"
+run "'layer_norm', 'forward', '$SMALL', implementation => 'my-ln-c', protocol => '$TINY'"
+ok "$RES" "passed passed" "the C library's forward (y, mean, rstd) passes too"
+run "'layer_norm', 'backward', '$SMALL', implementation => 'py-wrong', protocol => '$TINY'"
+ok "$RES" "failed incorrect_numerical" "a wrong python implementation gives incorrect_numerical"
+run "'layer_norm', 'backward', '$SMALL', implementation => 'c-wrong', protocol => '$TINY'"
+ok "$RES" "failed incorrect_numerical" "a wrong C library gives incorrect_numerical"
+
+# --- failures end the child, never the worker
+pid=$(worker_pid)
+run "'layer_norm', 'backward', '$SMALL', implementation => 'py-raises', protocol => '$TINY'"
+ok "$RES" "failed runtime_error" "a python implementation that raises gives a failed run"
+has "$(q "SELECT error FROM kbench_jobs WHERE id = $JOB")" "RuntimeError: deliberate failure in the implementation (impls.py:" "with the exception and where it was raised"
+run "'layer_norm', 'backward', '$SMALL', implementation => 'py-crashes', protocol => '$TINY'"
+ok "$RES" "failed runtime_error" "a python implementation that crashes gives a failed run"
+has "$(q "SELECT error FROM kbench_jobs WHERE id = $JOB")" "the python child was killed by signal 11" "saying how it died"
+run "'layer_norm', 'backward', '$SMALL', implementation => 'py-garbage', protocol => '$TINY'"
+ok "$RES" "failed runtime_error" "a python implementation that writes garbage on the protocol gives a failed run"
+has "$(q "SELECT error FROM kbench_jobs WHERE id = $JOB")" "answered something that is not the protocol" "saying so"
+run "'layer_norm', 'backward', '$SMALL', implementation => 'c-crash', protocol => '$TINY'"
+ok "$RES" "failed runtime_error" "a C library that crashes gives a failed run"
+has "$(q "SELECT error FROM kbench_jobs WHERE id = $JOB")" "the library child was killed by signal 11" "saying how it died"
+run "'layer_norm', 'backward', '$SMALL', implementation => 'py-hangs', protocol => '$TINY', timeout => '4 seconds'"
+ok "$RES" "timeout timeout" "a python implementation that hangs is stopped at the job's timeout"
+run "'layer_norm', 'backward', '$SMALL', implementation => 'c-hang', protocol => '$TINY', timeout => '4 seconds'"
+ok "$RES" "timeout timeout" "a C library that hangs is stopped at the job's timeout"
+has "$(q "SELECT error FROM kbench_jobs WHERE id = $JOB")" "did not answer 'call' within" "saying the child did not answer and was killed"
+ok "$(worker_pid)" "$pid" "the worker that ran all of them is the same live process"
+run "'layer_norm', 'backward', '$SMALL', implementation => 'my-ln', protocol => '$TINY'"
+ok "$RES" "passed passed" "and it runs the next job"
+sleep 0.5
+ok "$(ps -o pid= --ppid "$pid" | wc -l | tr -d ' ')" 0 "no child process is left behind"
+
+# --- queue-time errors
+has "$(qe "SELECT kbench_run('layer_norm', 'backward', '$SMALL', implementation => 'nobody')")" \
+    "unknown implementation 'nobody': not built in" "an unknown implementation is refused at queue time"
+has "$(qe "SELECT kbench_run('jsd', 'forward', '{\"tokens\": 8, \"vocab\": 8}', implementation => 'my-ln')")" \
+    "not registered for jsd" "a registered name is for its operation only"
+q "ALTER SYSTEM SET kernelindex.python = '/nonexistent/python3'" && q "SELECT pg_reload_conf()" >/dev/null; sleep 0.5
+has "$(qe "SELECT kbench_run('layer_norm', 'backward', '$SMALL', implementation => 'huggingface')")" \
+    "the python interpreter '/nonexistent/python3' is not executable" "a missing interpreter is refused at queue time"
+q "ALTER SYSTEM RESET kernelindex.python" && q "SELECT pg_reload_conf()" >/dev/null; sleep 0.5
+
+# --- the kbench CLI: --impl python:file.py:fn, library:..., --python
+kb=kernels/kbench
+out=$($kb run layer_norm backward rows=32 hidden=64 --impl python:test/byo/impls.py:good --python $PY --rep-ms 1 --warmup-ms 1 --flush-bytes 0 2>&1)
+has "$out" "layer_norm backward: passed" "kbench run --impl python:file.py:fn --python runs a python file"
+out=$($kb run layer_norm backward rows=32 hidden=64 --impl library:$IMPL_DIR/libln.so:ln_good --rep-ms 1 --warmup-ms 1 --flush-bytes 0 2>&1)
+has "$out" "layer_norm backward: passed" "kbench run --impl library:libx.so:symbol runs a C library"
+out=$($kb run layer_norm backward rows=32 hidden=64 --impl huggingface --python /nonexistent/python3 2>&1); rc=$?
+has "$out $rc" "is not executable; set kernelindex.python (kbench --python) to one that has torch, e.g. /usr/bin/python3 2" "kbench --python with a missing interpreter: a clear error, exit 2"
