@@ -769,7 +769,8 @@ kb_ext_request(kb_backend *be, const char *cmd, double timeout_s, char *out, siz
 			char		shown[64];
 			size_t		k = 0;
 
-			for (const char *p = line; *p && k + 1 < sizeof(shown); p++)
+			/* the raw bytes of the line, NULs included */
+			for (const char *p = line; p < nl && k + 1 < sizeof(shown); p++)
 				shown[k++] = isprint((unsigned char) *p) ? *p : '?';
 			shown[k] = '\0';
 			return fail(be, KBC_ERROR, "%s answered something that is not the protocol: '%s'", kind_word(x), shown);

@@ -979,7 +979,7 @@ kb_run(const kb_request *req, kb_result *res)
 			st = be_status(&be, kb_be_alloc(&be, (size_t) flush, &flushbuf), res, "flush buffer");
 		/* another implementation: its child process starts now, on the filled inputs */
 		if (st == KB_PASSED && be.ext)
-			st = be_status(&be, kb_ext_start(&be, &c, &plan), res, kb_ext_label(&cs));
+			st = be_status(&be, kb_ext_start(&be, &c, &plan), res, "starting the implementation");
 		if (st == KB_PASSED)
 		{
 			rc = kb_be_call(&be, &c, KB_PHASE_PREPARE);
@@ -1010,6 +1010,9 @@ kb_run(const kb_request *req, kb_result *res)
 			res->achieved_tflops = res->flops / res->stats.median / 1e3;
 		}
 	}
+	/* a child stopped by a cancel inside its call: canceled, as between calls */
+	if (be.ext && st != KB_PASSED && req->cancel && *req->cancel)
+		st = KB_CANCELED;
 	if (st == KB_RESOURCE_EXCEEDED && !res->message[0])
 		setmsg(res, "out of device memory");
 	res->status = st;

@@ -35,6 +35,8 @@ createdb kbench && psql -X -q -d kbench -c "CREATE EXTENSION kernelindex" || { e
 export PGDATABASE=kbench
 q() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1"; }
 qe() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
+T0=$(date +%s)
+section() { echo "# $(( $(date +%s) - T0 )) s: $1"; }
 ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
 has() { case "$1" in *"$2"*) echo "ok - $3";; *) echo "not ok - $3"; echo "$1" | sed 's/^/# /';; esac; }
 TINY='{"warmup_ms": 0, "rep_ms": 0.01, "flush_bytes": 0, "max_samples": 3}'
@@ -57,6 +59,7 @@ run() {
 }
 worker_pid() { q "SELECT pid FROM kbench_workers WHERE device = 'cpu'"; }
 
+section "acceptance"
 # --- THE acceptance test: huggingface LayerNorm backward at the seed's shape, in the seed's workload
 seed=test/data/seeds/004_5d22a04506fce857.json
 q "SELECT count(*) FROM kbench_ingest(pg_read_file('$(pwd)/$seed')::json)" >/dev/null 2>&1 ||
@@ -74,6 +77,7 @@ ok "$(q "SELECT i.manifest->'spec'->'buildVariants'->0->'requirements' ? 'torch'
 ok "$(q "SELECT m.value > 3 * 4096 * 4096 * 4 FROM kbench_jobs j JOIN kbench_measurements m ON m.run_digest = j.run_digest WHERE j.id = $hf AND m.metric = 'peak_memory' AND m.unit = 'bytes'")" t \
    "the python run carries peak_memory in bytes (x, dy, dx at least)"
 
+section "jsd"
 # --- torch jsd, and a CPU builtin's peak_memory: every tensor and the workspace
 run "'jsd', 'forward', '{\"tokens\": 32, \"vocab\": 512, \"dtype\": \"fp32\"}', implementation => 'torch', protocol => '$TINY'"
 ok "$RES" "passed passed" "torch jsd forward runs through the worker and passes"
@@ -81,6 +85,7 @@ run "'layer_norm', 'backward', '$SMALL', protocol => '$TINY'"
 ok "$(q "SELECT m.value FROM kbench_jobs j JOIN kbench_measurements m ON m.run_digest = j.run_digest WHERE j.id = $JOB AND m.metric = 'peak_memory'")" \
    "$(( (4*64*256 + 4*256 + 2*64) * 4 + 2*256*4 ))" "a cpu run's peak_memory is its tensors and workspace, in bytes"
 
+section "registration"
 # --- registration: kbench_admin only, from the allowed directory
 q "CREATE ROLE byo_user LOGIN; GRANT kbench_user TO byo_user; CREATE ROLE byo_admin LOGIN; GRANT kbench_admin TO byo_admin;
    GRANT EXECUTE ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean) TO kbench_user" >/dev/null
@@ -107,6 +112,7 @@ reg c-wrong "library:$IMPL_DIR/libln.so:ln_wrong" >/dev/null; reg c-crash "libra
 reg c-hang "library:$IMPL_DIR/libln.so:ln_hang" >/dev/null
 ok "$(q "SELECT count(*) FROM kbench_registered_implementations WHERE registered_by = 'byo_admin'")" 10 "ten implementations registered"
 
+section "registered runs"
 # --- registered code runs through the worker
 run "'layer_norm', 'backward', '$SMALL', implementation => 'my-ln', protocol => '$TINY'"
 ok "$RES" "passed passed" "a registered python file runs through the worker and passes"
@@ -123,6 +129,7 @@ ok "$RES" "failed incorrect_numerical" "a wrong python implementation gives inco
 run "'layer_norm', 'backward', '$SMALL', implementation => 'c-wrong', protocol => '$TINY'"
 ok "$RES" "failed incorrect_numerical" "a wrong C library gives incorrect_numerical"
 
+section "failures"
 # --- failures end the child, never the worker
 pid=$(worker_pid)
 run "'layer_norm', 'backward', '$SMALL', implementation => 'py-raises', protocol => '$TINY'"
@@ -148,6 +155,7 @@ ok "$RES" "passed passed" "and it runs the next job"
 sleep 0.5
 ok "$(ps -o pid= --ppid "$pid" | wc -l | tr -d ' ')" 0 "no child process is left behind"
 
+section "queue-time"
 # --- queue-time errors
 has "$(qe "SELECT kbench_run('layer_norm', 'backward', '$SMALL', implementation => 'nobody')")" \
     "unknown implementation 'nobody': not built in" "an unknown implementation is refused at queue time"
@@ -158,6 +166,31 @@ has "$(qe "SELECT kbench_run('layer_norm', 'backward', '$SMALL', implementation 
     "the python interpreter '/nonexistent/python3' is not executable" "a missing interpreter is refused at queue time"
 q "ALTER SYSTEM RESET kernelindex.python" && q "SELECT pg_reload_conf()" >/dev/null; sleep 0.5
 
+section "reproduction"
+# --- reproduction: the seed's huggingface run (from Liger's CSV) reproduced here, verified, marked in the export
+q "SELECT count(*) FROM kbench_import_liger(pg_read_file('$(pwd)/data/liger/all_benchmark_data.csv'))" >/dev/null
+seed_run=$(q "SELECT digest FROM kbench_runs WHERE name LIKE 'liger-layer-norm-backward-huggingface-nvidia-h100%' AND workload_digest = 'sha256:c18a03ab80eee5adfcd97f582de99ab98c459be25807cde44b48ac623ad3af23'")
+ok "$(q "SELECT implementation || ' ' || mode || ' ' || workload::text FROM kbench__reproduction_request('$seed_run')")" \
+   'huggingface backward {"rows": 4096, "dtype": "fp32", "hidden": 4096}' "the seed run's reproduction: huggingface, backward, its axes and dtype"
+JOB=$(q "SELECT kbench_reproduce('$seed_run', 'cpu')")
+section "reproduction queued"
+wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_jobs WHERE id = $JOB" 300
+ok "$(q "SELECT verified || ' ' || reproduced_status || ' ' || (ratio = reproduced_median_ns::float8 / reported_median_ns) || ' ' || reported_implementation FROM kbench_reproductions WHERE job_id = $JOB")" \
+   "true passed true liger-bench-layer-norm-huggingface" "kbench_reproduce runs the seed's huggingface LayerNorm here: verified, with the ratio of the medians"
+section "reproduction ran"
+ok "$(q "SELECT r.row::jsonb->'row'->>'reproducedByKernelindex' || ' ' || (r.row::jsonb->'row'->>'independentReplicationCount') FROM kbench_export_catalog() r(row) WHERE r.row::jsonb->>'table' = 'benchmark_runs' AND r.row::jsonb->'row'->>'runDigest' = '$seed_run'")" \
+   "true 1" "the export marks the reproduced run"
+ok "$(q "SELECT count(*) FROM kbench_export_catalog() r(row) WHERE r.row::jsonb->'row' ? 'reproducedByKernelindex' AND r.row::jsonb->'row'->>'runDigest' <> '$seed_run' AND (r.row::jsonb->'row'->>'reproducedByKernelindex')::boolean")" \
+   0 "and no other run"
+has "$(qe "SELECT kbench_reproduce('sha256:0000000000000000000000000000000000000000000000000000000000000000')")" \
+    "no run sha256:0000000000000000000000000000000000000000000000000000000000000000 in the catalog" "reproducing an unknown run is refused"
+other=$(q "SELECT kbench_run('layer_norm', 'backward', '$SMALL', protocol => '$TINY')")
+has "$(qe "SELECT kbench__link_reproduction('$seed_run', $other)")" "job $other does not reproduce run $seed_run" \
+    "a job that is not the run's reproduction cannot be linked to it"
+tiled=$(q "SELECT r.digest FROM kbench_runs r JOIN kbench_implementations i ON i.digest = r.implementation_digest JOIN kbench_workloads w ON w.digest = r.workload_digest WHERE i.name LIKE 'liger-bench-fused-linear-cross-entropy-%' LIMIT 1")
+has "$(qe "SELECT kbench_reproduce('$tiled')")" "is not of an operation and mode that kbench runs" "a run of an operation kbench does not run is refused"
+
+section "cli"
 # --- the kbench CLI: --impl python:file.py:fn, library:..., --python
 kb=kernels/kbench
 out=$($kb run layer_norm backward rows=32 hidden=64 --impl python:test/byo/impls.py:good --python $PY --rep-ms 1 --warmup-ms 1 --flush-bytes 0 2>&1)
