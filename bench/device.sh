@@ -170,6 +170,25 @@ VARIANT=v2 run megatron_cross_entropy backward fp32 seq=2048 batch=4 vocab=32768
 for t in 1024 8192; do VARIANT=v2 run distill_jsd_loss forward bf16 tokens=$t hidden=4096 vocab=128256; done
 echo "# kbench rows done at ${SECONDS} s"
 
+# Liger-Kernel's and PyTorch's implementations through kbench's own protocol and check (issue 14,
+# docs/BYO.md): the python harness in a child process, the same inputs and float64 reference.
+# Only with the checkout and torch + triton (WITH_LIGER), and BYO=0 skips it.
+if [ -n "$WITH_LIGER" ] && [ "${BYO:-1}" != 0 ]; then
+	for row in "layer_norm backward rows=4096 hidden=4096 dtype=fp32" "jsd forward tokens=8192 vocab=128256 dtype=fp32" \
+		"megatron_cross_entropy backward seq=2048 batch=4 vocab=131072 dtype=bf16"; do
+		for impl in liger torch; do
+			t=$(left)
+			[ "$t" -gt 60 ] || { echo "# byo $impl $row: skipped (budget)"; continue; }
+			# shellcheck disable=SC2086
+			out=$(PYTHONPATH="third_party/Liger-Kernel/src${PYTHONPATH:+:$PYTHONPATH}" timeout 60 "$KB" run $row \
+				--device "$DEV" --impl "$impl" --python "$(command -v python3)" --timeout 50 2>&1)
+			printf '# byo %-6s %-66s %s | %s\n' "$impl" "$row" "$(printf '%s\n' "$out" | head -1 | head -c 140)" \
+				"$(printf '%s\n' "$out" | grep -m1 -E '^  median' | head -c 60)"
+		done
+	done
+	echo "# byo rows done at ${SECONDS} s"
+fi
+
 if [ -n "$WITH_LIGER" ]; then
 	t=$(($(left) - 10))
 	if [ "$t" -ge 30 ]; then

@@ -149,6 +149,12 @@ ok "$RES" "timeout timeout" "a python implementation that hangs is stopped at th
 run "'layer_norm', 'backward', '$SMALL', implementation => 'c-hang', protocol => '$TINY', timeout => '4 seconds'"
 ok "$RES" "timeout timeout" "a C library that hangs is stopped at the job's timeout"
 has "$(q "SELECT error FROM kbench_jobs WHERE id = $JOB")" "did not answer 'call' within" "saying the child did not answer and was killed"
+JOB=$(q "SELECT kbench_run('layer_norm', 'backward', '$SMALL', implementation => 'py-hangs', protocol => '$TINY', timeout => '60 seconds')")
+wait_for "SELECT status = 'running' FROM kbench_jobs WHERE id = $JOB" 30
+sleep 2
+q "SELECT kbench_cancel($JOB)" >/dev/null
+wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_jobs WHERE id = $JOB" 20
+ok "$(q "SELECT status FROM kbench_jobs WHERE id = $JOB")" canceled "cancelling a job whose child hangs in a call cancels it at once"
 ok "$(worker_pid)" "$pid" "the worker that ran all of them is the same live process"
 run "'layer_norm', 'backward', '$SMALL', implementation => 'my-ln', protocol => '$TINY'"
 ok "$RES" "passed passed" "and it runs the next job"
