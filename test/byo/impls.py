@@ -79,3 +79,23 @@ def prints(ctx):
         return inner()
     step.reset = inner.reset
     return step
+
+
+def not_callable(ctx):
+    return 42
+
+
+def returns_list(ctx):
+    return lambda: [1, 2]
+
+
+def bad_name(ctx):
+    return lambda: {"dz": ctx.inputs["x"]}
+
+
+def bad_shape(ctx):
+    return lambda: {"dx": ctx.inputs["x"][:1]}
+
+
+def writes_input(ctx):
+    return lambda: {"x": ctx.inputs["x"]}

@@ -205,3 +205,33 @@ out=$($kb run layer_norm backward rows=32 hidden=64 --impl library:$IMPL_DIR/lib
 has "$out" "layer_norm backward: passed" "kbench run --impl library:libx.so:symbol runs a C library"
 out=$($kb run layer_norm backward rows=32 hidden=64 --impl huggingface --python /nonexistent/python3 2>&1); rc=$?
 has "$out $rc" "is not executable; set kernelindex.python (kbench --python) to one that has torch, e.g. /usr/bin/python3 2" "kbench --python with a missing interpreter: a clear error, exit 2"
+# bad entries and bad implementations, each with its error
+kbe() { $kb run layer_norm backward rows=8 hidden=16 --rep-ms 1 --warmup-ms 1 --flush-bytes 0 --python $PY "$@" 2>&1; }
+has "$(kbe --impl python:test/byo/nothere.py:fn)" "cannot find test/byo/nothere.py" "--impl with a missing file"
+has "$(kbe --impl python:test/byo/impls.py)" "write python:file.py:function or library:libx.so:symbol" "--impl without a function"
+has "$(kbe --impl python:test/byo/impls.py:1abc)" "'1abc' is not a function name" "--impl with a bad function name"
+has "$(kbe --impl python:test/byo/impls.py:nothere)" "impls.py has no function nothere" "a function the file does not define"
+has "$(kbe --impl python:test/byo/impls.py:not_callable)" "the factory returned 'int', not a callable step" "a factory that returns no step"
+has "$(kbe --impl python:test/byo/impls.py:returns_list)" "the step returned 'list'; it must return a dict of output tensors by name" "a step that returns no dict"
+has "$(kbe --impl python:test/byo/impls.py:bad_name)" "the step returned 'dz', which is not an output of layer_norm" "an output name the operation does not have"
+has "$(kbe --impl python:test/byo/impls.py:writes_input)" "the step returned 'x', which is not an output of layer_norm" "an input returned as an output"
+has "$(kbe --impl python:test/byo/impls.py:bad_shape)" "output 'dx' has 16 elements, kbench expects 128 (8 x 16)" "an output of the wrong size"
+has "$(kbe --impl library:$IMPL_DIR/libln.so:nothere)" "libln.so does not export nothere" "a library symbol that does not exist"
+printf 'int f(void *c);\nint f(void *c) { (void) c; return 0; }\n' > "$IMPL_DIR/noabi.c"
+cc -shared -fPIC -o "$IMPL_DIR/libnoabi.so" "$IMPL_DIR/noabi.c"
+has "$(kbe --impl library:$IMPL_DIR/libnoabi.so:f)" "does not export kbench_impl_abi (KBENCH_IMPL_EXPORT_ABI in kbench_impl.h)" "a library without the ABI version"
+has "$(kbe --impl library:$IMPL_DIR/libln.so:ln_good --device cuda:0)" "library implementations run on the cpu device in this version" "a library on a cuda device"
+has "$(qe "SELECT kbench_run('layer_norm', 'backward', '$SMALL', implementation => 'python')")" "implementation 'python' needs an entry (python:/dir/file.py:function)" "implementation 'python' without an entry, from SQL"
+out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('x', 'layer_norm', 'python:$IMPL_DIR/nothere.py:f')" 2>&1)
+has "$out" "could not resolve the entry's file" "registering a file that does not exist"
+out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('x', 'softmax', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
+has "$out" "unknown operation 'softmax'" "registering for an unknown operation"
+out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('x', 'layer_norm', 'python:impls.py:good')" 2>&1)
+has "$out" "must be an absolute path" "registering a relative path"
+out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation(NULL, 'layer_norm', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
+has "$out" "name, operation and entry must not be null" "registering with a null argument"
+q "ALTER SYSTEM SET kernelindex.implementation_directory = ''" && q "SELECT pg_reload_conf()" >/dev/null; sleep 0.5
+out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('x', 'layer_norm', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
+has "$out" "registering code is disabled on this server" "registration without kernelindex.implementation_directory is refused"
+q "ALTER SYSTEM RESET kernelindex.implementation_directory" && q "SELECT pg_reload_conf()" >/dev/null
+
