@@ -36,9 +36,13 @@ def versions(name):
         import os
         import subprocess
         d = os.path.dirname(os.path.abspath(liger_kernel.__file__))
-        c = subprocess.run(["git", "-C", d, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
-        if c.returncode == 0 and len(c.stdout.strip()) == 40:
-            out["liger_kernel_commit"] = c.stdout.strip()
+        c = subprocess.run(["git", "-C", d, "rev-parse", "--show-toplevel", "HEAD"], capture_output=True,
+                           text=True, timeout=10)
+        lines = c.stdout.split()
+        # only a checkout of Liger-Kernel itself, not some repository the install happens to sit in
+        if c.returncode == 0 and len(lines) == 2 and "liger" in os.path.basename(lines[0]).lower() \
+                and len(lines[1]) == 40:
+            out["liger_kernel_commit"] = lines[1]
     except Exception:  # noqa: BLE001 -- no git: the version alone
         pass
     return out

@@ -203,6 +203,11 @@ out=$($kb run layer_norm backward rows=32 hidden=64 --impl python:test/byo/impls
 has "$out" "layer_norm backward: passed" "kbench run --impl python:file.py:fn --python runs a python file"
 out=$($kb run layer_norm backward rows=32 hidden=64 --impl library:$IMPL_DIR/libln.so:ln_good --rep-ms 1 --warmup-ms 1 --flush-bytes 0 2>&1)
 has "$out" "layer_norm backward: passed" "kbench run --impl library:libx.so:symbol runs a C library"
+out=$(PYTHONPATH=test/byo/fake_liger $kb run layer_norm backward rows=32 hidden=64 --impl liger --python $PY --rep-ms 1 --warmup-ms 1 --flush-bytes 0 --json 2>&1)
+ok "$(printf '%s' "$out" | $PY -c 'import json, sys; d = json.load(sys.stdin); i = d["implementation"]; print(d["status"], i["metadata"]["name"], i["spec"]["projectRevision"]["version"], i["spec"]["buildVariants"][0]["requirements"]["liger_kernel"], "liger_kernel_commit" in i["spec"]["buildVariants"][0]["requirements"])' 2>&1)" \
+   "passed kbench-python-liger-layer-norm 0.0.0-kbench-test 0.0.0-kbench-test False" "liger runs when liger_kernel is importable, its version recorded (a stand-in module here)"
+out=$($kb run layer_norm backward rows=32 hidden=64 --impl liger --python $PY --flush-bytes 0 2>&1)
+has "$out" "ModuleNotFoundError: No module named 'liger_kernel'" "liger without liger_kernel: a failed run saying so"
 out=$($kb run layer_norm backward rows=32 hidden=64 --impl huggingface --python /nonexistent/python3 2>&1); rc=$?
 has "$out $rc" "is not executable; set kernelindex.python (kbench --python) to one that has torch, e.g. /usr/bin/python3 2" "kbench --python with a missing interpreter: a clear error, exit 2"
 # bad entries and bad implementations, each with its error
