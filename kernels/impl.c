@@ -596,6 +596,14 @@ stderr_tail(kb_ext *x, char *out, size_t len)
 	out[k] = '\0';
 }
 
+/* The child and every process it started (its process group). */
+static void
+kill_child(pid_t pid)
+{
+	if (kill(-pid, SIGKILL) != 0)
+		kill(pid, SIGKILL);
+}
+
 void
 kb_ext_stop(kb_ext *x)
 {
@@ -620,7 +628,7 @@ kb_ext_stop(kb_ext *x)
 	}
 	if (x->pid > 0)
 	{
-		kill(x->pid, SIGKILL);
+		kill_child(x->pid);
 		while (waitpid(x->pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		x->pid = -1;
@@ -653,7 +661,7 @@ fail(kb_backend *be, int rc, const char *fmt,...)
 	x->failed_rc = rc;
 	if (x->pid > 0)
 	{
-		kill(x->pid, SIGKILL);
+		kill_child(x->pid);
 		while (waitpid(x->pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		x->pid = -1;
@@ -684,6 +692,8 @@ child_ended(kb_backend *be)
 	}
 	if (r != x->pid)
 		return fail(be, KBC_ERROR, "%s closed its end of the protocol", kind_word(x));
+	/* what it started may outlive it: its process group goes too */
+	(void) kill(-x->pid, SIGKILL);
 	x->pid = -1;
 	if (WIFSIGNALED(status))
 		return fail(be, KBC_ERROR, "%s was killed by signal %d (%s)", kind_word(x), WTERMSIG(status),
@@ -810,6 +820,8 @@ kb_ext_child_init(void)
 	sigset_t	none;
 
 	prctl_deathsig();
+	/* its own process group: whatever it starts goes with it */
+	(void) setpgid(0, 0);
 	for (int s = 1; s < NSIG; s++)
 		if (s != SIGKILL && s != SIGSTOP)
 			signal(s, SIG_DFL);

@@ -99,3 +99,14 @@ def bad_shape(ctx):
 
 def writes_input(ctx):
     return lambda: {"x": ctx.inputs["x"]}
+
+
+def spawns(ctx):
+    """starts a process of its own, then crashes: what it started must not outlive it."""
+    import subprocess
+
+    def step():
+        subprocess.Popen(["sleep", "4242"])
+        time.sleep(0.2)
+        os.kill(os.getpid(), signal.SIGSEGV)
+    return step

@@ -239,4 +239,7 @@ q "ALTER SYSTEM SET kernelindex.implementation_directory = ''" && q "SELECT pg_r
 out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('x', 'layer_norm', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
 has "$out" "registering code is disabled on this server" "registration without kernelindex.implementation_directory is refused"
 q "ALTER SYSTEM RESET kernelindex.implementation_directory" && q "SELECT pg_reload_conf()" >/dev/null
-
+out=$(kbe --impl python:test/byo/impls.py:spawns)
+has "$out" "the python child was killed by signal 11" "a child that starts a process and crashes gives a failed run"
+sleep 0.5
+ok "$(pgrep -xc -f 'sleep 4242')" 0 "and the process it started is gone with it (its process group is killed)"
