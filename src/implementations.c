@@ -62,6 +62,12 @@ builtin_name(const char *impl)
 	return false;
 }
 
+bool
+ki_impl_in_child(const char *impl)
+{
+	return impl != NULL && strcmp(impl, "cpu") != 0 && strcmp(impl, "cuda") != 0 && strncmp(impl, "cuda/", 5) != 0;
+}
+
 /*
  * The entry and version of a registered implementation (palloc'd), or false.
  * The caller is inside a transaction and not connected to SPI.

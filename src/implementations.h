@@ -17,6 +17,9 @@ void		ki_implementations_init(void);
 kb_status	ki_check_job(const char *op, const char *mode, const char *workload, const char *impl,
 						 const char *device, char *err, size_t errlen);
 
+/* True when impl runs in a child process (python, library, registered), not in the worker. */
+bool		ki_impl_in_child(const char *impl);
+
 /* In the worker, before kb_run: the interpreter and a registered name's entry. */
 void		ki_worker_prepare_request(kb_request *req, const char *op);
 

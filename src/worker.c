@@ -769,7 +769,8 @@ run_job(claimed_job *job, const char *device)
 	kb_free_result(&res);
 	MySlot->job_id = 0;
 	MySlot->progress = 0;
-	return st == KB_TIMEOUT && ki_is_cuda_device(device);
+	/* a child process's timeout leaves nothing running here (src/implementations.c) */
+	return st == KB_TIMEOUT && ki_is_cuda_device(device) && !ki_impl_in_child(job->implementation);
 }
 
 /* The product name the CUDA backend gives for device ("cuda:N"), or NULL. */
