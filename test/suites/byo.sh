@@ -82,6 +82,7 @@ section "jsd"
 run "'jsd', 'forward', '{\"tokens\": 32, \"vocab\": 512, \"dtype\": \"fp32\"}', implementation => 'torch', protocol => '$TINY'"
 ok "$RES" "passed passed" "torch jsd forward runs through the worker and passes"
 run "'layer_norm', 'backward', '$SMALL', protocol => '$TINY'"
+cpu_run=$(q "SELECT run_digest FROM kbench_jobs WHERE id = $JOB")
 ok "$(q "SELECT m.value FROM kbench_jobs j JOIN kbench_measurements m ON m.run_digest = j.run_digest WHERE j.id = $JOB AND m.metric = 'peak_memory'")" \
    "$(( (4*64*256 + 4*256 + 2*64) * 4 + 2*256*4 ))" "a cpu run's peak_memory is its tensors and workspace, in bytes"
 
@@ -188,6 +189,10 @@ ok "$(q "SELECT r.row::jsonb->'row'->>'reproducedByKernelindex' || ' ' || (r.row
    "true 1" "the export marks the reproduced run"
 ok "$(q "SELECT count(*) FROM kbench_export_catalog() r(row) WHERE r.row::jsonb->'row' ? 'reproducedByKernelindex' AND r.row::jsonb->'row'->>'runDigest' <> '$seed_run' AND (r.row::jsonb->'row'->>'reproducedByKernelindex')::boolean")" \
    0 "and no other run"
+JOB=$(psql -X -At -q -v ON_ERROR_STOP=1 -U byo_user -c "SELECT kbench_reproduce('$cpu_run', 'cpu')" 2>&1)
+wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_jobs WHERE id = $JOB" 60
+ok "$(q "SELECT verified || ' ' || j.owner FROM kbench_reproductions v JOIN kbench_jobs j ON j.id = v.job_id WHERE v.job_id = $JOB")" "true byo_user" \
+   "a kbench_user reproduces a kbench cpu run: its own job, verified"
 has "$(qe "SELECT kbench_reproduce('sha256:0000000000000000000000000000000000000000000000000000000000000000')")" \
     "no run sha256:0000000000000000000000000000000000000000000000000000000000000000 in the catalog" "reproducing an unknown run is refused"
 other=$(q "SELECT kbench_run('layer_norm', 'backward', '$SMALL', protocol => '$TINY')")

@@ -128,6 +128,7 @@ CREATE FUNCTION kbench__reproduction_request(run_digest text,
 	 WHERE r.digest = run_digest
 $$;
 REVOKE ALL ON FUNCTION kbench__reproduction_request(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION kbench__reproduction_request(text) TO kbench_user;
 
 -- Which job reproduces which run; written only by kbench__link_reproduction.
 CREATE TABLE kbench_reproduction_jobs (
