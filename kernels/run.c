@@ -606,12 +606,13 @@ run_text(const kb_case *cs, const kb_backend *be, const kb_result *res, const ch
 		kb_jw_arr(&w);
 		measurement(&w, "latency", "ns", "p20", st->p20, st->samples);
 		measurement(&w, "latency", "ns", "p80", st->p80, st->samples);
-		if (res->peak_memory_bytes > 0)
-			measurement(&w, "peak_memory", "bytes", "max", (double) res->peak_memory_bytes, 0);
 		if (res->bytes > 0)
 			measurement(&w, "bandwidth", "gb_per_s", "median", res->achieved_gbps, st->samples);
 		if (res->flops > 0)
 			measurement(&w, "throughput", "tflop_per_s", "median", res->achieved_tflops, st->samples);
+		/* last, so the measurements before it keep their places */
+		if (res->peak_memory_bytes > 0)
+			measurement(&w, "peak_memory", "bytes", "max", (double) res->peak_memory_bytes, 0);
 		kb_jw_end_arr(&w);
 	}
 	kb_jw_key(&w, "sourceNative");
