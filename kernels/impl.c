@@ -611,13 +611,16 @@ kb_ext_stop(kb_ext *x)
 	{
 		if (x->pid > 0 && !x->failed)
 		{
+			pid_t		pid = x->pid;
+
 			(void) send(x->sock, "quit\n", 5, MSG_NOSIGNAL);
 			/* a well-behaved child exits at once; a lingering one is killed */
 			for (int i = 0; i < 50; i++)
 			{
-				if (waitpid(x->pid, NULL, WNOHANG) == x->pid)
+				if (waitpid(pid, NULL, WNOHANG) == pid)
 				{
 					x->pid = -1;
+					(void) kill(-pid, SIGKILL);	/* and anything it left running */
 					break;
 				}
 				usleep(2000);

@@ -110,3 +110,10 @@ def spawns(ctx):
         time.sleep(0.2)
         os.kill(os.getpid(), signal.SIGSEGV)
     return step
+
+
+def leaves_a_process(ctx):
+    """a correct implementation that starts a process and leaves it running: it goes when the run ends."""
+    import subprocess
+    subprocess.Popen(["sleep", "4343"])
+    return good(ctx)

@@ -248,3 +248,7 @@ out=$(kbe --impl python:test/byo/impls.py:spawns)
 has "$out" "the python child was killed by signal 11" "a child that starts a process and crashes gives a failed run"
 sleep 0.5
 ok "$(pgrep -xc -f 'sleep 4242')" 0 "and the process it started is gone with it (its process group is killed)"
+out=$(kbe --impl python:test/byo/impls.py:leaves_a_process)
+has "$out" "layer_norm backward: passed" "an implementation that leaves a process running passes"
+sleep 0.5
+ok "$(pgrep -xc -f 'sleep 4343')" 0 "and the process it left is gone when the run ends"
