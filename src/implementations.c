@@ -18,6 +18,7 @@
 #include "kernelindex.h"
 #include "runner.h"
 #include "implementations.h"
+#include "security.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -238,6 +239,8 @@ kbench_register_implementation(PG_FUNCTION_ARGS)
 	entry = text_to_cstring(PG_GETARG_TEXT_PP(2));
 	version = PG_ARGISNULL(3) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(3));
 
+	/* nothing is resolved as the owner in a schema that others may create in (src/security.c) */
+	ki_require_safe_schema();
 	if (builtin_name(name))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -306,7 +309,7 @@ kbench_register_implementation(PG_FUNCTION_ARGS)
 	if (SPI_execute_with_args(psprintf("INSERT INTO %s.kbench_registered_implementations"
 									   " (name, operation, entry, language, version, implementation_digest, registered_by)"
 									   " VALUES ($1, $2, $3, $4, $5, $6, session_user)"
-									   " ON CONFLICT (name, operation) DO UPDATE SET entry = EXCLUDED.entry,"
+									   " ON CONFLICT ON CONSTRAINT kbench_registered_implementations_pkey DO UPDATE SET entry = EXCLUDED.entry,"
 									   " language = EXCLUDED.language, version = EXCLUDED.version,"
 									   " implementation_digest = EXCLUDED.implementation_digest,"
 									   " registered_by = EXCLUDED.registered_by, registered_at = EXCLUDED.registered_at",
