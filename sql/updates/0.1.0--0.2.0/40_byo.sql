@@ -39,6 +39,13 @@ CREATE OR REPLACE FUNCTION kbench_export_catalog() RETURNS SETOF text
 		SELECT 5, 'benchmark_runs', r.digest,
 		       coalesce(s.row, '{}') || kbench_reproduction_marks(r.digest) || jsonb_build_object('runDigest', r.digest, 'manifest',
 		           jsonb_build_object('run', r.manifest, 'protocol', p.manifest, 'environment', e.manifest))
+		       || CASE WHEN r.raw_samples_ns IS NOT NULL
+		               THEN jsonb_build_object('rawSamplesNs', to_jsonb(r.raw_samples_ns)) ELSE '{}' END
+		       || CASE WHEN r.retracted_at IS NOT NULL
+		               THEN jsonb_build_object('retractedAt', to_char(r.retracted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+		                                       'retractionReason', r.retraction_reason) ELSE '{}' END
+		       || CASE WHEN r.superseded_by IS NOT NULL
+		               THEN jsonb_build_object('supersededBy', r.superseded_by, 'supersessionReason', r.supersession_reason) ELSE '{}' END
 		  FROM kbench_runs r
 		  JOIN kbench_protocols p ON p.digest = r.protocol_digest
 		  JOIN kbench_environments e ON e.digest = r.environment_digest
