@@ -214,6 +214,7 @@ _PG_init(void)
 							"kbench_run refuses new jobs beyond it.",
 							&ki_queue_limit, 1000, 1, 1000000, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	ki_define_security_gucs();
+	ki_continuous_init();		/* continuous.c: kernelindex.confirm_alerts */
 	MarkGUCPrefixReserved("kernelindex");
 
 	if (!process_shared_preload_libraries_in_progress)

@@ -1,0 +1,761 @@
+-- Continuous benchmarking (docs/ANALYTICS.md, "Continuous benchmarking"):
+-- alert rules and alerts kept as runs land, confirmation reruns, change
+-- points, the CI gate, sweeps queued in one call.  The arithmetic is C
+-- (src/continuous.c).
+
+--------------------------------------------------------------------------
+-- Change points
+--------------------------------------------------------------------------
+
+-- Segment a series into steps: PELT under a Gaussian mean-shift cost, the
+-- noise sigma from the median absolute successive difference, a penalty per
+-- segment in units of sigma^2 (default 3 ln n), segments of at least
+-- min_size points, steps under min_change_pct merged away.  Returns the
+-- 1-based first point of every segment but the first.
+CREATE FUNCTION kbench_segment(series_values float8[], penalty float8 DEFAULT NULL, min_size int DEFAULT 5,
+                               min_change_pct float8 DEFAULT 1)
+	RETURNS int[] AS 'MODULE_PATHNAME', 'kbench_segment' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION kbench_segment(float8[], float8, int, float8) IS 'change points of a series (PELT, penalty 3 ln n in noise variances, min segment 5, steps under 1% merged): the first point of each new segment';
+
+-- One new point against the previous points of its series, as an alert
+-- rule's method says (src/continuous.c).
+CREATE FUNCTION kbench__judge(method text, series float8[], threshold float8, min_change_pct float8,
+                              window_size int, persistence int,
+                              OUT flagged boolean, OUT baseline_ns float8, OUT statistic float8, OUT critical float8,
+                              OUT compared int, OUT change_at int)
+	AS 'MODULE_PATHNAME', 'kbench__judge' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+REVOKE ALL ON FUNCTION kbench__judge(text, float8[], float8, float8, int, int) FROM PUBLIC;
+
+-- What users name, resolved once for the series functions (errors as
+-- kbench_regressions raises them).
+CREATE FUNCTION kbench__series_filter(implementation text, operation text, mode text, environment text, in_workload text,
+                                      OUT impls text[], OUT ops text[], OUT protos text[], OUT envs text[], OUT wls text[])
+	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp STABLE AS $$
+BEGIN
+	IF operation IS NOT NULL THEN
+		ops := kbench__resolve_operation(operation);
+	END IF;
+	IF implementation IS NOT NULL THEN
+		impls := kbench__resolve_implementation(ops, implementation);
+		impls := ARRAY(SELECT DISTINCT i.digest FROM kbench_implementations i
+		                WHERE i.digest = ANY (impls)
+		                   OR i.name IN (SELECT j.name FROM kbench_implementations j WHERE j.digest = ANY (impls)));
+		IF impls = '{}' THEN
+			impls := kbench__resolve_implementation(ops, implementation);
+		END IF;
+	END IF;
+	protos := kbench__resolve_protocols(mode);
+	envs := kbench__resolve_environments(environment);
+	IF in_workload IS NOT NULL THEN
+		SELECT array_agg(w.digest) INTO wls FROM kbench_workloads w WHERE w.name = in_workload OR w.digest = in_workload;
+		IF wls IS NULL THEN
+			RAISE EXCEPTION 'unknown workload "%"', in_workload USING ERRCODE = 'undefined_object',
+				DETAIL = 'No workload in the catalog has that name or digest.';
+		END IF;
+	END IF;
+END $$;
+REVOKE ALL ON FUNCTION kbench__series_filter(text, text, text, text, text) FROM PUBLIC;
+
+-- The mean of v[a:b] (1-based, inclusive).
+CREATE FUNCTION kbench__slice_mean(v float8[], a int, b int) RETURNS float8
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	RETURN (SELECT avg(x) FROM unnest(v[a:b]) x);
+
+-- The steps of each series (an implementation family in one cohort) that the
+-- filters select: where each new segment starts, the means before and after.
+CREATE FUNCTION kbench_change_points(implementation text, operation text DEFAULT NULL, mode text DEFAULT NULL,
+                                     environment text DEFAULT NULL, in_workload text DEFAULT NULL,
+                                     penalty float8 DEFAULT NULL, min_size int DEFAULT 5, min_change_pct float8 DEFAULT 1)
+	RETURNS TABLE (family text, workload text, protocol text, device text,
+	               point int, run_digest text, observed_at timestamptz, version text, previous_version text,
+	               before_ns float8, after_ns float8, change_pct float8, direction text,
+	               points_before int, points_after int,
+	               workload_digest text, protocol_digest text, environment_digest text)
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp SET jit = off STABLE AS $$
+#variable_conflict use_column
+DECLARE
+	f record;
+BEGIN
+	IF implementation IS NULL AND operation IS NULL AND in_workload IS NULL THEN
+		RAISE EXCEPTION 'an implementation, an operation or a workload is required' USING ERRCODE = 'null_value_not_allowed',
+			HINT = 'For example kbench_change_points(''liger'', ''layer_norm'').';
+	END IF;
+	PERFORM kbench_segment('{}', penalty, min_size, min_change_pct);   -- the arguments' checks
+	f := kbench__series_filter(implementation, operation, mode, environment, in_workload);
+	RETURN QUERY
+	WITH s AS (
+		SELECT p.wd, p.pd, p.ed, p.fam, array_agg(p.x ORDER BY p.oa, p.rd) AS xs, array_agg(p.rd ORDER BY p.oa, p.rd) AS rds,
+		       array_agg(p.oa ORDER BY p.oa, p.rd) AS oas
+		  FROM kbench__points(f.impls, f.ops, f.protos, f.envs, false, f.wls) p
+		 GROUP BY p.wd, p.pd, p.ed, p.fam
+	), c AS (
+		SELECT s.*, cp.pt, cp.k, cps
+		  FROM s CROSS JOIN LATERAL (SELECT kbench_segment(s.xs, penalty, min_size, min_change_pct) AS cps) g
+		  CROSS JOIN LATERAL unnest(g.cps) WITH ORDINALITY AS cp(pt, k)
+	), m AS (
+		SELECT c.*, coalesce(c.cps[c.k - 1], 1) AS a, coalesce(c.cps[c.k + 1], cardinality(c.xs) + 1) AS b FROM c
+	)
+	SELECT m.fam, wl.name, pr.name, concat_ws(' ', e.product, e.form_factor),
+	       m.pt, m.rds[m.pt], m.oas[m.pt], kbench_run_version(m.rds[m.pt]), kbench_run_version(m.rds[m.pt - 1]),
+	       kbench__slice_mean(m.xs, m.a, m.pt - 1), kbench__slice_mean(m.xs, m.pt, m.b - 1),
+	       round(((kbench__slice_mean(m.xs, m.pt, m.b - 1) / kbench__slice_mean(m.xs, m.a, m.pt - 1) - 1) * 100)::numeric, 2)::float8,
+	       CASE WHEN kbench__slice_mean(m.xs, m.pt, m.b - 1) > kbench__slice_mean(m.xs, m.a, m.pt - 1) THEN 'slower' ELSE 'faster' END,
+	       m.pt - m.a, m.b - m.pt, m.wd, m.pd, m.ed
+	  FROM m
+	  LEFT JOIN kbench_workloads wl ON wl.digest = m.wd
+	  LEFT JOIN kbench_protocols pr ON pr.digest = m.pd
+	  LEFT JOIN kbench_environments e ON e.digest = m.ed
+	 ORDER BY m.fam, wl.name, pr.name, 4, m.pt;
+END $$;
+COMMENT ON FUNCTION kbench_change_points(text, text, text, text, text, float8, int, float8) IS 'steps along each series (implementation family in one cohort): PELT change points with the means before and after';
+
+--------------------------------------------------------------------------
+-- Alert rules and alerts
+--------------------------------------------------------------------------
+
+-- A rule watches the series it selects (NULL: any) with one method.
+CREATE TABLE kbench_alert_rules (
+	id serial PRIMARY KEY,
+	name text NOT NULL UNIQUE,
+	family text,                          -- kbench_implementations.name (or a digest not in the catalog)
+	operation text,                       -- kbench_operations.name
+	mode text,                            -- forward, backward, full, or a protocol's name or digest
+	device text,                          -- as kbench_regressions' environment: product, product and form factor, name, digest
+	workload_digest text,                 -- one cohort family: its workload
+	method text NOT NULL CHECK (method IN ('percent', 'zscore', 'ttest', 'changepoint')),
+	window_size int NOT NULL CHECK (window_size BETWEEN 1 AND 1000),
+	threshold float8 NOT NULL,
+	min_change_pct float8 NOT NULL DEFAULT 1 CHECK (min_change_pct >= 0),
+	persistence int NOT NULL DEFAULT 1 CHECK (persistence BETWEEN 1 AND 100), -- flagged points in a row to alert
+	confirm boolean NOT NULL DEFAULT true, -- queue a confirmation rerun when an alert opens
+	enabled boolean NOT NULL DEFAULT true,
+	seeded boolean NOT NULL DEFAULT false,
+	created_at timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE kbench_alert_rules IS 'what series to watch (family, operation, mode, device, workload; NULL: any) and how: percent, zscore, ttest or changepoint';
+
+-- The default rules, on every series: a 5% slowdown against the median of
+-- the previous 10 points, and a step of more than 3% among the last 50.  They
+-- only alert (confirm = false): a server does not start rerunning anything
+-- nobody asked for; rules made with kbench_alert_rule() confirm by default.
+INSERT INTO kbench_alert_rules (name, method, window_size, threshold, min_change_pct, confirm, seeded) VALUES
+	('default-percent', 'percent', 10, 5, 1, false, true),
+	('default-changepoint', 'changepoint', 50, 3, 1, false, true);
+
+-- An alert: one episode of a rule flagging one series.  runs are the
+-- flagged points folded into it (a window straddling a step keeps flagging
+-- for a while); run_digest is the first (for changepoint: where the new
+-- segment starts).
+CREATE TABLE kbench_alerts (
+	id bigserial PRIMARY KEY,
+	rule_id int NOT NULL,                 -- kbench_alert_rules.id (no FK: a dump restores in any order)
+	workload_digest text NOT NULL,
+	protocol_digest text NOT NULL,
+	environment_digest text NOT NULL,
+	family text NOT NULL,
+	run_digest text NOT NULL,
+	previous_run_digest text,
+	last_run_digest text NOT NULL,
+	runs text[] NOT NULL,
+	method text NOT NULL,
+	value_ns float8 NOT NULL,
+	baseline_ns float8,
+	change_pct float8,
+	statistic float8,
+	critical float8,
+	compared int,
+	status text NOT NULL DEFAULT 'open'
+		CHECK (status IN ('open', 'acknowledged', 'suppressed', 'confirmed', 'refuted')),
+	verdict text CHECK (verdict IN ('confirmed', 'refuted')),   -- the confirmation rerun's
+	reason text,                          -- why it was acknowledged or suppressed
+	until timestamptz,                    -- when the acknowledgement or suppression lapses
+	changed_by name,
+	opened_at timestamptz NOT NULL DEFAULT now(),
+	changed_at timestamptz,
+	UNIQUE (rule_id, workload_digest, protocol_digest, environment_digest, family, run_digest)
+);
+CREATE INDEX ON kbench_alerts (workload_digest, protocol_digest, environment_digest, family);
+CREATE INDEX ON kbench_alerts (status);
+COMMENT ON TABLE kbench_alerts IS 'alerts: one per rule and episode of a series, open / acknowledged / suppressed / confirmed / refuted';
+
+-- The confirmation rerun of an alert: the job queued, then its verdict.
+CREATE TABLE kbench_alert_confirmations (
+	alert_id bigint PRIMARY KEY,          -- kbench_alerts.id
+	job_id bigint,                        -- kbench_jobs.id; NULL when none could be queued (error says why)
+	queued_at timestamptz NOT NULL DEFAULT now(),
+	run_digest text,                      -- the rerun's run
+	value_ns float8,
+	change_pct float8,                    -- the rerun against the alert's baseline
+	verdict text CHECK (verdict IN ('confirmed', 'refuted')),
+	judged_at timestamptz,
+	error text
+);
+CREATE INDEX ON kbench_alert_confirmations (job_id) WHERE verdict IS NULL;
+COMMENT ON TABLE kbench_alert_confirmations IS 'confirmation reruns queued when alerts opened, and their verdicts';
+
+SELECT pg_catalog.pg_extension_config_dump('kbench_alert_rules', 'WHERE NOT seeded');
+SELECT pg_catalog.pg_extension_config_dump('kbench_alert_rules_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('kbench_alerts', '');
+SELECT pg_catalog.pg_extension_config_dump('kbench_alerts_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('kbench_alert_confirmations', '');
+
+-- An alert's status now: an acknowledgement or suppression whose time ran
+-- out falls back to the verdict, else open.
+CREATE FUNCTION kbench_alert_effective_status(a kbench_alerts) RETURNS text
+	LANGUAGE sql STABLE
+	RETURN CASE WHEN a.status IN ('acknowledged', 'suppressed') AND a.until <= now() THEN coalesce(a.verdict, 'open')
+	            ELSE a.status END;
+
+-- Alerts with what they name and their confirmation.
+CREATE VIEW kbench_alert_status AS
+SELECT a.id, kbench_alert_effective_status(a) AS status, a.status AS recorded_status, ru.name AS rule, a.method,
+       a.family, o.name AS operation, kbench_protocol_mode(p.name) AS mode, w.name AS workload, w.axes,
+       concat_ws(' ', e.product, e.form_factor) AS device,
+       a.run_digest, r.observed_at, kbench_run_version(a.run_digest) AS version,
+       kbench_run_version(a.previous_run_digest) AS previous_version,
+       a.value_ns, a.baseline_ns, a.change_pct, a.statistic, a.critical, cardinality(a.runs) AS points,
+       a.verdict, c.job_id AS confirmation_job, c.value_ns AS confirmation_ns, c.change_pct AS confirmation_change_pct,
+       c.error AS confirmation_error, a.reason, a.until, a.changed_by, a.opened_at, a.changed_at,
+       a.workload_digest, a.protocol_digest, a.environment_digest, a.rule_id
+  FROM kbench_alerts a
+  LEFT JOIN kbench_alert_rules ru ON ru.id = a.rule_id
+  LEFT JOIN kbench_runs r ON r.digest = a.run_digest
+  LEFT JOIN kbench_workloads w ON w.digest = a.workload_digest
+  LEFT JOIN kbench_operations o ON o.digest = w.operation_digest
+  LEFT JOIN kbench_protocols p ON p.digest = a.protocol_digest
+  LEFT JOIN kbench_environments e ON e.digest = a.environment_digest
+  LEFT JOIN kbench_alert_confirmations c ON c.alert_id = a.id;
+COMMENT ON VIEW kbench_alert_status IS 'alerts with their series'' names, effective status (lapsed acknowledgements and suppressions fall back) and confirmation';
+
+-- Whether a device named in a rule (or kbench_check) is the environment's.
+CREATE FUNCTION kbench__device_is(device text, e kbench_environments) RETURNS boolean
+	LANGUAGE sql IMMUTABLE
+	RETURN device IS NULL OR device = e.digest OR device = e.name
+	    OR lower(e.product) IN (lower(device), 'nvidia ' || lower(device))
+	    OR lower(e.product || ' ' || e.form_factor) IN (lower(device), 'nvidia ' || lower(device));
+
+-- Whether a mode named in a rule is the protocol's.
+CREATE FUNCTION kbench__mode_is(mode text, p kbench_protocols) RETURNS boolean
+	LANGUAGE sql IMMUTABLE
+	RETURN mode IS NULL OR CASE WHEN mode IN ('forward', 'backward', 'full') THEN kbench_protocol_mode(p.name) = mode
+	                            ELSE mode IN (p.name, p.digest) END;
+
+CREATE FUNCTION kbench__alert_notify(a kbench_alerts) RETURNS void
+	LANGUAGE sql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	SELECT pg_notify('kbench_alerts', json_build_object('id', a.id, 'status', a.status, 'rule_id', a.rule_id,
+	                 'family', a.family, 'run_digest', a.run_digest, 'change_pct', round(a.change_pct::numeric, 2))::text)
+$$;
+REVOKE ALL ON FUNCTION kbench__alert_notify(kbench_alerts) FROM PUBLIC;
+
+-- Queue the confirmation rerun of a new alert, when this server can rerun
+-- its series: a job here produced one of the series' runs (so the
+-- implementation runs here, on the alert's environment) on a device a
+-- worker serves.  That job's request is queued again.
+CREATE FUNCTION kbench__queue_confirmation(a kbench_alerts) RETURNS void
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+DECLARE
+	src kbench_jobs;
+	job bigint;
+BEGIN
+	IF coalesce(current_setting('kernelindex.confirm_alerts', true), 'on') <> 'on' THEN
+		RETURN;
+	END IF;
+	SELECT j.* INTO src FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest
+	  LEFT JOIN kbench_implementations i ON i.digest = r.implementation_digest
+	 WHERE r.workload_digest = a.workload_digest AND r.protocol_digest = a.protocol_digest
+	   AND r.environment_digest = a.environment_digest AND coalesce(i.name, r.implementation_digest) = a.family
+	   AND j.status = 'passed'
+	 ORDER BY j.run_digest = a.run_digest DESC, j.id DESC LIMIT 1;
+	IF NOT FOUND THEN
+		RETURN;                             -- not made here: nothing to rerun
+	END IF;
+	BEGIN
+		IF NOT EXISTS (SELECT 1 FROM kbench_workers() w WHERE w.device = src.device) THEN
+			RAISE EXCEPTION 'no worker serves device %', src.device;
+		END IF;
+		job := kbench_run(src.operation, src.mode, src.workload, src.implementation, src.device, src.protocol);
+		INSERT INTO kbench_alert_confirmations (alert_id, job_id) VALUES (a.id, job);
+	EXCEPTION WHEN OTHERS THEN
+		INSERT INTO kbench_alert_confirmations (alert_id, error) VALUES (a.id, SQLERRM);
+	END;
+END $$;
+REVOKE ALL ON FUNCTION kbench__queue_confirmation(kbench_alerts) FROM PUBLIC;
+
+-- A confirmation rerun landed (the worker stores the run of the job it is
+-- running): confirmed when it reproduces at least half the alert's slowdown
+-- (and the rule's min_change_pct) against the alert's baseline, else
+-- refuted.  An alert still open takes the verdict as its status.
+CREATE FUNCTION kbench__judge_confirmation(c kbench_alert_confirmations, run kbench_runs) RETURNS void
+	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+DECLARE
+	a kbench_alerts;
+	pct float8;
+	v text;
+BEGIN
+	SELECT * INTO a FROM kbench_alerts WHERE id = c.alert_id;
+	IF NOT FOUND OR a.baseline_ns IS NULL OR a.baseline_ns <= 0 THEN
+		RETURN;
+	END IF;
+	pct := (run.primary_ns - a.baseline_ns) / a.baseline_ns * 100;
+	v := CASE WHEN run.status = 'passed' AND run.primary_ns IS NOT NULL
+	               AND pct >= greatest(a.change_pct / 2,
+	                                   coalesce((SELECT min_change_pct FROM kbench_alert_rules WHERE id = a.rule_id), 0))
+	          THEN 'confirmed' ELSE 'refuted' END;
+	UPDATE kbench_alert_confirmations SET run_digest = run.digest, value_ns = run.primary_ns, change_pct = pct,
+	       verdict = v, judged_at = now()
+	 WHERE alert_id = c.alert_id;
+	UPDATE kbench_alerts SET verdict = v, status = CASE WHEN status = 'open' THEN v ELSE status END, changed_at = now()
+	 WHERE id = a.id RETURNING * INTO a;
+	PERFORM kbench__alert_notify(a);
+END $$;
+REVOKE ALL ON FUNCTION kbench__judge_confirmation(kbench_alert_confirmations, kbench_runs) FROM PUBLIC;
+
+-- Check runs against the enabled rules: each competing run against the
+-- previous points of its series (those observed before it), as its rules'
+-- methods say.  A run that lands after later-observed runs of its series
+-- (an import out of time order) changes their baselines: up to 10 of those
+-- later runs are judged again with it (rejudge).  A flagged run joins the rule's alert on the series when that
+-- alert's last flagged run is among the previous min(window, 20) points
+-- (changepoint: when the alert's change point is in the window); otherwise
+-- it opens an alert: NOTIFY kbench_alerts, and a confirmation rerun when the
+-- rule asks and this server can rerun it.  Returns the alerts opened.
+CREATE FUNCTION kbench__alert_check(landed text[], only_rule int DEFAULT NULL, rejudge boolean DEFAULT true) RETURNS int
+	-- a generic plan: the custom plans of this query took ~7 ms to plan, per landed run
+	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp SET jit = off
+	SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+	c record;
+	a kbench_alerts;
+	opened int := 0;
+	fold_id bigint;
+	cp text;
+	move boolean;
+BEGIN
+	FOR c IN
+		WITH later AS (
+			SELECT DISTINCT z.digest
+			  FROM kbench_runs r LEFT JOIN kbench_implementations i ON i.digest = r.implementation_digest
+			  CROSS JOIN LATERAL (
+			       SELECT r2.digest FROM kbench_runs r2
+			        WHERE r2.workload_digest = r.workload_digest AND r2.protocol_digest = r.protocol_digest
+			          AND r2.environment_digest = r.environment_digest
+			          AND r2.implementation_digest = ANY (CASE WHEN i.name IS NULL THEN ARRAY[r.implementation_digest]
+			                                                  ELSE ARRAY(SELECT i2.digest FROM kbench_implementations i2 WHERE i2.name = i.name) END)
+			          AND r2.status = 'passed' AND r2.retracted_at IS NULL AND r2.superseded_by IS NULL AND r2.primary_ns IS NOT NULL
+			          AND (r2.observed_at, r2.digest) > (r.observed_at, r.digest)
+			        ORDER BY r2.observed_at, r2.digest LIMIT 10) z
+			 WHERE rejudge AND r.digest = ANY (landed)
+			   AND r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL
+		), n AS (
+			SELECT r.digest, r.workload_digest AS wd, r.protocol_digest AS pd, r.environment_digest AS ed,
+			       r.observed_at AS oa, r.primary_ns::float8 AS x, coalesce(i.name, r.implementation_digest) AS fam,
+			       CASE WHEN i.name IS NULL THEN ARRAY[r.implementation_digest]
+			            ELSE ARRAY(SELECT i2.digest FROM kbench_implementations i2 WHERE i2.name = i.name) END AS fam_digests,
+			       o.name AS opname, p, e
+			  FROM kbench_runs r
+			  LEFT JOIN kbench_implementations i ON i.digest = r.implementation_digest
+			  LEFT JOIN kbench_workloads w ON w.digest = r.workload_digest
+			  LEFT JOIN kbench_operations o ON o.digest = w.operation_digest
+			  LEFT JOIN kbench_protocols p ON p.digest = r.protocol_digest
+			  LEFT JOIN kbench_environments e ON e.digest = r.environment_digest
+			 WHERE (r.digest = ANY (landed) OR r.digest IN (SELECT later.digest FROM later))
+			   AND r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL
+		), m AS (
+			SELECT n.*, ru.id AS rule_id, ru.method, ru.window_size, ru.threshold, ru.min_change_pct, ru.persistence, ru.confirm
+			  FROM n JOIN kbench_alert_rules ru
+			    ON ru.enabled AND (only_rule IS NULL OR ru.id = only_rule)
+			   AND (ru.family IS NULL OR ru.family = n.fam)
+			   AND (ru.operation IS NULL OR ru.operation = n.opname)
+			   AND (ru.workload_digest IS NULL OR ru.workload_digest = n.wd)
+			   AND kbench__mode_is(ru.mode, n.p) AND kbench__device_is(ru.device, n.e)
+		)
+		SELECT m.digest, m.wd, m.pd, m.ed, m.oa, m.x, m.fam, m.rule_id, m.method, m.window_size, m.confirm,
+		       coalesce(q.rds, '{}') AS rds, coalesce(q.rds, '{}') || m.digest AS upto, j.*
+		  FROM m
+		  CROSS JOIN LATERAL (SELECT array_agg(z.digest ORDER BY z.observed_at, z.digest) AS rds,
+		                             array_agg(z.primary_ns::float8 ORDER BY z.observed_at, z.digest) AS xs
+		                        FROM (SELECT r.digest, r.observed_at, r.primary_ns FROM kbench_runs r
+		                               WHERE r.workload_digest = m.wd AND r.protocol_digest = m.pd AND r.environment_digest = m.ed
+		                                 AND r.implementation_digest = ANY (m.fam_digests)
+		                                 AND r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL
+		                                 AND r.primary_ns IS NOT NULL AND (r.observed_at, r.digest) < (m.oa, m.digest)
+		                               ORDER BY r.observed_at DESC, r.digest DESC LIMIT m.window_size + m.persistence - 1) z) q
+		  CROSS JOIN LATERAL kbench__judge(m.method, coalesce(q.xs, '{}') || m.x, m.threshold, m.min_change_pct,
+		                                   m.window_size, m.persistence) j
+		 WHERE j.flagged
+		 ORDER BY m.oa, m.digest, m.rule_id
+	LOOP
+		-- the same episode: fold the run into the rule's alert on the series; a
+		-- change point's place and size are estimated again while the new
+		-- segment grows to half the window (unless another alert of the rule
+		-- holds that place)
+		SELECT al.id INTO fold_id FROM kbench_alerts al
+		 WHERE al.rule_id = c.rule_id AND al.workload_digest = c.wd AND al.protocol_digest = c.pd
+		   AND al.environment_digest = c.ed AND al.family = c.fam
+		   AND CASE WHEN c.method = 'changepoint' THEN al.run_digest = ANY (c.upto)
+		            ELSE al.last_run_digest = ANY (c.rds[greatest(cardinality(c.rds) - least(c.window_size, 20) + 1, 1):]) END
+		   AND NOT (c.digest = ANY (al.runs))
+		 ORDER BY al.id DESC LIMIT 1;
+		IF fold_id IS NOT NULL THEN
+			cp := c.upto[cardinality(c.upto) - c.change_at + 1];
+			move := c.method = 'changepoint' AND c.change_at * 2 <= cardinality(c.upto) AND NOT EXISTS (
+				SELECT 1 FROM kbench_alerts o WHERE o.rule_id = c.rule_id AND o.workload_digest = c.wd AND o.protocol_digest = c.pd
+				   AND o.environment_digest = c.ed AND o.family = c.fam AND o.id <> fold_id AND o.run_digest = cp);
+			UPDATE kbench_alerts al SET runs = al.runs || c.digest, last_run_digest = c.digest,
+			       run_digest = CASE WHEN move THEN cp ELSE al.run_digest END,
+			       previous_run_digest = CASE WHEN move THEN c.upto[cardinality(c.upto) - c.change_at] ELSE al.previous_run_digest END,
+			       baseline_ns = CASE WHEN move THEN c.baseline_ns ELSE al.baseline_ns END,
+			       change_pct = CASE WHEN move THEN c.statistic ELSE al.change_pct END,
+			       statistic = CASE WHEN move THEN c.statistic ELSE al.statistic END,
+			       compared = CASE WHEN move THEN c.compared ELSE al.compared END
+			 WHERE al.id = fold_id;
+			CONTINUE;
+		END IF;
+		CONTINUE WHEN EXISTS (SELECT 1 FROM kbench_alerts al
+		                       WHERE al.rule_id = c.rule_id AND al.workload_digest = c.wd AND al.protocol_digest = c.pd
+		                         AND al.environment_digest = c.ed AND al.family = c.fam AND c.digest = ANY (al.runs));
+		a := NULL;
+		INSERT INTO kbench_alerts AS al (rule_id, workload_digest, protocol_digest, environment_digest, family, run_digest,
+		                                 previous_run_digest, last_run_digest, runs, method, value_ns, baseline_ns, change_pct,
+		                                 statistic, critical, compared)
+		SELECT c.rule_id, c.wd, c.pd, c.ed, c.fam, c.upto[cardinality(c.upto) - c.change_at + 1],
+		       c.upto[cardinality(c.upto) - c.change_at], c.digest,
+		       CASE WHEN c.method = 'changepoint' THEN ARRAY[c.digest]
+		            ELSE c.upto[cardinality(c.upto) - c.change_at + 1:] END,
+		       c.method, c.x, c.baseline_ns,
+		       CASE WHEN c.method IN ('percent', 'changepoint') THEN c.statistic
+		            ELSE (c.x - c.baseline_ns) / c.baseline_ns * 100 END,
+		       c.statistic, c.critical, c.compared
+		ON CONFLICT (rule_id, workload_digest, protocol_digest, environment_digest, family, run_digest) DO NOTHING
+		RETURNING * INTO a;
+		IF a.id IS NOT NULL THEN
+			opened := opened + 1;
+			PERFORM kbench__alert_notify(a);
+			IF c.confirm THEN
+				PERFORM kbench__queue_confirmation(a);
+			END IF;
+		END IF;
+	END LOOP;
+	RETURN opened;
+END $$;
+REVOKE ALL ON FUNCTION kbench__alert_check(text[], int, boolean) FROM PUBLIC;
+
+-- Statement-level, after runs land (kbench_ingest, the imports, the
+-- runner, a restore): a confirmation rerun is judged; every other run is
+-- checked against the enabled rules.
+CREATE FUNCTION kbench__alerts_after_insert() RETURNS trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+DECLARE
+	c kbench_alert_confirmations;
+	run kbench_runs;
+	judged text[] := '{}';
+BEGIN
+	-- the worker running a confirmation job stores its run: judge it
+	IF EXISTS (SELECT 1 FROM kbench_alert_confirmations WHERE verdict IS NULL AND job_id IS NOT NULL) THEN
+		FOR c IN SELECT k.* FROM kbench_alert_confirmations k JOIN kbench_jobs j ON j.id = k.job_id
+		          WHERE k.verdict IS NULL AND j.status = 'running' AND j.worker_pid = pg_backend_pid() LOOP
+			FOR run IN SELECT r.* FROM kbench_runs r JOIN landed l ON l.digest = r.digest LOOP
+				PERFORM kbench__judge_confirmation(c, run);
+				judged := judged || run.digest;
+			END LOOP;
+		END LOOP;
+	END IF;
+	IF EXISTS (SELECT 1 FROM kbench_alert_rules WHERE enabled) THEN
+		PERFORM kbench__alert_check(ARRAY(SELECT l.digest FROM landed l WHERE NOT (l.digest = ANY (judged))));
+	END IF;
+	RETURN NULL;
+END $$;
+REVOKE ALL ON FUNCTION kbench__alerts_after_insert() FROM PUBLIC;
+
+CREATE TRIGGER alerts AFTER INSERT ON kbench_runs REFERENCING NEW TABLE AS landed
+	FOR EACH STATEMENT EXECUTE FUNCTION kbench__alerts_after_insert();
+
+-- Define an alert rule.  implementation, operation, mode, environment and
+-- workload select the series (NULL: any), named as kbench_regressions takes
+-- them.  method: percent (threshold: slowdown %, default 5, window 10),
+-- zscore (z, 5, window 100), ttest (confidence, 0.99, window 64),
+-- changepoint (step %, 3, window 50).  Existing history is not scanned: kbench_alert_scan(name) does that.
+CREATE FUNCTION kbench_alert_rule(name text, method text DEFAULT 'percent', implementation text DEFAULT NULL,
+                                  operation text DEFAULT NULL, mode text DEFAULT NULL, environment text DEFAULT NULL,
+                                  workload text DEFAULT NULL, window_size int DEFAULT NULL, threshold float8 DEFAULT NULL,
+                                  min_change_pct float8 DEFAULT 1, persistence int DEFAULT NULL, confirm boolean DEFAULT true)
+	RETURNS kbench_alert_rules
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+DECLARE
+	m text := lower(method);
+	f record;
+	ru kbench_alert_rules;
+	w int;
+	lo int;
+	p int;
+	thr float8;
+BEGIN
+	IF name IS NULL OR btrim(name) = '' THEN
+		RAISE EXCEPTION 'an alert rule needs a name' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF m IS NULL OR m NOT IN ('percent', 'zscore', 'ttest', 'changepoint') THEN
+		RAISE EXCEPTION 'unknown alert method "%"', method USING ERRCODE = 'invalid_parameter_value',
+			HINT = 'Use percent, zscore, ttest or changepoint.';
+	END IF;
+	w := coalesce(window_size, CASE m WHEN 'percent' THEN 10 WHEN 'zscore' THEN 100 WHEN 'ttest' THEN 64 ELSE 50 END);
+	thr := coalesce(threshold, CASE m WHEN 'ttest' THEN 0.99 WHEN 'changepoint' THEN 3 ELSE 5 END);
+	lo := CASE m WHEN 'percent' THEN 1 WHEN 'zscore' THEN 2 WHEN 'ttest' THEN 3 ELSE 10 END;
+	IF w < lo OR w > 1000 THEN
+		RAISE EXCEPTION 'window must be between % and 1000 for method %, got %', lo, m, w
+			USING ERRCODE = 'invalid_parameter_value',
+			DETAIL = 'The window is how many earlier points of the series a new point is compared with.';
+	END IF;
+	IF m = 'ttest' AND NOT (thr > 0 AND thr < 1) THEN
+		RAISE EXCEPTION 'threshold must lie strictly between 0 and 1 for method ttest, got %', thr
+			USING ERRCODE = 'invalid_parameter_value', DETAIL = 'It is the prediction interval''s confidence level (default 0.99).';
+	END IF;
+	IF m <> 'ttest' AND NOT (thr > 0 AND thr < 'Infinity'::float8) THEN
+		RAISE EXCEPTION 'threshold must be a positive number for method %, got %', m, thr USING ERRCODE = 'invalid_parameter_value',
+			DETAIL = CASE m WHEN 'zscore' THEN 'It is the z-score above which a point is flagged (default 5).'
+			                ELSE 'It is the slowdown in percent that is flagged (default 5).' END;
+	END IF;
+	IF min_change_pct IS NULL OR NOT (min_change_pct >= 0 AND min_change_pct < 'Infinity'::float8) THEN
+		RAISE EXCEPTION 'min_change_pct must be a number of percent, 0 or more, got %', coalesce(min_change_pct::text, 'NULL')
+			USING ERRCODE = 'invalid_parameter_value',
+			DETAIL = 'A flagged point must also be slower than its baseline by this much (default 1).';
+	END IF;
+	p := coalesce(persistence, CASE m WHEN 'ttest' THEN 2 ELSE 1 END);
+	IF p < 1 OR p > 100 OR (m = 'changepoint' AND p <> 1) THEN
+		RAISE EXCEPTION 'persistence must be between 1 and 100 (1 for changepoint), got %', p USING ERRCODE = 'invalid_parameter_value',
+			DETAIL = 'It is how many flagged points in a row open an alert (default 2 for ttest, 1 otherwise).';
+	END IF;
+	f := kbench__series_filter(implementation, operation, mode, environment, workload);
+	INSERT INTO kbench_alert_rules (name, family, operation, mode, device, workload_digest, method, window_size, threshold,
+	                                min_change_pct, persistence, confirm)
+	VALUES (name,
+	        CASE WHEN f.impls IS NOT NULL THEN coalesce((SELECT min(i.name) FROM kbench_implementations i WHERE i.digest = ANY (f.impls)),
+	                                                    f.impls[1]) END,
+	        CASE WHEN f.ops IS NOT NULL THEN (SELECT min(o.name) FROM kbench_operations o WHERE o.digest = ANY (f.ops)) END,
+	        kbench_alert_rule.mode, environment,
+	        CASE WHEN f.wls IS NOT NULL THEN f.wls[1] END, m, w, thr, min_change_pct, p, coalesce(confirm, true))
+	RETURNING * INTO ru;
+	RETURN ru;
+EXCEPTION WHEN unique_violation THEN
+	RAISE EXCEPTION 'alert rule "%" already exists', name USING ERRCODE = 'duplicate_object',
+		HINT = 'Drop it first with kbench_alert_rule_drop(name).';
+END $$;
+COMMENT ON FUNCTION kbench_alert_rule(text, text, text, text, text, text, text, int, float8, float8, int, boolean) IS 'define an alert rule: which series (NULL: any) and which method, window, threshold';
+
+-- Drop a rule (its alerts stay).
+CREATE FUNCTION kbench_alert_rule_drop(name text) RETURNS boolean
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+BEGIN
+	DELETE FROM kbench_alert_rules ru WHERE ru.name = kbench_alert_rule_drop.name;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'unknown alert rule "%"', name USING ERRCODE = 'undefined_object',
+			DETAIL = format('The rules are %s.', coalesce((SELECT string_agg(ru.name, ', ' ORDER BY ru.name) FROM kbench_alert_rules ru), 'none'));
+	END IF;
+	RETURN true;
+END $$;
+
+-- Run a rule over the history already there, oldest runs first (as if each
+-- had just landed).  Returns how many alerts it opened.
+CREATE FUNCTION kbench_alert_scan(rule text) RETURNS int
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+DECLARE
+	ru kbench_alert_rules;
+BEGIN
+	SELECT * INTO ru FROM kbench_alert_rules WHERE name = rule;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'unknown alert rule "%"', rule USING ERRCODE = 'undefined_object',
+			DETAIL = format('The rules are %s.', coalesce((SELECT string_agg(r.name, ', ' ORDER BY r.name) FROM kbench_alert_rules r), 'none'));
+	END IF;
+	RETURN kbench__alert_check(ARRAY(SELECT digest FROM kbench_runs ORDER BY observed_at, digest), ru.id, false);
+END $$;
+
+-- Acknowledge an alert (seen, being handled) or suppress it (not to be
+-- reported), with a reason, until a time (NULL: for good; a suppression
+-- needs one).  Either lapses at until: the alert counts as its verdict, or
+-- open, again.
+CREATE FUNCTION kbench__alert_set(alert_id bigint, new_status text, reason text, until timestamptz) RETURNS kbench_alerts
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+DECLARE
+	a kbench_alerts;
+BEGIN
+	IF alert_id IS NULL THEN
+		RAISE EXCEPTION 'an alert id is required' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF reason IS NULL OR btrim(reason) = '' THEN
+		RAISE EXCEPTION 'a reason is required to % an alert', CASE new_status WHEN 'suppressed' THEN 'suppress' ELSE 'acknowledge' END
+			USING ERRCODE = 'invalid_parameter_value', DETAIL = 'The reason is kept with the alert for whoever looks at it next.';
+	END IF;
+	IF new_status = 'suppressed' AND until IS NULL THEN
+		RAISE EXCEPTION 'a suppression needs an expiry' USING ERRCODE = 'invalid_parameter_value',
+			HINT = 'Pass until => now() + interval ''7 days'', for example.';
+	END IF;
+	IF until IS NOT NULL AND until <= now() THEN
+		RAISE EXCEPTION 'until must lie in the future' USING ERRCODE = 'invalid_parameter_value',
+			DETAIL = 'It is when the acknowledgement or suppression lapses.';
+	END IF;
+	UPDATE kbench_alerts al SET status = new_status, reason = kbench__alert_set.reason, until = kbench__alert_set.until,
+	       changed_by = session_user, changed_at = now()
+	 WHERE al.id = alert_id RETURNING * INTO a;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'alert % does not exist', alert_id USING ERRCODE = 'no_data_found';
+	END IF;
+	PERFORM kbench__alert_notify(a);
+	RETURN a;
+END $$;
+REVOKE ALL ON FUNCTION kbench__alert_set(bigint, text, text, timestamptz) FROM PUBLIC;
+
+CREATE FUNCTION kbench_alert_acknowledge(alert_id bigint, reason text, until timestamptz DEFAULT NULL) RETURNS kbench_alerts
+	LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp
+	RETURN kbench__alert_set(alert_id, 'acknowledged', reason, until);
+CREATE FUNCTION kbench_alert_suppress(alert_id bigint, reason text, until timestamptz) RETURNS kbench_alerts
+	LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp
+	RETURN kbench__alert_set(alert_id, 'suppressed', reason, until);
+
+--------------------------------------------------------------------------
+-- The CI gate
+--------------------------------------------------------------------------
+
+-- The alerts that a gate or a summary selects: effective status open or
+-- confirmed (blocking), the others too when all.
+CREATE FUNCTION kbench__gate_alerts(implementation text, operation text, mode text, environment text, since timestamptz)
+	RETURNS SETOF kbench_alert_status
+	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp STABLE AS $$
+DECLARE
+	f record;
+BEGIN
+	f := kbench__series_filter(implementation, operation, mode, environment, NULL);
+	RETURN QUERY
+	SELECT s.* FROM kbench_alert_status s
+	 WHERE (f.impls IS NULL OR s.family IN (SELECT i.name FROM kbench_implementations i WHERE i.digest = ANY (f.impls))
+	                        OR s.family = ANY (f.impls))
+	   AND (f.ops IS NULL OR s.workload_digest IN (SELECT w.digest FROM kbench_workloads w WHERE w.operation_digest = ANY (f.ops)))
+	   AND (f.protos IS NULL OR s.protocol_digest = ANY (f.protos))
+	   AND (f.envs IS NULL OR s.environment_digest = ANY (f.envs))
+	   AND (since IS NULL OR s.opened_at >= since)
+	 ORDER BY s.id;
+END $$;
+
+-- Fail a CI job on a regression: raises SQLSTATE KB001 when an alert that
+-- is open or confirmed (acknowledged, suppressed and refuted ones do not
+-- block; lapsed ones do again) matches the arguments; else returns a one-line
+-- summary.  psql -v ON_ERROR_STOP=1 -c "SELECT kbench_check('my-kernel')"
+CREATE FUNCTION kbench_check(implementation text DEFAULT NULL, operation text DEFAULT NULL, mode text DEFAULT NULL,
+                             environment text DEFAULT NULL, since timestamptz DEFAULT NULL)
+	RETURNS text
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp STABLE AS $$
+DECLARE
+	blocking int;
+	confirmed int;
+	others int;
+	worst text;
+BEGIN
+	SELECT count(*) FILTER (WHERE a.status IN ('open', 'confirmed')), count(*) FILTER (WHERE a.status = 'confirmed'),
+	       count(*) FILTER (WHERE a.status NOT IN ('open', 'confirmed')),
+	       (array_agg(format('alert %s: %s %s on %s, %s%s%% (%s)', a.id, a.family, a.workload, a.device, CASE WHEN a.change_pct >= 0 THEN '+' END,
+	                         round(a.change_pct::numeric, 1), a.status)
+	                  ORDER BY a.status = 'confirmed' DESC, a.change_pct DESC) FILTER (WHERE a.status IN ('open', 'confirmed')))[1]
+	  INTO blocking, confirmed, others, worst
+	  FROM kbench__gate_alerts(implementation, operation, mode, environment, since) a;
+	IF blocking > 0 THEN
+		RAISE EXCEPTION 'kbench_check: % regression alert% (% confirmed)', blocking, CASE WHEN blocking > 1 THEN 's' ELSE '' END, confirmed
+			USING ERRCODE = 'KB001',
+			DETAIL = format('The largest: %s.', worst),
+			HINT = 'See kbench_alert_status; acknowledge or suppress an alert with a reason (kbench_alert_acknowledge, kbench_alert_suppress) to let the check pass.';
+	END IF;
+	RETURN format('ok: no open or confirmed regression alert (%s acknowledged, suppressed or refuted)', others);
+END $$;
+COMMENT ON FUNCTION kbench_check(text, text, text, text, timestamptz) IS 'CI gate: raises SQLSTATE KB001 when an open or confirmed alert matches, else returns a summary line';
+
+-- A Markdown table of the matching alerts (all statuses), worst first, to
+-- paste into a pull request.
+CREATE FUNCTION kbench_summary_markdown(implementation text DEFAULT NULL, operation text DEFAULT NULL, mode text DEFAULT NULL,
+                                        environment text DEFAULT NULL, since timestamptz DEFAULT NULL)
+	RETURNS text
+	LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp STABLE AS $$
+	SELECT format(E'**kernelindex: %s blocking of %s alert%s**\n\n', count(*) FILTER (WHERE a.status IN ('open', 'confirmed')),
+	              count(*), CASE WHEN count(*) = 1 THEN '' ELSE 's' END)
+	       || E'| alert | status | implementation | workload | mode | device | before | after | change | points |\n'
+	       || E'|---:|---|---|---|---|---|---:|---:|---:|---:|\n'
+	       || coalesce(string_agg(format('| %s | %s | %s | %s | %s | %s | %s µs | %s µs | %s%s%% | %s |',
+	                                     a.id, a.status, replace(a.family, '|', '\|'), replace(coalesce(a.workload, a.workload_digest), '|', '\|'),
+	                                     coalesce(a.mode, ''), coalesce(a.device, ''),
+	                                     round((a.baseline_ns / 1e3)::numeric, 2), round((a.value_ns / 1e3)::numeric, 2),
+	                                     CASE WHEN a.change_pct >= 0 THEN '+' END, round(a.change_pct::numeric, 1), a.points),
+	                              E'\n' ORDER BY a.status IN ('open', 'confirmed') DESC, a.change_pct DESC, a.id) || E'\n', '')
+	  FROM kbench__gate_alerts(implementation, operation, mode, environment, since) a
+$$;
+COMMENT ON FUNCTION kbench_summary_markdown(text, text, text, text, timestamptz) IS 'the matching alerts as a Markdown table for a pull request';
+
+--------------------------------------------------------------------------
+-- Sweeps: the cartesian product of axis values queued in one call
+--------------------------------------------------------------------------
+
+-- grid: {"rows": [1024, 4096], "hidden": [256, 512, 1024], "dtype": "fp32"}
+-- (a scalar is one value).  implementations: NULL for the device's own, or
+-- a list.  One kbench_run per combination; returns the job ids in order.
+CREATE FUNCTION kbench_sweep_run(operation text, mode text, grid jsonb, implementations text[] DEFAULT NULL,
+                                 device text DEFAULT NULL, protocol jsonb DEFAULT '{}')
+	RETURNS SETOF bigint
+	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+DECLARE
+	combos jsonb[] := ARRAY['{}'::jsonb];
+	k text;
+	v jsonb;
+	vals jsonb;
+	impl text;
+	wl jsonb;
+	nimpl int := coalesce(cardinality(implementations), 1);
+BEGIN
+	IF grid IS NULL OR jsonb_typeof(grid) <> 'object' OR grid = '{}' THEN
+		RAISE EXCEPTION 'grid must be a JSON object of axis values' USING ERRCODE = 'invalid_parameter_value',
+			HINT = 'For example {"rows": [1024, 4096], "hidden": [256, 512], "dtype": "fp32"}.';
+	END IF;
+	IF implementations = '{}' OR array_position(implementations, NULL) IS NOT NULL THEN
+		RAISE EXCEPTION 'implementations must be NULL or a list of names' USING ERRCODE = 'invalid_parameter_value',
+			DETAIL = 'An empty list or a NULL element would queue nothing for it.';
+	END IF;
+	FOR k, vals IN SELECT e.key, e.value FROM jsonb_each(grid) e ORDER BY e.key LOOP
+		IF jsonb_typeof(vals) <> 'array' THEN
+			vals := jsonb_build_array(vals);
+		END IF;
+		IF jsonb_array_length(vals) = 0 THEN
+			RAISE EXCEPTION 'axis "%" of the grid has no values', k USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF cardinality(combos) * jsonb_array_length(vals) * nimpl > 10000 THEN
+			RAISE EXCEPTION 'the sweep has more than 10000 jobs' USING ERRCODE = 'program_limit_exceeded',
+				DETAIL = 'A sweep queues one job per combination of axis values and implementation.';
+		END IF;
+		combos := ARRAY(SELECT c || jsonb_build_object(k, x) FROM unnest(combos) WITH ORDINALITY AS u(c, i),
+		                       jsonb_array_elements(vals) WITH ORDINALITY AS a(x, j) ORDER BY u.i, a.j);
+	END LOOP;
+	FOREACH impl IN ARRAY coalesce(implementations, ARRAY[NULL::text]) LOOP
+		FOREACH wl IN ARRAY combos LOOP
+			RETURN NEXT kbench_run(operation, mode, wl, impl, device, protocol);
+		END LOOP;
+	END LOOP;
+END $$;
+COMMENT ON FUNCTION kbench_sweep_run(text, text, jsonb, text[], text, jsonb) IS 'queue the cartesian product of a grid of axis values (and implementations); returns the job ids';
+
+--------------------------------------------------------------------------
+-- Privileges
+--------------------------------------------------------------------------
+
+-- Reading rules and alerts is for everyone, as the analytics are; rules are
+-- for kbench_admin (they queue reruns for everyone); acknowledging and
+-- suppressing, and queuing sweeps, for kbench_user.
+GRANT SELECT ON kbench_alert_rules, kbench_alerts, kbench_alert_confirmations, kbench_alert_status TO PUBLIC;
+REVOKE ALL ON FUNCTION kbench_alert_rule(text, text, text, text, text, text, text, int, float8, float8, int, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION kbench_alert_rule_drop(text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION kbench_alert_scan(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION kbench_alert_rule(text, text, text, text, text, text, text, int, float8, float8, int, boolean) TO kbench_admin;
+GRANT EXECUTE ON FUNCTION kbench_alert_rule_drop(text) TO kbench_admin;
+GRANT EXECUTE ON FUNCTION kbench_alert_scan(text) TO kbench_admin;
+REVOKE ALL ON FUNCTION kbench_alert_acknowledge(bigint, text, timestamptz) FROM PUBLIC;
+REVOKE ALL ON FUNCTION kbench_alert_suppress(bigint, text, timestamptz) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION kbench_alert_acknowledge(bigint, text, timestamptz) TO kbench_user;
+GRANT EXECUTE ON FUNCTION kbench_alert_suppress(bigint, text, timestamptz) TO kbench_user;
+REVOKE ALL ON FUNCTION kbench_sweep_run(text, text, jsonb, text[], text, jsonb) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION kbench_sweep_run(text, text, jsonb, text[], text, jsonb) TO kbench_user;
+REVOKE ALL ON FUNCTION kbench__gate_alerts(text, text, text, text, timestamptz) FROM PUBLIC;
+REVOKE ALL ON FUNCTION kbench__slice_mean(float8[], int, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION kbench__device_is(text, kbench_environments) FROM PUBLIC;
+REVOKE ALL ON FUNCTION kbench__mode_is(text, kbench_protocols) FROM PUBLIC;
