@@ -441,8 +441,10 @@ END $$;
 REVOKE ALL ON FUNCTION kbench__alert_check(text[], int, boolean) FROM PUBLIC;
 
 -- Statement-level, after runs land (kbench_ingest, the imports, the
--- runner, a restore): a confirmation rerun is judged; every other run is
--- checked against the enabled rules.
+-- runner): a confirmation rerun is judged; every other run is checked
+-- against the enabled rules.  A COPY into kbench_runs (pg_restore: only the
+-- owner can write the table) is not checked: the alerts, which pg_dump
+-- keeps, come back with it.
 CREATE FUNCTION kbench__alerts_after_insert() RETURNS trigger
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 DECLARE
@@ -450,6 +452,9 @@ DECLARE
 	run kbench_runs;
 	judged text[] := '{}';
 BEGIN
+	IF current_query() ~* '^\s*copy\s' THEN
+		RETURN NULL;
+	END IF;
 	-- the worker running a confirmation job stores its run: judge it
 	IF EXISTS (SELECT 1 FROM kbench_alert_confirmations WHERE verdict IS NULL AND job_id IS NOT NULL) THEN
 		FOR c IN SELECT k.* FROM kbench_alert_confirmations k JOIN kbench_jobs j ON j.id = k.job_id
