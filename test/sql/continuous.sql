@@ -168,6 +168,41 @@ SELECT kbench_check(environment => 'Z80');
 SELECT kbench_check(mode => 'sideways');
 
 --------------------------------------------------------------------------
+-- Ranking by the difference
+--------------------------------------------------------------------------
+
+-- a cohort of four: b's spread overlaps a's but the 95% interval of b - a
+-- (3000 -+ sqrt(2000^2 + 2000^2) = 172..5828) excludes zero: strictly slower
+-- now, tied under the overlap rule; c is within noise of a by both rules
+CREATE FUNCTION pg_temp.rrun(impl text, median bigint, p20 bigint, p80 bigint) RETURNS jsonb LANGUAGE sql AS $$
+	SELECT jsonb_build_object('apiVersion', 'kernelindex.dev/v1alpha1', 'kind', 'BenchmarkRun',
+	  'metadata', jsonb_build_object('name', 'ranking-' || impl),
+	  'spec', jsonb_build_object(
+	    'implementationDigest', 'sha256:' || encode(sha256(convert_to('ranking ' || impl, 'UTF8')), 'hex'),
+	    'workloadDigest', 'sha256:' || encode(sha256('ranking workload'::bytea), 'hex'),
+	    'protocolDigest', 'sha256:' || encode(sha256('ranking protocol'::bytea), 'hex'),
+	    'environmentDigest', 'sha256:' || encode(sha256('ranking environment'::bytea), 'hex'), 'status', 'passed',
+	    'observedAt', '2026-01-01T00:00:00Z',
+	    'timing', jsonb_build_object('primaryStatistic', 'median', 'latencyNs', jsonb_build_object('median', median)),
+	    'measurements', jsonb_build_array(
+	      jsonb_build_object('metric', 'latency', 'unit', 'ns', 'statistic', 'p20', 'value', p20),
+	      jsonb_build_object('metric', 'latency', 'unit', 'ns', 'statistic', 'p80', 'value', p80))))
+$$;
+SELECT count(*) FROM (VALUES ('a', 100000, 98000, 102000), ('b', 103000, 101000, 105000), ('c', 101000, 99000, 103000),
+                             ('d', 110000, 109000, 111000)) v(impl, m, lo, hi),
+  kbench_ingest(pg_temp.rrun(v.impl, v.m, v.lo, v.hi)) i;
+SELECT substr(name, 9) AS impl, r.primary_ns, r.low_ns, r.high_ns, r.rank, r.leader, r.ties_leader, r.diff_low_ns, r.diff_high_ns,
+       r.overlap_rank, r.overlap_ties_leader, r.vs_leader
+  FROM kbench_records r JOIN kbench_runs x ON x.digest = r.run_digest
+ WHERE r.workload_digest = 'sha256:' || encode(sha256('ranking workload'::bytea), 'hex') ORDER BY r.primary_ns;
+SELECT cardinality(tied_implementations) AS tied, cardinality(overlap_tied_implementations) AS tied_by_overlap
+  FROM kbench_leaders WHERE workload_digest = 'sha256:' || encode(sha256('ranking workload'::bytea), 'hex');
+-- on the Liger history: fewer ties than by overlap, never more
+SELECT count(*) FILTER (WHERE ties_leader) AS ties, count(*) FILTER (WHERE overlap_ties_leader) AS overlap_ties,
+       count(*) FILTER (WHERE ties_leader AND NOT overlap_ties_leader) AS new_ties
+  FROM kbench_records;
+
+--------------------------------------------------------------------------
 -- Bad rules and bad requests
 --------------------------------------------------------------------------
 
