@@ -203,6 +203,39 @@ SELECT count(*) FILTER (WHERE ties_leader) AS ties, count(*) FILTER (WHERE overl
   FROM kbench_records;
 
 --------------------------------------------------------------------------
+-- Paired A/B: the verdict from rounds (jobs and runs made up here; the
+-- worker's part is in test/suites/continuous.sh)
+--------------------------------------------------------------------------
+
+CREATE FUNCTION pg_temp.abrun(tag text, ns bigint) RETURNS text LANGUAGE sql AS $$
+	SELECT i.digest FROM kbench_ingest(jsonb_build_object('apiVersion', 'kernelindex.dev/v1alpha1', 'kind', 'BenchmarkRun',
+	  'metadata', jsonb_build_object('name', 'ab-' || tag),
+	  'spec', jsonb_build_object(
+	    'implementationDigest', 'sha256:' || encode(sha256(convert_to('ab ' || tag, 'UTF8')), 'hex'),
+	    'workloadDigest', 'sha256:' || encode(sha256('ab workload'::bytea), 'hex'),
+	    'protocolDigest', 'sha256:' || encode(sha256('ab protocol'::bytea), 'hex'),
+	    'environmentDigest', 'sha256:' || encode(sha256('ab environment'::bytea), 'hex'), 'status', 'passed',
+	    'observedAt', '2026-01-01T00:00:00Z',
+	    'timing', jsonb_build_object('primaryStatistic', 'median', 'latencyNs', jsonb_build_object('median', ns))))) i
+$$;
+-- 8 rounds each: B 10% slower (1% noise); the same (1% noise); B 10% faster;
+-- B 2% slower in 3% noise
+INSERT INTO kbench_jobs (id, operation, mode, workload, device, timeout, owner, status, run_status, run_digest)
+SELECT 900000 + c * 100 + k, 'layer_norm', 'forward', '{}', 'cpu', '1 minute', current_user, 'passed', 'passed',
+       pg_temp.abrun(c || '-' || k, (1e6 * CASE WHEN k % 2 = 0 THEN f ELSE 1 END * (1 + noise * pg_temp.noise('ab ' || c, k)))::bigint)
+  FROM (VALUES (1, 1.10, 0.01), (2, 1.0, 0.01), (3, 0.90, 0.01), (4, 1.02, 0.03)) v(c, f, noise), generate_series(1, 16) k;
+INSERT INTO kbench_comparisons (id, operation, mode, workload, a, b, device, protocol, rounds, same_pct, jobs, owner)
+SELECT 900 + c, 'layer_norm', 'forward', '{}', 'a', 'b', 'cpu', '{}', 8, 2,
+       ARRAY(SELECT 900000 + c * 100 + k FROM generate_series(1, 16) k ORDER BY k), current_user
+  FROM generate_series(1, 4) c;
+SELECT c.id, x.status, x.rounds_done, round(x.a_median_ns) AS a_median_ns, round(x.b_median_ns) AS b_median_ns,
+       round(x.ratio::numeric, 4) AS ratio, round(x.ratio_low::numeric, 4) AS low, round(x.ratio_high::numeric, 4) AS high, x.verdict
+  FROM kbench_comparisons c, kbench_comparison(c.id) x WHERE c.id > 900 ORDER BY c.id;
+-- a round still running: no verdict yet
+UPDATE kbench_jobs SET status = 'running', run_digest = NULL, run_status = NULL WHERE id = 900116;
+SELECT status, rounds_done, verdict FROM kbench_comparison(901);
+
+--------------------------------------------------------------------------
 -- Bad rules and bad requests
 --------------------------------------------------------------------------
 
@@ -237,8 +270,13 @@ SELECT kbench_sweep_run('layer_norm', 'forward', '{"rows": [8, 16]}', implementa
 SELECT kbench_sweep_run('layer_norm', 'forward', '{"rows": [8, 16]}', implementations => '{cpu, NULL}');
 SELECT kbench_sweep_run('layer_norm', 'forward', jsonb_build_object('rows', (SELECT jsonb_agg(g) FROM generate_series(1, 101) g),
                                                                     'hidden', (SELECT jsonb_agg(g) FROM generate_series(1, 100) g)));
--- nothing was queued by the refused sweeps
-SELECT count(*) AS jobs FROM kbench_jobs;
+SELECT kbench_compare('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', 'cpu', 'cpu', rounds => 2);
+SELECT kbench_compare('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', 'cpu', 'cpu', rounds => 101);
+SELECT kbench_compare('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', 'cpu', 'cpu', same_pct => 0);
+SELECT kbench_compare('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', 'cpu', 'cpu', same_pct => NULL);
+SELECT * FROM kbench_comparison(-1);
+-- nothing was queued by the refused sweeps and comparisons
+SELECT count(*) AS jobs FROM kbench_jobs WHERE id < 900000;
 
 --------------------------------------------------------------------------
 -- Privileges
@@ -250,7 +288,7 @@ SELECT p.proname, has_function_privilege('public', p.oid, 'EXECUTE') AS public,
   FROM pg_proc p
  WHERE p.proname IN ('kbench_alert_rule', 'kbench_alert_rule_drop', 'kbench_alert_scan', 'kbench_alert_acknowledge',
                      'kbench_alert_suppress', 'kbench_check', 'kbench_summary_markdown', 'kbench_change_points',
-                     'kbench_segment', 'kbench_sweep_run', 'kbench__alert_check', 'kbench__judge', 'kbench__queue_confirmation',
+                     'kbench_segment', 'kbench_sweep_run', 'kbench_compare', 'kbench_comparison', 'kbench__alert_check', 'kbench__judge', 'kbench__queue_confirmation',
                      'kbench__alerts_after_insert', 'kbench__gate_alerts', 'kbench__series_filter')
  ORDER BY 1;
 SELECT p.proname FROM pg_proc p

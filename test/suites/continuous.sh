@@ -50,6 +50,20 @@ ok "$(q "SELECT count(*) FROM kbench_sweep_run('layer_norm', 'forward', '{\"rows
           implementations => '{cpu, cpu}', protocol => '$TINY')")" 4 "a sweep over two implementations queues each combination for each"
 idle 60
 
+# a paired A/B comparison: 4 rounds of A then B, queued back to back on one device
+cmp=$(q "SELECT kbench_compare('layer_norm', 'forward', '{\"rows\": 64, \"hidden\": 64, \"dtype\": \"fp32\"}', 'cpu', 'cpu', rounds => 4, protocol => '$TINY')")
+ok "$(q "SELECT cardinality(jobs) || ' ' || (SELECT count(DISTINCT device) FROM kbench_jobs j WHERE j.id = ANY (c.jobs)) || ' ' ||
+         (SELECT bool_and(j.id = c.jobs[1] + k - 1) FROM kbench_jobs j, generate_subscripts(c.jobs, 1) k WHERE j.id = c.jobs[k])
+         FROM kbench_comparisons c WHERE id = $cmp")" "8 1 t" "kbench_compare queues 4 rounds of A, B back to back on one device"
+idle 60
+ok "$(q "SELECT status || ' ' || rounds_done || ' ' || (ratio_low <= ratio AND ratio <= ratio_high) || ' ' || (verdict IN ('same', 'ambiguous', 'faster', 'slower'))
+            || ' ' || (cardinality(a_runs) = 4 AND cardinality(b_runs) = 4)
+         FROM kbench_comparison($cmp)")" "done 4 true true true" \
+   "kbench_comparison: both sides' runs, the ratio of medians inside its bootstrap interval, a verdict"
+ok "$(q "SELECT round((b_median_ns / a_median_ns)::numeric, 6) = round(ratio::numeric, 6) FROM kbench_comparison($cmp)")" t \
+   "the ratio is B's median over A's"
+echo "# A/B cpu vs cpu: $(q "SELECT format('ratio %s [%s, %s] %s', round(ratio::numeric, 3), round(ratio_low::numeric, 3), round(ratio_high::numeric, 3), verdict) FROM kbench_comparison($cmp)")"
+
 # the worker's series for a workload: its run, digests and time
 series_of() {  # rows -> "impl wl proto env primary_ns"
   q "SELECT r.implementation_digest || ' ' || r.workload_digest || ' ' || r.protocol_digest || ' ' || r.environment_digest

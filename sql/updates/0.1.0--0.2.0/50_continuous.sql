@@ -570,7 +570,15 @@ BEGIN
 		RAISE EXCEPTION 'unknown alert rule "%"', rule USING ERRCODE = 'undefined_object',
 			DETAIL = format('The rules are %s.', coalesce((SELECT string_agg(r.name, ', ' ORDER BY r.name) FROM kbench_alert_rules r), 'none'));
 	END IF;
-	RETURN kbench__alert_check(ARRAY(SELECT digest FROM kbench_runs ORDER BY observed_at, digest), ru.id, false);
+	RETURN kbench__alert_check(ARRAY(
+		SELECT r.digest FROM kbench_runs r
+		  LEFT JOIN kbench_implementations i ON i.digest = r.implementation_digest
+		  LEFT JOIN kbench_workloads w ON w.digest = r.workload_digest
+		  LEFT JOIN kbench_operations o ON o.digest = w.operation_digest
+		 WHERE (ru.family IS NULL OR coalesce(i.name, r.implementation_digest) = ru.family)
+		   AND (ru.operation IS NULL OR o.name = ru.operation)
+		   AND (ru.workload_digest IS NULL OR r.workload_digest = ru.workload_digest)
+		 ORDER BY r.observed_at, r.digest), ru.id, false);
 END $$;
 
 -- Acknowledge an alert (seen, being handled) or suppress it (not to be
@@ -741,6 +749,128 @@ END $$;
 COMMENT ON FUNCTION kbench_sweep_run(text, text, jsonb, text[], text, jsonb) IS 'queue the cartesian product of a grid of axis values (and implementations); returns the job ids';
 
 --------------------------------------------------------------------------
+-- Paired A/B comparisons
+--------------------------------------------------------------------------
+
+-- A comparison: rounds of A then B queued back to back on one device (its
+-- worker runs a device's jobs one at a time in queue order: A B A B ...),
+-- same workload, same protocol (seed, flush between calls).
+CREATE TABLE kbench_comparisons (
+	id bigserial PRIMARY KEY,
+	operation text NOT NULL,
+	mode text NOT NULL,
+	workload jsonb NOT NULL,
+	a text,                               -- implementation A (NULL: the device's own)
+	b text,
+	device text NOT NULL,
+	protocol jsonb NOT NULL,
+	rounds int NOT NULL CHECK (rounds BETWEEN 3 AND 100),
+	same_pct float8 NOT NULL CHECK (same_pct > 0),
+	jobs bigint[] NOT NULL,               -- A, B, A, B, ... (kbench_jobs.id)
+	owner name NOT NULL,
+	queued_at timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE kbench_comparisons IS 'paired A/B comparisons: rounds of A and B queued alternately on one device';
+SELECT pg_catalog.pg_extension_config_dump('kbench_comparisons', '');
+SELECT pg_catalog.pg_extension_config_dump('kbench_comparisons_id_seq', '');
+
+-- Queue a paired comparison of implementations a and b; returns its id.
+--   SELECT kbench_compare('layer_norm', 'backward', '{"rows": 4096, "hidden": 4096, "dtype": "bf16"}', 'cuda', 'cuda/v2');
+CREATE FUNCTION kbench_compare(operation text, mode text, workload jsonb, a text, b text, rounds int DEFAULT 5,
+                               device text DEFAULT NULL, protocol jsonb DEFAULT '{}', same_pct float8 DEFAULT 2)
+	RETURNS bigint
+	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+DECLARE
+	jobs bigint[] := '{}';
+	dev text := device;
+	j bigint;
+	k int;
+	id bigint;
+BEGIN
+	IF rounds IS NULL OR rounds < 3 OR rounds > 100 THEN
+		RAISE EXCEPTION 'rounds must be between 3 and 100, got %', coalesce(rounds::text, 'NULL')
+			USING ERRCODE = 'invalid_parameter_value', DETAIL = 'A round times A once and B once; the interval needs at least 3.';
+	END IF;
+	IF same_pct IS NULL OR NOT (same_pct > 0 AND same_pct < 100) THEN
+		RAISE EXCEPTION 'same_pct must be a number of percent between 0 and 100, got %', coalesce(same_pct::text, 'NULL')
+			USING ERRCODE = 'invalid_parameter_value',
+			DETAIL = 'B is the same as A when the 95% interval of the ratio lies within 1 -+ same_pct/100 (default 2).';
+	END IF;
+	-- protocol NULL would let the two sides differ in nothing, but say so
+	protocol := coalesce(protocol, '{}');
+	FOR k IN 1 .. rounds LOOP
+		j := kbench_run(operation, mode, workload, a, dev, protocol);
+		IF dev IS NULL THEN
+			SELECT x.device INTO dev FROM kbench_jobs x WHERE x.id = j;
+		END IF;
+		jobs := jobs || j || kbench_run(operation, mode, workload, b, dev, protocol);
+	END LOOP;
+	INSERT INTO kbench_comparisons (operation, mode, workload, a, b, device, protocol, rounds, same_pct, jobs, owner)
+	VALUES (operation, mode, workload, a, b, dev, protocol, rounds, same_pct, jobs, current_user)
+	RETURNING kbench_comparisons.id INTO id;
+	RETURN id;
+END $$;
+COMMENT ON FUNCTION kbench_compare(text, text, jsonb, text, text, int, text, jsonb, float8) IS 'queue a paired A/B comparison: rounds of A then B on one device; read it with kbench_comparison(id)';
+
+-- The result: each side's median over its rounds' medians, ratio = B / A,
+-- its 95% interval by a bootstrap over rounds (2,000 resamples of whole
+-- rounds, so each A stays paired with its B; deterministic), and a verdict:
+-- faster (B is: the interval lies below 1 - same_pct/100), slower (above
+-- 1 + same_pct/100), same (inside 1 -+ same_pct/100), else ambiguous.
+-- NULL verdict until every round has both runs (status says where it is).
+CREATE FUNCTION kbench_comparison(comparison_id bigint,
+	OUT id bigint, OUT status text, OUT rounds_done int, OUT a_median_ns float8, OUT b_median_ns float8,
+	OUT ratio float8, OUT ratio_low float8, OUT ratio_high float8, OUT verdict text,
+	OUT a_runs text[], OUT b_runs text[])
+	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp STABLE AS $$
+DECLARE
+	c kbench_comparisons;
+	xa float8[];
+	xb float8[];
+	n int;
+	failed int;
+BEGIN
+	SELECT * INTO c FROM kbench_comparisons x WHERE x.id = comparison_id;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'comparison % does not exist', comparison_id USING ERRCODE = 'no_data_found';
+	END IF;
+	id := c.id;
+	-- round k: jobs[2k - 1] (A) and jobs[2k] (B)
+	SELECT array_agg(ra.primary_ns::float8 ORDER BY k), array_agg(rb.primary_ns::float8 ORDER BY k),
+	       array_agg(ra.digest ORDER BY k), array_agg(rb.digest ORDER BY k)
+	  INTO xa, xb, a_runs, b_runs
+	  FROM generate_series(1, c.rounds) k
+	  JOIN kbench_jobs ja ON ja.id = c.jobs[2 * k - 1] JOIN kbench_runs ra ON ra.digest = ja.run_digest
+	  JOIN kbench_jobs jb ON jb.id = c.jobs[2 * k] JOIN kbench_runs rb ON rb.digest = jb.run_digest
+	 WHERE ra.primary_ns > 0 AND rb.primary_ns > 0 AND ra.status = 'passed' AND rb.status = 'passed';
+	n := coalesce(cardinality(xa), 0);
+	rounds_done := n;
+	SELECT count(*) INTO failed FROM kbench_jobs j
+	 WHERE j.id = ANY (c.jobs) AND (j.status IN ('failed', 'timeout', 'canceled') OR j.run_status IS DISTINCT FROM 'passed' AND j.status = 'passed');
+	status := CASE WHEN failed > 0 THEN 'failed' WHEN n < c.rounds THEN 'running' ELSE 'done' END;
+	IF n = 0 THEN
+		RETURN;
+	END IF;
+	a_median_ns := (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY v) FROM unnest(xa) v);
+	b_median_ns := (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY v) FROM unnest(xb) v);
+	ratio := b_median_ns / a_median_ns;
+	IF status <> 'done' THEN
+		RETURN;
+	END IF;
+	SELECT percentile_cont(0.025) WITHIN GROUP (ORDER BY r), percentile_cont(0.975) WITHIN GROUP (ORDER BY r)
+	  INTO ratio_low, ratio_high
+	  FROM (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY xb[i]) / percentile_cont(0.5) WITHIN GROUP (ORDER BY xa[i]) AS r
+	          FROM (SELECT s, 1 + (('x' || substr(md5(c.id || ':' || s || ':' || k), 1, 8))::bit(32)::bigint * n / 4294967296)::int AS i
+	                  FROM generate_series(1, 2000) s, generate_series(1, n) k) d
+	         GROUP BY s) boot;
+	verdict := CASE WHEN ratio_high < 1 - c.same_pct / 100 THEN 'faster'
+	                WHEN ratio_low > 1 + c.same_pct / 100 THEN 'slower'
+	                WHEN ratio_low >= 1 - c.same_pct / 100 AND ratio_high <= 1 + c.same_pct / 100 THEN 'same'
+	                ELSE 'ambiguous' END;
+END $$;
+COMMENT ON FUNCTION kbench_comparison(bigint) IS 'a paired comparison''s result: medians, ratio B/A with a bootstrap 95% interval over rounds, verdict faster / slower / same / ambiguous';
+
+--------------------------------------------------------------------------
 -- Ranking by the difference
 --------------------------------------------------------------------------
 
@@ -840,6 +970,9 @@ REVOKE ALL ON FUNCTION kbench_alert_suppress(bigint, text, timestamptz) FROM PUB
 GRANT EXECUTE ON FUNCTION kbench_alert_acknowledge(bigint, text, timestamptz) TO kbench_user;
 GRANT EXECUTE ON FUNCTION kbench_alert_suppress(bigint, text, timestamptz) TO kbench_user;
 REVOKE ALL ON FUNCTION kbench_sweep_run(text, text, jsonb, text[], text, jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION kbench_compare(text, text, jsonb, text, text, int, text, jsonb, float8) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION kbench_compare(text, text, jsonb, text, text, int, text, jsonb, float8) TO kbench_user;
+GRANT SELECT ON kbench_comparisons TO PUBLIC;
 GRANT EXECUTE ON FUNCTION kbench_sweep_run(text, text, jsonb, text[], text, jsonb) TO kbench_user;
 REVOKE ALL ON FUNCTION kbench__gate_alerts(text, text, text, text, timestamptz) FROM PUBLIC;
 REVOKE ALL ON FUNCTION kbench__slice_mean(float8[], int, int) FROM PUBLIC;
