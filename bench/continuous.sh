@@ -13,6 +13,23 @@ source bin/pgcluster.sh
 ki_cluster_start "shared_preload_libraries = 'kernelindex'" "shared_buffers = '2GB'" "work_mem = '64MB'"
 trap ki_cluster_stop EXIT
 export PATH="$PGBIN:$PATH"
+
+# The Liger import (1,649 runs, one kbench__store INSERT each) into an empty
+# catalog, the alerts trigger with the default rules on, and off, in turns.
+chmod a+r data/liger/all_benchmark_data.csv 2>/dev/null || true
+echo "== Liger import, alerts trigger on (default rules) and off, 4 times each"
+for t in 1 2 3 4; do
+  for mode in on off; do
+    psql -q -d postgres -c "DROP DATABASE IF EXISTS liger" -c "CREATE DATABASE liger"
+    psql -q -d liger -c "CREATE EXTENSION kernelindex"
+    [ "$mode" = off ] && psql -q -d liger -c "ALTER TABLE kbench_runs DISABLE TRIGGER alerts"
+    ms=$(psql -X -q -At -d liger -c '\timing on' -c "SELECT inserted FROM kbench_import_liger(pg_read_file('$(pwd)/data/liger/all_benchmark_data.csv'))" |
+         sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p')
+    echo "  $mode, pass $t: $ms ms, $(psql -X -At -d liger -c "SELECT count(*) FROM kbench_alerts") alerts"
+  done
+done
+psql -q -d postgres -c "DROP DATABASE liger"
+
 psql -q -c "CREATE DATABASE bench"
 export PGDATABASE=bench
 psql -q -c "CREATE EXTENSION kernelindex"
@@ -44,7 +61,7 @@ BEGIN
             ORDER BY 5 LIMIT 200 LOOP
     INSERT INTO kbench_runs (digest, implementation_digest, workload_digest, protocol_digest, environment_digest, status,
                              observed_at, primary_statistic, primary_ns, median_ns, p20_ns, p80_ns, source, external_id, name, manifest)
-    VALUES ('sha256:' || md5(s.k) || md5(s.k || '/2'), s.id, s.wd, s.pd, s.ed, 'passed', timestamptz '2025-06-01' + random() * interval '1 day',
+    VALUES ('sha256:' || md5(s.k) || md5(s.k || '/2'), s.id, s.wd, s.pd, s.ed, 'passed', clock_timestamp(),
             'median', 100000, 100000, 99500, 100500, 'bench', s.k, s.k, jsonb_build_object('kind', 'BenchmarkRun', 'synthetic', true));
   END LOOP;
 END \$\$;

@@ -346,20 +346,25 @@ BEGIN
 			        ORDER BY r2.observed_at, r2.digest LIMIT 10) z
 			 WHERE rejudge AND r.digest = ANY (landed)
 			   AND r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL
+			   -- the usual case, a run newer than its whole cohort, is told by one probe of the time index
+			   AND EXISTS (SELECT 1 FROM kbench_runs r3
+			                WHERE r3.workload_digest = r.workload_digest AND r3.protocol_digest = r.protocol_digest
+			                  AND r3.environment_digest = r.environment_digest AND (r3.observed_at, r3.digest) > (r.observed_at, r.digest))
+		), ids AS (
+			SELECT unnest(landed) AS digest UNION SELECT later.digest FROM later
 		), n AS (
 			SELECT r.digest, r.workload_digest AS wd, r.protocol_digest AS pd, r.environment_digest AS ed,
 			       r.observed_at AS oa, r.primary_ns::float8 AS x, coalesce(i.name, r.implementation_digest) AS fam,
 			       CASE WHEN i.name IS NULL THEN ARRAY[r.implementation_digest]
 			            ELSE ARRAY(SELECT i2.digest FROM kbench_implementations i2 WHERE i2.name = i.name) END AS fam_digests,
 			       o.name AS opname, p, e
-			  FROM kbench_runs r
+			  FROM ids JOIN kbench_runs r ON r.digest = ids.digest
 			  LEFT JOIN kbench_implementations i ON i.digest = r.implementation_digest
 			  LEFT JOIN kbench_workloads w ON w.digest = r.workload_digest
 			  LEFT JOIN kbench_operations o ON o.digest = w.operation_digest
 			  LEFT JOIN kbench_protocols p ON p.digest = r.protocol_digest
 			  LEFT JOIN kbench_environments e ON e.digest = r.environment_digest
-			 WHERE (r.digest = ANY (landed) OR r.digest IN (SELECT later.digest FROM later))
-			   AND r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL
+			 WHERE r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL
 		), m AS (
 			SELECT n.*, ru.id AS rule_id, ru.method, ru.window_size, ru.threshold, ru.min_change_pct, ru.persistence, ru.confirm
 			  FROM n JOIN kbench_alert_rules ru
@@ -368,22 +373,30 @@ BEGIN
 			   AND (ru.operation IS NULL OR ru.operation = n.opname)
 			   AND (ru.workload_digest IS NULL OR ru.workload_digest = n.wd)
 			   AND kbench__mode_is(ru.mode, n.p) AND kbench__device_is(ru.device, n.e)
+		), pts AS MATERIALIZED (   -- the previous points, fetched once per run for its widest rule
+			SELECT n.digest, q.rds, q.xs
+			  FROM n JOIN (SELECT m.digest, max(m.window_size + m.persistence - 1) AS wmax FROM m GROUP BY m.digest) mw
+			    ON mw.digest = n.digest
+			  CROSS JOIN LATERAL (SELECT coalesce(array_agg(z.digest ORDER BY z.observed_at, z.digest), '{}') AS rds,
+			                             coalesce(array_agg(z.primary_ns::float8 ORDER BY z.observed_at, z.digest), '{}') AS xs
+			                        FROM (SELECT r.digest, r.observed_at, r.primary_ns FROM kbench_runs r
+			                               WHERE r.workload_digest = n.wd AND r.protocol_digest = n.pd AND r.environment_digest = n.ed
+			                                 AND r.implementation_digest = ANY (n.fam_digests)
+			                                 AND r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL
+			                                 AND r.primary_ns IS NOT NULL AND (r.observed_at, r.digest) < (n.oa, n.digest)
+			                               ORDER BY r.observed_at DESC, r.digest DESC LIMIT mw.wmax) z) q
+		), mp AS (
+			SELECT m.*, greatest(cardinality(pts.rds) - (m.window_size + m.persistence - 1) + 1, 1) AS first,
+			       pts.rds AS all_rds, pts.xs AS all_xs
+			  FROM m JOIN pts ON pts.digest = m.digest
 		)
-		SELECT m.digest, m.wd, m.pd, m.ed, m.oa, m.x, m.fam, m.rule_id, m.method, m.window_size, m.confirm,
-		       coalesce(q.rds, '{}') AS rds, coalesce(q.rds, '{}') || m.digest AS upto, j.*
-		  FROM m
-		  CROSS JOIN LATERAL (SELECT array_agg(z.digest ORDER BY z.observed_at, z.digest) AS rds,
-		                             array_agg(z.primary_ns::float8 ORDER BY z.observed_at, z.digest) AS xs
-		                        FROM (SELECT r.digest, r.observed_at, r.primary_ns FROM kbench_runs r
-		                               WHERE r.workload_digest = m.wd AND r.protocol_digest = m.pd AND r.environment_digest = m.ed
-		                                 AND r.implementation_digest = ANY (m.fam_digests)
-		                                 AND r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL
-		                                 AND r.primary_ns IS NOT NULL AND (r.observed_at, r.digest) < (m.oa, m.digest)
-		                               ORDER BY r.observed_at DESC, r.digest DESC LIMIT m.window_size + m.persistence - 1) z) q
-		  CROSS JOIN LATERAL kbench__judge(m.method, coalesce(q.xs, '{}') || m.x, m.threshold, m.min_change_pct,
-		                                   m.window_size, m.persistence) j
+		SELECT mp.digest, mp.wd, mp.pd, mp.ed, mp.oa, mp.x, mp.fam, mp.rule_id, mp.method, mp.window_size, mp.confirm,
+		       mp.all_rds[mp.first:] AS rds, mp.all_rds[mp.first:] || mp.digest AS upto, j.*
+		  FROM mp
+		  CROSS JOIN LATERAL kbench__judge(mp.method, mp.all_xs[mp.first:] || mp.x, mp.threshold, mp.min_change_pct,
+		                                   mp.window_size, mp.persistence) j
 		 WHERE j.flagged
-		 ORDER BY m.oa, m.digest, m.rule_id
+		 ORDER BY mp.oa, mp.digest, mp.rule_id
 	LOOP
 		-- the same episode: fold the run into the rule's alert on the series; a
 		-- change point's place and size are estimated again while the new
@@ -439,6 +452,11 @@ BEGIN
 	RETURN opened;
 END $$;
 REVOKE ALL ON FUNCTION kbench__alert_check(text[], int, boolean) FROM PUBLIC;
+
+-- A series' points in time order within a cohort: the checks read the
+-- points before a new run (and after it, for runs landing out of order)
+-- along it, across the cohort's families, instead of every run of the cohort.
+CREATE INDEX kbench_runs_cohort_time_idx ON kbench_runs (workload_digest, protocol_digest, environment_digest, observed_at, digest);
 
 -- Statement-level, after runs land (kbench_ingest, the imports, the
 -- runner): a confirmation rerun is judged; every other run is checked

@@ -8,10 +8,10 @@
  *       absolute successive difference; steps smaller than min_change_pct
  *       merged away.  Returns the 1-based first point of every segment but
  *       the first.
- *   kbench__judge(method, x, prev float8[], threshold, min_change_pct,
- *                 window, t_critical)
- *       one new point of a series against its previous points, as an alert
- *       rule's method says (percent, zscore, ttest, changepoint).
+ *   kbench__judge(method, series float8[], threshold, min_change_pct,
+ *                 window, persistence)
+ *       the last point of a series against the points before it, as an
+ *       alert rule's method says (percent, zscore, ttest, changepoint).
  *   kernelindex.confirm_alerts (GUC)
  */
 #include "kernelindex.h"
