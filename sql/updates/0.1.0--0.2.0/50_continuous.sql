@@ -320,9 +320,11 @@ REVOKE ALL ON FUNCTION kbench__judge_confirmation(kbench_alert_confirmations, kb
 -- it opens an alert: NOTIFY kbench_alerts, and a confirmation rerun when the
 -- rule asks and this server can rerun it.  Returns the alerts opened.
 CREATE FUNCTION kbench__alert_check(landed text[], only_rule int DEFAULT NULL, rejudge boolean DEFAULT true) RETURNS int
-	-- a generic plan: the custom plans of this query took ~7 ms to plan, per landed run
+	-- a generic plan: the custom plans of this query took ~7 ms to plan, per landed run;
+	-- and index scans: the plan is made once, often while kbench_runs is still
+	-- small (an import), and a sequential scan per landed run then grows with it
 	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp SET jit = off
-	SET plan_cache_mode = force_generic_plan AS $$
+	SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $$
 DECLARE
 	c record;
 	a kbench_alerts;
