@@ -367,18 +367,17 @@ BEGIN
 			  LEFT JOIN kbench_protocols p ON p.digest = r.protocol_digest
 			  LEFT JOIN kbench_environments e ON e.digest = r.environment_digest
 			 WHERE r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL
-		), m AS (
-			SELECT n.*, ru.id AS rule_id, ru.method, ru.window_size, ru.threshold, ru.min_change_pct, ru.persistence, ru.confirm
-			  FROM n JOIN kbench_alert_rules ru
-			    ON ru.enabled AND (only_rule IS NULL OR ru.id = only_rule)
-			   AND (ru.family IS NULL OR ru.family = n.fam)
-			   AND (ru.operation IS NULL OR ru.operation = n.opname)
-			   AND (ru.workload_digest IS NULL OR ru.workload_digest = n.wd)
-			   AND kbench__mode_is(ru.mode, n.p) AND kbench__device_is(ru.device, n.e)
-		), pts AS MATERIALIZED (   -- the previous points, fetched once per run for its widest rule
-			SELECT n.digest, q.rds, q.xs
-			  FROM n JOIN (SELECT m.digest, max(m.window_size + m.persistence - 1) AS wmax FROM m GROUP BY m.digest) mw
-			    ON mw.digest = n.digest
+		), nm AS MATERIALIZED (   -- each run with its rules and the points before it, fetched once for its widest rule
+			SELECT n.*, mr.rule_ids, q.rds AS all_rds, q.xs AS all_xs
+			  FROM n
+			  CROSS JOIN LATERAL (
+			       SELECT array_agg(ru.id) AS rule_ids, max(ru.window_size + ru.persistence - 1) AS wmax
+			         FROM kbench_alert_rules ru
+			        WHERE ru.enabled AND (only_rule IS NULL OR ru.id = only_rule)
+			          AND (ru.family IS NULL OR ru.family = n.fam)
+			          AND (ru.operation IS NULL OR ru.operation = n.opname)
+			          AND (ru.workload_digest IS NULL OR ru.workload_digest = n.wd)
+			          AND kbench__mode_is(ru.mode, n.p) AND kbench__device_is(ru.device, n.e)) mr
 			  CROSS JOIN LATERAL (SELECT coalesce(array_agg(z.digest ORDER BY z.observed_at, z.digest), '{}') AS rds,
 			                             coalesce(array_agg(z.primary_ns::float8 ORDER BY z.observed_at, z.digest), '{}') AS xs
 			                        FROM (SELECT r.digest, r.observed_at, r.primary_ns FROM kbench_runs r
@@ -386,11 +385,12 @@ BEGIN
 			                                 AND r.implementation_digest = ANY (n.fam_digests)
 			                                 AND r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL
 			                                 AND r.primary_ns IS NOT NULL AND (r.observed_at, r.digest) < (n.oa, n.digest)
-			                               ORDER BY r.observed_at DESC, r.digest DESC LIMIT mw.wmax) z) q
+			                               ORDER BY r.observed_at DESC, r.digest DESC LIMIT mr.wmax) z) q
+			 WHERE mr.wmax IS NOT NULL
 		), mp AS (
-			SELECT m.*, greatest(cardinality(pts.rds) - (m.window_size + m.persistence - 1) + 1, 1) AS first,
-			       pts.rds AS all_rds, pts.xs AS all_xs
-			  FROM m JOIN pts ON pts.digest = m.digest
+			SELECT nm.*, ru.id AS rule_id, ru.method, ru.window_size, ru.threshold, ru.min_change_pct, ru.persistence, ru.confirm,
+			       greatest(cardinality(nm.all_rds) - (ru.window_size + ru.persistence - 1) + 1, 1) AS first
+			  FROM nm JOIN kbench_alert_rules ru ON ru.id = ANY (nm.rule_ids)
 		)
 		SELECT mp.digest, mp.wd, mp.pd, mp.ed, mp.oa, mp.x, mp.fam, mp.rule_id, mp.method, mp.window_size, mp.confirm,
 		       mp.all_rds[mp.first:] AS rds, mp.all_rds[mp.first:] || mp.digest AS upto, j.*
