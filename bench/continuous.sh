@@ -41,7 +41,7 @@ psql -q -c "ALTER TABLE kbench_runs ENABLE TRIGGER alerts"
 echo "loaded in $(( $(date +%s) - start )) s"
 
 # Alert maintenance: 200 new runs, one INSERT each (as kbench__store stores
-# them), each the next point of a series of bench-op-01..07 (every family,
+# them), each the next point of a series of bench-op-11..17 (every family,
 # two workloads, both passes and devices; 250 points before it), the
 # records trigger on; the alerts trigger off and on in turns.
 land() {  # tag trigger(on|off)
@@ -56,7 +56,7 @@ BEGIN
              FROM kbench_workloads w JOIN kbench_operations o ON o.digest = w.operation_digest
              JOIN kbench_implementations i ON i.operation_digest = o.digest AND i.version = '5.0'
              CROSS JOIN kbench_protocols p CROSS JOIN kbench_environments e
-            WHERE o.name BETWEEN 'bench-op-01' AND 'bench-op-07' AND p.name LIKE 'bench-protocol-%'
+            WHERE o.name BETWEEN 'bench-op-11' AND 'bench-op-17' AND p.name LIKE 'bench-protocol-%'
               AND (w.name LIKE '%-hidden512-%' OR w.name LIKE '%-hidden1024-%')
             ORDER BY 5 LIMIT 200 LOOP
     INSERT INTO kbench_runs (digest, implementation_digest, workload_digest, protocol_digest, environment_digest, status,
@@ -96,7 +96,7 @@ queries=(
   "alerts: kbench_alert_status, all|SELECT * FROM kbench_alert_status"
   "CI gate: kbench_check over everything|SELECT kbench__gate_alerts(NULL, NULL, NULL, NULL, NULL)"
   "CI gate: kbench_check, one family on one device|SELECT kbench__gate_alerts('bench-op-01-impl-1', NULL, NULL, 'NVIDIA H100', NULL)"
-  "PR summary: kbench_summary_markdown, one family|SELECT kbench_summary_markdown('bench-op-01-impl-1')"
+  "PR summary: kbench_summary_markdown, one family|SELECT length(kbench_summary_markdown('bench-op-01-impl-1'))"
 )
 for entry in "${queries[@]}"; do
   title=${entry%%|*}
