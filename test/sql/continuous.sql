@@ -231,6 +231,17 @@ SELECT 900 + c, 'layer_norm', 'forward', '{}', 'a', 'b', 'cpu', '{}', 8, 2,
 SELECT c.id, x.status, x.rounds_done, round(x.a_median_ns) AS a_median_ns, round(x.b_median_ns) AS b_median_ns,
        round(x.ratio::numeric, 4) AS ratio, round(x.ratio_low::numeric, 4) AS low, round(x.ratio_high::numeric, 4) AS high, x.verdict
   FROM kbench_comparisons c, kbench_comparison(c.id) x WHERE c.id > 900 ORDER BY c.id;
+-- across every operation of two providers, in one call, from the history:
+-- Liger against Transformers (huggingface), per operation, pass and device
+SELECT operation, count(*) AS passes_x_devices, sum(workloads) AS workloads,
+       round(kbench_geomean(geomean_speedup)::numeric, 2) AS geomean_speedup,
+       sum(candidate_faster) AS liger_faster, sum(baseline_faster) AS huggingface_faster, sum(within_noise) AS within_noise
+  FROM kbench_compare_providers('huggingface', 'liger') GROUP BY 1 ORDER BY 1;
+SELECT operation, protocol, device, workloads, round(geomean_speedup::numeric, 3) AS geomean, candidate_faster, baseline_faster, within_noise
+  FROM kbench_compare_providers('huggingface', 'liger', 'backward', 'H100') WHERE operation = 'liger-layer-norm';
+SELECT * FROM kbench_compare_providers('huggingface', 'nobody');
+SELECT * FROM kbench_compare_providers(NULL, 'liger');
+SELECT * FROM kbench_compare_providers('huggingface', 'liger', 'sideways');
 -- a round still running: no verdict yet
 UPDATE kbench_jobs SET status = 'running', run_digest = NULL, run_status = NULL WHERE id = 900116;
 SELECT status, rounds_done, verdict FROM kbench_comparison(901);

@@ -890,6 +890,57 @@ BEGIN
 END $$;
 COMMENT ON FUNCTION kbench_comparison(bigint) IS 'a paired comparison''s result: medians, ratio B/A with a bootstrap 95% interval over rounds, verdict faster / slower / same / ambiguous';
 
+-- Two providers compared across every operation that has both, in one
+-- call, from the history: per operation, protocol and device, the geometric
+-- mean of kbench_speedup's speedups (baseline / candidate; above 1: the
+-- candidate is faster) and how many workloads each side wins strictly (the
+-- 95% interval of the difference excludes zero, as kbench_records ranks) or
+-- within noise.
+CREATE FUNCTION kbench_compare_providers(baseline text, candidate text, mode text DEFAULT NULL, environment text DEFAULT NULL)
+	RETURNS TABLE (operation text, protocol text, device text, workloads bigint, geomean_speedup float8,
+	               min_speedup float8, max_speedup float8, candidate_faster bigint, baseline_faster bigint, within_noise bigint)
+	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp STABLE AS $$
+#variable_conflict use_column
+DECLARE
+	op text;
+	found_any boolean := false;
+BEGIN
+	IF baseline IS NULL OR candidate IS NULL THEN
+		RAISE EXCEPTION 'a baseline and a candidate are required' USING ERRCODE = 'null_value_not_allowed',
+			HINT = 'Name two providers, e.g. kbench_compare_providers(''huggingface'', ''liger'').';
+	END IF;
+	PERFORM kbench__resolve_protocols(mode), kbench__resolve_environments(environment);
+	FOR op IN SELECT o.name FROM kbench_operations o GROUP BY o.name ORDER BY o.name LOOP
+		BEGIN
+			RETURN QUERY
+			SELECT op, s.protocol, s.device, count(*), kbench_geomean(s.speedup), min(s.speedup), max(s.speedup),
+			       count(*) FILTER (WHERE d.diff > d.half_c),
+			       count(*) FILTER (WHERE -d.diff > d.half_b),
+			       count(*) FILTER (WHERE NOT d.diff > d.half_c AND NOT -d.diff > d.half_b)
+			  FROM kbench_speedup(op, baseline, candidate, mode, environment) s
+			  JOIN kbench_runs rb ON rb.digest = s.baseline_run
+			  JOIN kbench_runs rc ON rc.digest = s.candidate_run
+			  CROSS JOIN LATERAL (
+			       SELECT (rb.primary_ns - rc.primary_ns)::float8 AS diff,
+			              -- the candidate strictly faster: b - c beyond b's lower and c's upper half-widths
+			              sqrt(greatest(rb.primary_ns - (kbench_run_spread(rb)).low_ns, 0)::float8 ^ 2
+			                   + greatest((kbench_run_spread(rc)).high_ns - rc.primary_ns, 0)::float8 ^ 2) AS half_c,
+			              sqrt(greatest(rc.primary_ns - (kbench_run_spread(rc)).low_ns, 0)::float8 ^ 2
+			                   + greatest((kbench_run_spread(rb)).high_ns - rb.primary_ns, 0)::float8 ^ 2) AS half_b) d
+			 GROUP BY s.protocol, s.device
+			 ORDER BY s.device, s.protocol;
+			found_any := true;
+		EXCEPTION WHEN undefined_object OR ambiguous_parameter THEN
+			NULL;                              -- the operation lacks one of the two
+		END;
+	END LOOP;
+	IF NOT found_any THEN
+		RAISE EXCEPTION 'no operation has both "%" and "%"', baseline, candidate USING ERRCODE = 'undefined_object',
+			HINT = 'Name providers as kbench_speedup takes them: an implementation name, its provider (huggingface, torch, liger) or title.';
+	END IF;
+END $$;
+COMMENT ON FUNCTION kbench_compare_providers(text, text, text, text) IS 'two providers across every operation that has both: geomean speedup per operation, protocol and device, and strict wins by the difference rule';
+
 --------------------------------------------------------------------------
 -- Ranking by the difference
 --------------------------------------------------------------------------
