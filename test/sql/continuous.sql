@@ -307,6 +307,13 @@ SELECT p.proname FROM pg_proc p
    AND NOT EXISTS (SELECT 1 FROM unnest(p.proconfig) c WHERE c LIKE 'search_path=%') AND p.prosecdef;
 SELECT has_table_privilege('public', 'kbench_alerts', 'SELECT') AS read_alerts,
        has_table_privilege('public', 'kbench_alerts', 'UPDATE') AS update_alerts,
-       has_table_privilege('kbench_user', 'kbench_alert_rules', 'INSERT') AS user_inserts_rules;
+       has_table_privilege('kbench_user', 'kbench_alert_rules', 'INSERT') AS user_inserts_rules,
+       has_table_privilege('kbench_user', 'kbench_comparisons', 'INSERT') AS user_inserts_comparisons;
+-- a kbench_user inserts only comparisons of their own (kbench_compare runs as its caller)
+CREATE ROLE kbench_carol IN ROLE kbench_user;
+SET ROLE kbench_carol;
+INSERT INTO kbench_comparisons (operation, mode, workload, device, protocol, rounds, same_pct, jobs, owner)
+VALUES ('layer_norm', 'forward', '{}', 'cpu', '{}', 3, 2, '{1,2,3,4,5,6}', 'postgres');
+RESET ROLE;
 
 ROLLBACK;

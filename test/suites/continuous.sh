@@ -158,6 +158,20 @@ ok "$(q "SELECT count(*) > 10 AND count(c.alert_id) = 0 FROM kbench_alerts a JOI
          LEFT JOIN kbench_alert_confirmations c ON c.alert_id = a.id WHERE r.source = 'liger-kernel-bench'") $(q "SELECT count(*) FROM kbench_jobs WHERE status IN ('queued', 'running')")" \
    "t 0" "alerts on the imported Liger history queue no rerun (nothing of it runs here)"
 
+# a run landing through a COPY (SELECT kbench_ingest(...)) TO STDOUT is checked like any other
+# (only a COPY into kbench_runs itself, a restore, is not)
+read -r impl wl proto env ns <<<"$(series_of 256)"
+cwl="sha256:$(echo -n 'copy series' | sha256sum | cut -c1-64)"
+for i in $(seq 10 19); do fake "$impl" "$cwl" "$proto" "$env" "$ns" "2020-01-$i""T00:00:00Z" "copy-$i"; done
+psql -X -q -v ON_ERROR_STOP=1 -o /dev/null -c "COPY (SELECT * FROM kbench_ingest(jsonb_build_object('apiVersion', 'kernelindex.dev/v1alpha1',
+       'kind', 'BenchmarkRun', 'metadata', jsonb_build_object('name', 'slow-copy'),
+       'spec', jsonb_build_object('implementationDigest', '$impl', 'workloadDigest', '$cwl', 'protocolDigest', '$proto',
+         'environmentDigest', '$env', 'status', 'passed', 'observedAt', '2030-01-01T00:00:00Z',
+         'timing', jsonb_build_object('primaryStatistic', 'median', 'latencyNs', jsonb_build_object('median', $((ns * 4)))))))) TO STDOUT"
+ok "$(q "SELECT count(*) FROM kbench_alerts a JOIN kbench_runs r ON r.digest = a.run_digest
+         WHERE r.name = 'slow-copy' AND a.rule_id = (SELECT id FROM kbench_alert_rules WHERE name = 'cpu-slowdowns')")" 1 \
+   "a run ingested inside COPY (SELECT ...) TO STDOUT opens its alert too"
+
 # 6. pg_dump/pg_restore keeps the alerts, their rules and confirmations as they were
 idle 60
 fingerprint="SELECT md5(string_agg(x, ',' ORDER BY x)) FROM (

@@ -472,7 +472,7 @@ DECLARE
 	run kbench_runs;
 	judged text[] := '{}';
 BEGIN
-	IF current_query() ~* '^\s*copy\s' THEN
+	IF current_query() ~* '^\s*copy\s+("?[a-z_0-9]+"?\.)?"?kbench_runs"?[\s(]' THEN
 		RETURN NULL;
 	END IF;
 	-- the worker running a confirmation job stores its run: judge it
@@ -791,6 +791,11 @@ CREATE TABLE kbench_comparisons (
 	queued_at timestamptz NOT NULL DEFAULT now()
 );
 COMMENT ON TABLE kbench_comparisons IS 'paired A/B comparisons: rounds of A and B queued alternately on one device';
+-- kbench_compare runs as its caller (the jobs are theirs): they insert their
+-- own comparisons, everyone reads them.
+ALTER TABLE kbench_comparisons ENABLE ROW LEVEL SECURITY;
+CREATE POLICY kbench_comparisons_read ON kbench_comparisons FOR SELECT USING (true);
+CREATE POLICY kbench_comparisons_own ON kbench_comparisons FOR INSERT WITH CHECK (owner = current_user);
 SELECT pg_catalog.pg_extension_config_dump('kbench_comparisons', '');
 SELECT pg_catalog.pg_extension_config_dump('kbench_comparisons_id_seq', '');
 
@@ -1044,6 +1049,8 @@ REVOKE ALL ON FUNCTION kbench_sweep_run(text, text, jsonb, text[], text, jsonb) 
 REVOKE ALL ON FUNCTION kbench_compare(text, text, jsonb, text, text, int, text, jsonb, float8) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION kbench_compare(text, text, jsonb, text, text, int, text, jsonb, float8) TO kbench_user;
 GRANT SELECT ON kbench_comparisons TO PUBLIC;
+GRANT INSERT ON kbench_comparisons TO kbench_user;
+GRANT USAGE ON SEQUENCE kbench_comparisons_id_seq TO kbench_user;
 GRANT EXECUTE ON FUNCTION kbench_sweep_run(text, text, jsonb, text[], text, jsonb) TO kbench_user;
 REVOKE ALL ON FUNCTION kbench__gate_alerts(text, text, text, text, timestamptz) FROM PUBLIC;
 REVOKE ALL ON FUNCTION kbench__slice_mean(float8[], int, int) FROM PUBLIC;
