@@ -82,6 +82,12 @@ BEGIN
 	END IF;
 	PERFORM kbench_segment('{}', penalty, min_size, min_change_pct);   -- the arguments' checks
 	f := kbench__series_filter(implementation, operation, mode, environment, in_workload);
+	IF f.ops IS NOT NULL THEN
+		-- the operation as its workloads: an index scan of their runs, not a semi-join over every run
+		f.wls := ARRAY(SELECT w.digest FROM kbench_workloads w
+		                WHERE w.operation_digest = ANY (f.ops) AND (f.wls IS NULL OR w.digest = ANY (f.wls)));
+		f.ops := NULL;
+	END IF;
 	RETURN QUERY
 	WITH s AS (
 		SELECT p.wd, p.pd, p.ed, p.fam, array_agg(p.x ORDER BY p.oa, p.rd) AS xs, array_agg(p.rd ORDER BY p.oa, p.rd) AS rds,
