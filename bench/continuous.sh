@@ -93,6 +93,7 @@ queries=(
   "change points, one family on one device and pass (2,500 points)|SELECT * FROM kbench_change_points('bench-op-01-impl-1', mode => 'forward', environment => 'NVIDIA H100')"
   "change points, one family everywhere (10,000 points)|SELECT * FROM kbench_change_points('bench-op-01-impl-1')"
   "change points, one operation everywhere (40,000 points)|SELECT * FROM kbench_change_points(NULL, 'bench-op-01')"
+  "change points, one operation on one device and pass (10,000 points)|SELECT * FROM kbench_change_points(NULL, 'bench-op-01', 'forward', 'NVIDIA H100')"
   "alerts: kbench_alert_status, all|SELECT * FROM kbench_alert_status"
   "CI gate: kbench_check over everything|SELECT kbench__gate_alerts(NULL, NULL, NULL, NULL, NULL)"
   "CI gate: kbench_check, one family on one device|SELECT kbench__gate_alerts('bench-op-01-impl-1', NULL, NULL, 'NVIDIA H100', NULL)"
