@@ -162,6 +162,9 @@ UPDATE kbench_alerts SET until = now() - interval '1 second' WHERE id = (
   SELECT max(id) FROM kbench_alerts WHERE family = 'continuous-kernel' AND status = 'suppressed');
 SELECT status, recorded_status, count(*) FROM kbench_alert_status WHERE family = 'continuous-kernel' GROUP BY 1, 2 ORDER BY 1, 2;
 SELECT pg_temp.gate('continuous-kernel') LIKE 'SQLSTATE KB001: kbench_check: 1 regression alert (0 confirmed)' AS fails_again;
+-- only alerts opened since a time
+SELECT kbench_check('continuous-kernel', since => now() + interval '1 day');
+SELECT kbench_summary_markdown('continuous-kernel', since => now() + interval '1 day');
 -- the gate's own argument errors are kbench_regressions'
 SELECT kbench_check('no-such-kernel');
 SELECT kbench_check(environment => 'Z80');
@@ -260,6 +263,8 @@ SELECT kbench_alert_rule('x', 'percent', threshold => -1);
 SELECT kbench_alert_rule('x', 'percent', threshold => 'Infinity');
 SELECT kbench_alert_rule('x', 'ttest', threshold => 1);
 SELECT kbench_alert_rule('x', min_change_pct => -1);
+SELECT kbench_alert_rule('x', 'changepoint', persistence => 2);
+SELECT kbench_alert_rule('x', 'ttest', persistence => 0);
 SELECT kbench_alert_rule('x', implementation => 'no-such-kernel');
 SELECT kbench_alert_rule('x', operation => 'no_such_op');
 SELECT kbench_alert_rule('x', environment => 'Z80');
