@@ -321,4 +321,32 @@ INSERT INTO kbench_comparisons (operation, mode, workload, device, protocol, rou
 VALUES ('layer_norm', 'forward', '{}', 'cpu', '{}', 3, 2, '{1,2,3,4,5,6}', 'postgres');
 RESET ROLE;
 
+--------------------------------------------------------------------------
+-- One statement, many runs
+--------------------------------------------------------------------------
+
+-- the synthetic runs again, all 800 in one INSERT statement in random order
+-- (as a set-based store would store them), on workloads of their own: the
+-- same alerts as when they landed one by one, at the same points, with the
+-- same flagged points folded in
+INSERT INTO kbench_runs (digest, implementation_digest, workload_digest, protocol_digest, environment_digest, status,
+                         observed_at, primary_statistic, primary_ns, median_ns, name, manifest)
+SELECT 'sha256:' || encode(sha256(convert_to('bulk ' || series || i, 'UTF8')), 'hex'), :'impl',
+       'sha256:' || encode(sha256(convert_to('continuous bulk ' || series, 'UTF8')), 'hex'), :'proto', :'env', 'passed',
+       timestamptz '2025-01-01 00:00:00+00' + i * interval '1 hour', 'median', ns, ns, 'bulk-' || series || '-' || i,
+       '{"kind": "BenchmarkRun"}'
+  FROM synth ORDER BY random();
+CREATE TEMP VIEW alert_points AS
+SELECT CASE WHEN r.name LIKE 'bulk-%' THEN 'bulk' ELSE 'one by one' END AS landed, split_part(r.name, '-', 2) AS series,
+       ru.name AS rule, substring(r.name from '[0-9]+$')::int AS at_point, cardinality(a.runs) AS points, round(a.change_pct::numeric, 3) AS change_pct
+  FROM kbench_alerts a JOIN kbench_alert_rules ru ON ru.id = a.rule_id JOIN kbench_runs r ON r.digest = a.run_digest
+ WHERE a.family = 'continuous-kernel';
+SELECT landed, count(*) AS alerts FROM alert_points GROUP BY 1 ORDER BY 1;
+(SELECT series, rule, at_point, points, change_pct FROM alert_points WHERE landed = 'bulk'
+ EXCEPT SELECT series, rule, at_point, points, change_pct FROM alert_points WHERE landed = 'one by one')
+UNION ALL
+(SELECT series, rule, at_point, points, change_pct FROM alert_points WHERE landed = 'one by one'
+ EXCEPT SELECT series, rule, at_point, points, change_pct FROM alert_points WHERE landed = 'bulk');
+
+
 ROLLBACK;
