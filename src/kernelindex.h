@@ -10,6 +10,9 @@
 
 #include "core/ki_json.h"
 
+/* continuous.c: its GUCs, defined by _PG_init (worker.c). */
+void		ki_continuous_init(void);
+
 /* An arena whose blocks are palloc'd in CurrentMemoryContext. */
 void		ki_pg_arena_init(ki_arena *a);
 

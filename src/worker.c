@@ -216,6 +216,7 @@ _PG_init(void)
 							&ki_queue_limit, 1000, 1, 1000000, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	ki_define_security_gucs();
 	ki_implementations_init();
+	ki_continuous_init();		/* continuous.c: kernelindex.confirm_alerts */
 	MarkGUCPrefixReserved("kernelindex");
 
 	if (!process_shared_preload_libraries_in_progress)
