@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # bench/device.sh: check and time every kernels/ operation on one GPU.
 #
-# For a GPU host with nvcc and no PostgreSQL.  Builds kernels/ (libkbench,
+# For a GPU host with nvcc and no PostgreSQL.  First (phase 1, bench/device_db.sh, at
+# most PHASE_S seconds, default 240): the carried PostgreSQL bundle (build/pgbundle) is
+# started with one worker for the GPU, Liger's CSV imported, the seed workloads and jsd
+# queued with kbench_run() under cuda, cuda/v2 (and the python implementations when this
+# build has them), waited for, printed beside Liger's reported rows from SQL, and the
+# catalog exported (into RETURN_DIR, default $OUT/db).  Then builds kernels/ (libkbench,
 # libkbench_cuda.so, kbench), runs each operation at its seed workload and
 # a smaller and a larger one under the kernelindex protocol (correctness
 # checked against the float64 reference on every run), and prints a table:
@@ -15,7 +20,11 @@
 #
 #   bench/device.sh [cuda:N]
 #   env: PEAK_GBPS, PEAK_TFLOPS override the device table; OUT (default /tmp/kbench-device);
-#        BUDGET_S (default 450): the whole script, build included; LIGER=0 skips Liger;
+#        BUDGET_S (default 480): the whole script, phase 1 and build included; DB=0 skips phase 1;
+#        BUDGET_AFTER_DB_S: instead, a budget for what follows phase 1 (the fault suite's dry run);
+#        SANITIZE_S (default 60): compute-sanitizer's share, counted from the end of phase 1;
+#        MAX_ROWS: time only the first N kbench rows, mark the rest skipped (the dry run: a
+#        cut that does not depend on the machine's speed); LIGER=0 skips Liger;
 #        LIGER_GPU_TIME (default 3): calls profiled per Liger row for its GPU time, 0 = off.
 # Budget: under 8 minutes on an H100/H200.  kbench rows took 71 s on an H200
 # (protocol 25 ms + 100 ms per run); each kbench row is limited to 120 s and
@@ -24,9 +33,18 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 DEV=${1:-cuda:0}
 OUT=${OUT:-/tmp/kbench-device}
-BUDGET=${BUDGET_S:-450}
+BUDGET=${BUDGET_S:-480}
 mkdir -p "$OUT"
 left() { echo $((BUDGET - SECONDS)); }
+
+# phase 1: PostgreSQL, the worker and kbench_run on this GPU (bench/device_db.sh)
+if [ "${DB:-1}" != 0 ]; then
+	echo "# phase 1: the database (bench/device_db.sh, at most ${PHASE_S:-240} s)"
+	OUT=$OUT PHASE_S=${PHASE_S:-240} timeout -k 10 $((${PHASE_S:-240} + 20)) bash bench/device_db.sh "$DEV" 2>&1
+	echo "# phase 1 done at ${SECONDS} s (exit $?)"
+fi
+[ -n "${BUDGET_AFTER_DB_S:-}" ] && BUDGET=$((SECONDS + BUDGET_AFTER_DB_S))
+T2=$SECONDS
 
 timeout "$(left)" make -C kernels -j"$(nproc)" >"$OUT/build.log" 2>&1 || {
 	echo "build failed, see $OUT/build.log"
@@ -75,10 +93,10 @@ run() { # op mode dtype axes...   (env VARIANT=v2: the CUDA kernel variant; v1 r
 	N=$((N + 1))
 	t=$(left)
 	[ "$t" -gt 120 ] && t=120
-	if [ "$t" -lt 5 ]; then
-		echo "skipped: the script's budget of ${BUDGET} s is spent" >"$json.err"
+	if [ "$t" -lt 5 ] || [ "$N" -gt "${MAX_ROWS:-1000}" ]; then
+		if [ "$t" -lt 5 ]; then echo "skipped: the script's budget of ${BUDGET} s is spent"; else echo "skipped: MAX_ROWS=$MAX_ROWS"; fi >"$json.err"
 		: >"$json"
-		echo "# kbench $N $key: skipped (budget)"
+		echo "# kbench $N $key: skipped ($(cut -d' ' -f2- "$json.err"))"
 		return
 	fi
 	timeout "$t" "$KB" run "$op" "$mode" "$@" dtype="$dtype" --device "$DEV" --variant "$variant" --json >"$json" 2>"$json.err"
@@ -90,7 +108,7 @@ run() { # op mode dtype axes...   (env VARIANT=v2: the CUDA kernel variant; v1 r
 # compute-sanitizer (memcheck, racecheck, synccheck) over the v2 kernels on small shapes, when the
 # host has it (SANITIZE=0 skips): a blind-written kernel's races and out-of-bounds accesses show
 # here before any timing.  One line per tool and shape; each run is cut off after 60 s, and no
-# new one starts after SANITIZE_UNTIL_S (default 150 s from the script's start).
+# new one starts after SANITIZE_S (default 60 s from the end of phase 1).
 if [ "${SANITIZE:-1}" != 0 ] && command -v compute-sanitizer >/dev/null 2>&1; then
 	echo "# compute-sanitizer on the v2 kernels"
 	for shape in "layer_norm backward rows=37 hidden=1000 dtype=fp32" "layer_norm full rows=9 hidden=6144 dtype=bf16" \
@@ -98,8 +116,8 @@ if [ "${SANITIZE:-1}" != 0 ] && command -v compute-sanitizer >/dev/null 2>&1; th
 		"megatron_cross_entropy backward seq=2 batch=1 vocab=131072 dtype=fp32" \
 		"distill_jsd_loss forward tokens=3 hidden=64 vocab=32000 dtype=bf16"; do
 		for tool in memcheck racecheck synccheck; do
-			if [ "$SECONDS" -gt "${SANITIZE_UNTIL_S:-150}" ]; then
-				echo "#   (compute-sanitizer stopped at ${SECONDS} s: SANITIZE_UNTIL_S=${SANITIZE_UNTIL_S:-150})"
+			if [ $((SECONDS - T2)) -gt "${SANITIZE_S:-60}" ]; then
+				echo "#   (compute-sanitizer stopped at ${SECONDS} s: SANITIZE_S=${SANITIZE_S:-60})"
 				break 2
 			fi
 			# shellcheck disable=SC2086
@@ -206,9 +224,13 @@ if [ -n "$WITH_LIGER" ]; then
 	fi
 fi
 
-python3 - "$TABLE" "$OUT" "$BW" "$TF" "${WITH_LIGER:+$LIGER_OUT}" <<'PY'
+# where each Liger row still departs from Liger's own scripts: codes per row, legend under the table
+LIGER_NOTES="$OUT/liger_notes.tsv"
+[ -n "$WITH_LIGER" ] && python3 bench/liger_time.py --notes --batch "$ROWS" >"$LIGER_NOTES" 2>&1
+
+python3 - "$TABLE" "$OUT" "$BW" "$TF" "${WITH_LIGER:+$LIGER_OUT}" "${WITH_LIGER:+$LIGER_NOTES}" <<'PY'
 import json, os, sys
-rows_path, out, bw, tf, liger_path = sys.argv[1:6]
+rows_path, out, bw, tf, liger_path, notes_path = sys.argv[1:7]
 v1_median = {}
 bw, tf = float(bw), float(tf)
 liger = {}
@@ -218,8 +240,17 @@ if liger_path and os.path.exists(liger_path):
             continue
         key, rest = line.rstrip("\n").split("\t", 1)
         liger[key] = rest.split("\t")
+notes, legend = {}, []
+if notes_path and os.path.exists(notes_path):
+    for line in open(notes_path):
+        if line.startswith("# "):
+            legend.append(line.rstrip("\n"))
+        elif "\t" in line:
+            key, codes = line.rstrip("\n").split("\t", 1)
+            notes[key] = codes
 print(f"{'op':24s} {'mode':9s} {'var':3s} {'shape':38s} {'dtype':5s} {'median_ms':>10s} {'p20-p80_ms':>21s} {'GB/s':>8s} "
-      f"{'TFLOP/s':>8s} {'xfloor':>6s} {'v2/v1':>6s} {'liger_ms':>10s} {'liger_p20-p80':>19s} {'liger_gpu':>9s} status")
+      f"{'TFLOP/s':>8s} {'xfloor':>6s} {'v2/v1':>6s} {'liger_ms':>10s} {'liger_p20-p80':>19s} {'liger_gpu':>9s} "
+      f"{'l_diff':>6s} status")
 for line in open(rows_path):
     var, op, mode, dtype, *axes = line.split()
     key = f"{op}:{mode}:{dtype}:{','.join(axes)}"
@@ -235,7 +266,7 @@ for line in open(rows_path):
         lcols, lnote = ("err", "-", "-"), " liger " + lg[0][:100]
     else:
         lcols, lnote = (lg[0], f"{lg[1]}-{lg[2]}", lg[3] if len(lg) > 3 else "-"), ""
-    lpart = f"{lcols[0]:>10s} {lcols[1]:>19s} {lcols[2]:>9s}"
+    lpart = f"{lcols[0]:>10s} {lcols[1]:>19s} {lcols[2]:>9s} {(notes.get(key, '-') if liger_path else '-')[:6]:>6s}"
     try:
         r = json.load(open(path))
     except Exception:
@@ -258,6 +289,9 @@ for line in open(rows_path):
     print(f"{op:24s} {mode:9s} {var:3s} {shape:38s} {dtype:5s} {med:10.4f} {p:>21s} {m.get('achieved_gb_per_s', 0):8.1f} "
           f"{m.get('achieved_tflop_per_s', 0):8.2f} {x:>6s} {ratio:>6s} {lpart} {r.get('status', '?')} "
           f"{r.get('message', '')[:80]}{lnote}")
+if legend:
+    print("# l_diff: where the Liger timing still departs from Liger's own benchmark scripts (bench/liger_time.py --notes):")
+    print("\n".join(legend))
 PY
 echo "# v2/v1: median of the v2 kernel over v1's on this card in this run (< 1: v2 faster); a v2 run must also pass its check"
 echo "# liger_ms: Liger's own definition of each mode (see bench/liger_time.py's docstring); liger_gpu: its GPU kernel time per call"

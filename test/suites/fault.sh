@@ -79,13 +79,30 @@ expect "kbench --timeout 1, a backend that never returns: the watchdog exits 1 a
 ok "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print (b - a < 12) }')" 1 "... about 6 s after the start (timeout + 5 s grace)"
 
 # bench/device.sh, the one script a GPU session runs, end to end on the fake device (the CPU
-# implementations behind it), with a 15 s budget that cuts it short: its flow, edge checks and table.
+# implementations behind it).  Phase 1 (bench/device_db.sh) on small shapes: the PostgreSQL bundle
+# (build/pgbundle; test/suites/bundle.sh builds and refreshes it, made here when absent) with a
+# worker for the fake cuda:0, Liger's CSV, kbench_run jobs, the SQL table, the export.  Then the
+# kbench phases cut short after their first row (MAX_ROWS=1; the budget is generous, so the cut does
+# not depend on the machine's speed): their flow, edge checks and table.
+[ -x build/pgbundle/bin/postgres ] || bash tools/pgbundle_build.sh >/dev/null 2>&1 || echo "# tools/pgbundle_build.sh failed"
 DOUT=$(mktemp -d /tmp/kernelindex-devsh.XXXXXX)
-dev=$(KBENCH_FAKE_CUDA=ok BUDGET_S=15 LIGER=0 SANITIZE=0 OUT=$DOUT timeout 120 bash bench/device.sh cuda:0 2>&1); rc=$?
+chmod 755 "$DOUT"
+dev=$(KBENCH_FAKE_CUDA=ok DEVICE_DRY=1 IMPLS="cuda cuda/v2 no-such-impl" BUDGET_AFTER_DB_S=200 MAX_ROWS=1 LIGER=0 SANITIZE=0 OUT=$DOUT \
+  RETURN_DIR=$DOUT/ret KI_BUNDLE_RUN=$DOUT/run timeout 240 bash bench/device.sh cuda:0 2>&1); rc=$?
+ok "$(printf '%s\n' "$dev" | grep -cE '^# db: (worker: cuda:0 Fake GPU|importing Liger.s CSV: 2448 lines, 1649 runs inserted|7 jobs queued|phase done: 7 jobs, 0 not passed)')" 4 \
+  "device.sh phase 1 on the fake device: the bundle's worker serves cuda:0, Liger's CSV imported, 7 kbench_run jobs passed"
+ok "$(grep -cE '^ [a-z_]+ +\| (forward|backward) +\| liger-[a-z0-9-]+ +\| cuda(/v2)? +\| Fake GPU .*\| passed/passed *$' "$DOUT/ret/db_table.txt")" 7 \
+  "... its SQL table has our 7 runs (3 seeds x cuda, cuda/v2; jsd x cuda), under the Liger workload names"
+ok "$(grep -cE '^ layer_norm +\| backward +\| liger-layer-norm-hidden1024-rows4096-fp32 +\| reported: (liger|huggingface) +\| NVIDIA H100 80GB HBM3, liger 0.6.0 ' "$DOUT/ret/db_table.txt")" 2 \
+  "... beside the rows Liger reported for the same workload digest and mode"
+ok "$(grep -c "not queued: cannot queue jsd forward: unknown variant 'v2' for jsd; allowed: v1" "$DOUT/ret/db_table.txt") $(grep -c "no-such-impl .*not queued: cannot queue .*unknown implementation 'no-such-impl'" "$DOUT/ret/db_table.txt")" "1 4" \
+  "... and lists what kbench_run refused, with its reason (jsd has no v2; an implementation not in this build)"
+ok "$(gzip -dc "$DOUT/ret/catalog.jsonl.gz" | grep -c 'Fake GPU') $(gzip -dc "$DOUT/ret/server.log.gz" | wc -c | awk '{print ($1 > 0)}') $([ -f "$DOUT/run/data/postmaster.pid" ] && echo running || echo stopped)" \
+  "7 1 stopped" "... exports the catalog with the 7 runs as JSON lines, keeps the server log, and stops the server"
 ok "$rc $(printf '%s\n' "$dev" | grep -c '^#   .*: passed | correctness:')" "0 16" \
   "bench/device.sh on the fake device: exits 0, its 16 edge-shape lines run and report (the fake runs the CPU code, so this checks the script, not v2)"
 ok "$(printf '%s\n' "$dev" | grep -cE '^(op +mode +var|layer_norm +forward +v1 +rows=4096 hidden=1024 .* passed|distill_jsd_loss +forward +v2 +tokens=8192 .*no result: skipped)')" 3 \
-  "... prints the table: v1 rows timed, rows past the budget marked skipped"
+  "... prints the table: the first v1 row timed, the rows past MAX_ROWS marked skipped"
 rm -rf "$DOUT"
 
 # ---------------------------------------------------------------- the server
