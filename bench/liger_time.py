@@ -11,6 +11,9 @@ Usage:
     bench/liger_time.py --batch FILE                    one line per row of FILE (see below)
     bench/liger_time.py --dry-run (OP MODE DTYPE key=value... | --batch FILE)
                                                         what would be timed, per row; no torch import
+    bench/liger_time.py --notes (OP MODE DTYPE key=value... | --batch FILE)
+                                                        per row "KEY<TAB>codes" of where it still departs
+                                                        from Liger's scripts (NOTE_TEXT), then "# code: text"
 Options: --device cuda:N, --row-timeout-s S (per row, default 150), --budget-s S (whole
 batch: rows not started in time answer "err: skipped"), --gpu-time N (after the timing,
 run N more calls under torch.profiler and report the summed durations of the device
@@ -158,21 +161,57 @@ def row_key(tokens):
     return f"{t[0]}:{t[1]}:{t[2]}:{','.join(a for a in tokens[3:] if not a.startswith('dtype='))}"
 
 
-def notes(r):
-    """Where the row departs from Liger's script (no torch needed)."""
+# Where a row departs from Liger's own scripts: a code per difference, printed in
+# bench/device.sh's table (column liger_diff) with this legend under it.
+NOTE_TEXT = {
+    "d": "dtype Liger's script does not run (its jsd runs fp32 only, its megatron CE bf16 only): "
+         "built the same way in this dtype",
+    "s": "layer_norm fp32 R x H: Liger's current script runs the model dtype (bf16) over token counts; "
+         "these rows match its 0.6.0 script (M 4096), which made Liger's published layer_norm rows "
+         "with rep 500, not 10",
+    "g": "Liger's upstream gradient is random, not 1: its backward scales the stored gradients "
+         "(jsd: and runs log_softmax's backward, its input being log_softmax(leaf)); kbench's mode "
+         "assumes neither",
+    "l": "Liger's megatron script times 50 back-to-back steps per CUDA-event pair, no L2 flush, 5 samples; "
+         "kbench flushes L2 before each timed call (its protocol, do_bench's)",
+}
+
+
+def note_codes(r):
+    """The NOTE_TEXT codes that apply to row r (no torch needed)."""
     n = []
-    if r.op == "jsd" and r.dtype != "fp32":
-        n.append("Liger's benchmark_jsd.py runs fp32 only; built the same way in " + r.dtype)
-    if r.op == "megatron_cross_entropy" and r.dtype != "bf16":
-        n.append("Liger's megatron script runs bf16 only; built the same way in " + r.dtype)
+    if (r.op == "jsd" and r.dtype != "fp32") or (r.op == "megatron_cross_entropy" and r.dtype != "bf16"):
+        n.append("d")
     if r.op == "layer_norm" and r.dtype == "fp32":
-        n.append("Liger's current script runs the model dtype (bf16); fp32 R x H rows match its 0.6.0 "
-                 "script (M 4096, rep 500), which made Liger's published layer_norm rows")
+        n.append("s")
     if r.op in ("jsd", "distill_jsd_loss") and r.mode != "forward":
-        n.append("Liger's upstream gradient is random, not 1, so its backward scales the stored gradients"
-                 + (" and, the input being log_softmax(leaf), runs log_softmax's backward" if r.op == "jsd" else "")
-                 + "; kbench's full assumes neither")
+        n.append("g")
+    if r.op == "megatron_cross_entropy":
+        n.append("l")
     return n
+
+
+def notes(r):
+    """Where the row departs from Liger's script, in words."""
+    return [NOTE_TEXT[c] for c in note_codes(r)]
+
+
+def print_notes(rows):
+    """--notes: KEY and its codes (or '-') per row, then the legend; no torch import."""
+    bad, used = 0, []
+    for t in rows:
+        key = row_key(t)
+        try:
+            codes = note_codes(Row(t))
+        except ValueError as e:
+            print(f"{key}\terr: invalid row: {e}")
+            bad += 1
+            continue
+        used += [c for c in codes if c not in used]
+        print(f"{key}\t{''.join(codes) or '-'}")
+    for c in sorted(used):
+        print(f"# {c}: {NOTE_TEXT[c]}")
+    return 1 if bad else 0
 
 
 def describe(r):
@@ -452,6 +491,8 @@ def main(argv):
     p = argparse.ArgumentParser(description="Liger-Kernel's time for kbench workloads (see the module docstring).")
     p.add_argument("--batch", metavar="FILE", help="rows, one 'OP MODE DTYPE key=value...' a line")
     p.add_argument("--dry-run", action="store_true", help="print what would be timed; import nothing")
+    p.add_argument("--notes", action="store_true",
+                   help="per row, the codes of where it departs from Liger's scripts, then their legend; import nothing")
     p.add_argument("--device", default="cuda:0")
     p.add_argument("--row-timeout-s", type=float, default=150.0)
     p.add_argument("--budget-s", type=float, default=0.0, help="whole batch; 0 = no limit")
@@ -467,6 +508,8 @@ def main(argv):
         if not args.row:
             p.error("give OP MODE DTYPE key=value... or --batch FILE")
         rows = [args.row]
+    if args.notes:
+        return print_notes(rows)
     if args.dry_run:
         return dry_run(rows)
     if args.batch:
