@@ -34,7 +34,11 @@ die() { echo "pgbundle: $*" >&2; exit 1; }
 if [ "$(id -u)" -eq 0 ]; then
 	user=${KI_BUNDLE_USER:-$(id -u postgres >/dev/null 2>&1 && echo postgres || echo nobody)}
 	uid=$(id -u "$user") && gid=$(id -g "$user") || die "no user $user"
-	as_user() { setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"; }
+	if command -v setpriv >/dev/null 2>&1; then
+		as_user() { setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"; }
+	else
+		as_user() { runuser -u "$user" -- "$@"; }
+	fi
 else
 	user=$(id -un)
 	as_user() { "$@"; }

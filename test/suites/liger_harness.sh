@@ -44,3 +44,22 @@ out=$("${LT[@]}" --notes --batch "$T/bad" 2>&1); rc=$?
 ok "$rc $(printf '%s\n' "$out" | tr '\t' ' ' | tr '\n' ';')" \
 	"1 layer_norm:sideways:fp32:rows=1,hidden=1 err: invalid row: unknown mode sideways;jsd:forward:fp32:tokens=0,vocab=8 err: invalid row: bad axis 'tokens=0';" \
 	"--notes: an invalid row answers err: and why, and the exit status is 1"
+
+# bench/device_table.py (device.sh's table): Liger's columns and the l_diff codes beside a kbench run
+O=$T/out
+mkdir -p "$O"
+echo "v1 layer_norm backward fp32 rows=4096 hidden=4096" >"$O/table.txt"
+echo "layer_norm backward fp32 rows=4096 hidden=4096" >"$O/rows.txt"
+cat >"$O/layer_norm_backward_fp32_rows-4096_hidden-4096.json" <<'JSON'
+{"status": "passed", "composite": {"run": {"spec": {"timing": {"latencyNs": {"median": 85300}},
+ "measurements": [{"metric": "latency", "statistic": "p20", "value": 84400}, {"metric": "latency", "statistic": "p80", "value": 86300}],
+ "sourceNative": {"metrics": {"bytes": 201326592, "achieved_gb_per_s": 2360.0}}}}}}
+JSON
+printf 'layer_norm:backward:fp32:rows=4096,hidden=4096\t0.4222\t0.4100\t0.4300\t0.0900\n' >"$O/liger.tsv"
+"${LT[@]}" --notes --batch "$O/rows.txt" >"$O/notes.tsv"
+out=$(python3 bench/device_table.py "$O/table.txt" "$O" 4800 989 "$O/liger.tsv" "$O/notes.tsv" 2>&1); rc=$?
+ok "$rc $(printf '%s\n' "$out" | grep -cE '^layer_norm +backward +v1 +rows=4096 hidden=4096 +fp32 +0\.0853 +0\.0844-0\.0863 +2360\.0 .* 2\.03 +- +0\.4222 +0\.4100-0\.4300 +0\.0900 +s passed')" "0 1" \
+	"device_table.py: a kbench row with its floor multiple beside Liger's median, p20-p80, GPU time and l_diff code"
+ok "$(printf '%s\n' "$out" | grep -c "^# s: layer_norm fp32 R x H: Liger's current script runs the model dtype")" 1 "... and the code's legend under the table"
+out=$(python3 bench/device_table.py "$O/table.txt" "$O" 4800 989 2>&1)
+ok "$(printf '%s\n' "$out" | grep -cE ' 2\.03 +- +- +- +- +- passed')" 1 "device_table.py without Liger: its columns are dashes, no legend"
