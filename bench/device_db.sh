@@ -48,8 +48,12 @@ if [ -z "${KBENCH_CUDA_LIB:-}" ] && [ -f "$B/lib/postgresql/libkbench_cuda.so" ]
 		say "building libkbench_cuda.so here failed (see $OUT/db-kernels.log)"
 	fi
 fi
-# the python implementations import Liger-Kernel from its carried checkout
-if [ -d third_party/Liger-Kernel/src ]; then export PYTHONPATH=$PWD/third_party/Liger-Kernel/src${PYTHONPATH:+:$PYTHONPATH}; fi
+# the python implementations import Liger-Kernel from its carried checkout, copied where the
+# server's user (nobody, when this runs as root) can read it
+if [ -d third_party/Liger-Kernel/src ]; then
+	d=$(mktemp -d /tmp/kbench-liger.XXXXXX) && cp -r third_party/Liger-Kernel/src "$d/" && chmod -R a+rX "$d" &&
+		export PYTHONPATH=$d/src${PYTHONPATH:+:$PYTHONPATH}
+fi
 
 "${PB[@]}" start "kernelindex.job_timeout = '150s'" || { say "the bundle did not start"; exit 1; }
 trap '"${PB[@]}" stop >/dev/null; gzip -c "$KI_BUNDLE_RUN/server.log" >"$RET/server.log.gz" 2>/dev/null' EXIT
@@ -144,6 +148,20 @@ SELECT t.op, t.mode, coalesce(t.workload, '-') AS workload, t.impl, t.product,
         SELECT 1, NULL, op, mode, workload, impl, product, median_ns, p20_ns, p80_ns, NULL, status, NULL FROM reported) t
   LEFT JOIN kbench_roofline rf ON rf.run_digest = t.digest
  ORDER BY t.op, t.mode, t.k, t.id, t.median_ns;
+EOF
+# the same runs as the catalog's analytics see them: each cohort (workload, protocol, this card)
+# with its implementations ranked (kbench_records; ties by the spread of the median)
+q -P footer=off -F ' | ' >>"$RET/db_table.txt" <<EOF
+
+\pset tuples_only off
+\pset format aligned
+SELECT rc.operation, rc.mode, rc.implementation, round(rc.primary_ns / 1e6, 4) AS best_ms,
+       round(rc.low_ns / 1e6, 4) AS low_ms, round(rc.high_ns / 1e6, 4) AS high_ms, rc.rank, rc.vs_leader
+  FROM kbench_records rc
+ WHERE (rc.workload_digest, rc.protocol_digest, rc.environment_digest) IN
+       (SELECT r.workload_digest, r.protocol_digest, r.environment_digest
+          FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.id IN ($ids))
+ ORDER BY rc.operation, rc.mode, rc.rank, rc.primary_ns;
 EOF
 cat "$RET/db_table.txt"
 [ -s "$OUT/db-refused.txt" ] && { echo "not queued:"; cat "$OUT/db-refused.txt"; } | tee -a "$RET/db_table.txt" >/dev/null

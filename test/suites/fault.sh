@@ -95,6 +95,8 @@ ok "$(grep -cE '^ [a-z_]+ +\| (forward|backward) +\| liger-[a-z0-9-]+ +\| cuda(/
   "... its SQL table has our 7 runs (3 seeds x cuda, cuda/v2; jsd x cuda), under the Liger workload names"
 ok "$(grep -cE '^ layer_norm +\| backward +\| liger-layer-norm-hidden1024-rows4096-fp32 +\| reported: (liger|huggingface) +\| NVIDIA H100 80GB HBM3, liger 0.6.0 ' "$DOUT/ret/db_table.txt")" 2 \
   "... beside the rows Liger reported for the same workload digest and mode"
+ok "$(grep -cE '^ liger-[a-z-]+ +\| (forward|backward) +\| kbench-[a-z-]+-cuda(-v2)? +\| +[0-9.]+ +\| +[0-9.]+ +\| +[0-9.]+ +\| +[12] +\| +[0-9.]+ *$' "$DOUT/ret/db_table.txt")" 7 \
+  "... and the same 7 runs ranked in their cohorts on this card by kbench_records"
 ok "$(grep -c "not queued: cannot queue jsd forward: unknown variant 'v2' for jsd; allowed: v1" "$DOUT/ret/db_table.txt") $(grep -c "no-such-impl .*not queued: cannot queue .*unknown implementation 'no-such-impl'" "$DOUT/ret/db_table.txt")" "1 4" \
   "... and lists what kbench_run refused, with its reason (jsd has no v2; an implementation not in this build)"
 ok "$(gzip -dc "$DOUT/ret/catalog.jsonl.gz" | grep -c 'Fake GPU') $(gzip -dc "$DOUT/ret/server.log.gz" | wc -c | awk '{print ($1 > 0)}') $([ -f "$DOUT/run/data/postmaster.pid" ] && echo running || echo stopped)" \
