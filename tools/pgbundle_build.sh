@@ -22,7 +22,8 @@
 # the extension is rebuilt and reinstalled every time (seconds).
 #
 #   tools/pgbundle_build.sh          build (or refresh) build/pgbundle; prints its size
-# env: KI_BUNDLE (default build/pgbundle), JOBS (default nproc)
+# env: KI_BUNDLE (default build/pgbundle), KI_PGBUNDLE_CACHE (default build/, see below),
+#      JOBS (default nproc)
 # Needs: network to deb.debian.org (the first time), a C compiler, make, bzip2, git.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,8 +32,12 @@ ROOT=$(pwd)
 # source is not served by the mirror this was written against).
 DEB_VERSION=15.18-0+deb12u1
 PG_VERSION=${DEB_VERSION%%-*}
-SRC=$ROOT/build/pgbundle-src
-DEV=$ROOT/build/pgbundle-dev
+# KI_PGBUNDLE_CACHE: where the source and the PostgreSQL build live (default build/); a folder
+# that outlives the checkout (a CI runner's cache) saves the first build of every fresh clone.
+# PostgreSQL is relocatable, so the build serves any checkout; a lock serialises builders.
+CACHE=${KI_PGBUNDLE_CACHE:-$ROOT/build}
+SRC=$CACHE/pgbundle-src
+DEV=$CACHE/pgbundle-dev
 EXT=$ROOT/build/pgbundle-ext
 B=${KI_BUNDLE:-$ROOT/build/pgbundle}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
@@ -63,7 +68,7 @@ fetch() {
 build_pg() {
 	local stamp="$DEB_VERSION ${CONFIGURE[*]} $PG_LDFLAGS"
 	if [ -f "$DEV/.stamp" ] && [ "$(cat "$DEV/.stamp")" = "$stamp" ]; then
-		say "PostgreSQL $PG_VERSION: cached in build/pgbundle-dev"
+		say "PostgreSQL $PG_VERSION: cached in $DEV"
 		return 0
 	fi
 	fetch
@@ -89,7 +94,7 @@ build_pg() {
 	make -s -C "$tree/src" install-local >>"$SRC/make.log" 2>&1 && make -s -C "$tree/config" install >>"$SRC/make.log" 2>&1 ||
 		{ tail -30 "$SRC/make.log"; exit 1; }
 	echo "$stamp" >"$DEV/.stamp"
-	say "PostgreSQL $PG_VERSION built and installed into build/pgbundle-dev in $((SECONDS - t0)) s"
+	say "PostgreSQL $PG_VERSION built and installed into $DEV in $((SECONDS - t0)) s"
 }
 
 # ------------------------------------------------------------------ the extension
@@ -100,10 +105,13 @@ build_ext() {
 	make -s -C kernels -j"$JOBS" >/dev/null
 	# the copy is refreshed, not remade: unchanged files keep their times (tar), so make
 	# recompiles only what changed; files no longer in the checkout are removed
+	# objects compiled against another PostgreSQL build are not reused
+	cmp -s "$DEV/.stamp" "$EXT/.pgstamp" 2>/dev/null || rm -rf "$EXT"
 	mkdir -p "$EXT"
+	cp "$DEV/.stamp" "$EXT/.pgstamp"
 	git ls-files -z --cached --others --exclude-standard | sort -z >"$EXT.files"
 	tar --null -T "$EXT.files" -cf - | tar -xf - -C "$EXT"
-	(cd "$EXT" && find . -type f ! -name '*.o' ! -name '*.so' ! -name make.log ! -path './stage/*' ! -path './sql/kernelindex--*' \
+	(cd "$EXT" && find . -type f ! -name '*.o' ! -name '*.so' ! -name make.log ! -name .pgstamp ! -path './stage/*' ! -path './sql/kernelindex--*' \
 		-printf '%P\0' | sort -z | comm -z -23 - "$EXT.files" | xargs -0 -r rm -f)
 	rm -rf "$EXT/stage"
 	# -o: the checkout's libkbench.a is taken as it is (not rebuilt in the copy)
@@ -147,6 +155,9 @@ assemble() {
 }
 
 t0=$SECONDS
+mkdir -p "$CACHE"
+exec 9>"$CACHE/pgbundle.lock"
+flock 9
 build_pg
 build_ext
 assemble
