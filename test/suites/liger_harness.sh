@@ -63,3 +63,21 @@ ok "$rc $(printf '%s\n' "$out" | grep -cE '^layer_norm +backward +v1 +rows=4096 
 ok "$(printf '%s\n' "$out" | grep -c "^# s: layer_norm fp32 R x H: Liger's current script runs the model dtype")" 1 "... and the code's legend under the table"
 out=$(python3 bench/device_table.py "$O/table.txt" "$O" 4800 989 2>&1)
 ok "$(printf '%s\n' "$out" | grep -cE ' 2\.03 +- +- +- +- +- passed')" 1 "device_table.py without Liger: its columns are dashes, no legend"
+
+# tools/liger_checkout.sh: third_party/Liger-Kernel from a git repository (here a tiny one made
+# on the spot), only src/, benchmark/scripts/ and LICENSE, with the commit written down
+R=$T/liger-src
+mkdir -p "$R/src/liger_kernel" "$R/benchmark/scripts" "$R/test"
+echo 'x = 1' >"$R/src/liger_kernel/__init__.py"; echo 'pass' >"$R/benchmark/scripts/utils.py"
+echo 'BSD' >"$R/LICENSE"; echo 'big' >"$R/test/data.bin"
+git -C "$R" init -q && git -C "$R" add -A && git -C "$R" -c user.name=t -c user.email=t@t commit -q -m t
+W=$T/work
+mkdir -p "$W/tools" && cp tools/liger_checkout.sh "$W/tools/"
+out=$(bash "$W/tools/liger_checkout.sh" "$R" 2>&1); rc=$?
+ok "$rc $(cd "$W/third_party/Liger-Kernel" && find . -type f | sort | tr '\n' ' ')" \
+	"0 ./COMMIT ./LICENSE ./benchmark/scripts/utils.py ./src/liger_kernel/__init__.py " \
+	"tools/liger_checkout.sh: src/, benchmark/scripts/ and LICENSE of the source's HEAD, nothing else"
+ok "$(cut -d' ' -f1 "$W/third_party/Liger-Kernel/COMMIT")" "$(git -C "$R" rev-parse HEAD)" "... and its COMMIT names the commit"
+out=$(bash "$W/tools/liger_checkout.sh" "$T/no-such-repo" 2>&1); rc=$?
+ok "$([ "$rc" -ne 0 ] && echo failed) $([ -d "$W/third_party/Liger-Kernel/src" ] && echo kept)" "failed kept" \
+	"... a source that is no repository fails and leaves the checkout there alone"
