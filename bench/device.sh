@@ -42,6 +42,8 @@ if [ "${DB:-1}" != 0 ]; then
 	echo "# phase 1: the database (bench/device_db.sh, at most ${PHASE_S:-240} s)"
 	OUT=$OUT PHASE_S=${PHASE_S:-240} timeout -k 10 $((${PHASE_S:-240} + 20)) bash bench/device_db.sh "$DEV" 2>&1
 	echo "# phase 1 done at ${SECONDS} s (exit $?)"
+	# a phase cut off by its timeout leaves no server holding the GPU
+	KI_BUNDLE_RUN=${KI_BUNDLE_RUN:-/tmp/kernelindex-bundle} bash bin/pgbundle.sh stop 2>&1 | grep -v '^pgbundle: no server' | sed 's/^/# /'
 fi
 [ -n "${BUDGET_AFTER_DB_S:-}" ] && BUDGET=$((SECONDS + BUDGET_AFTER_DB_S))
 T2=$SECONDS

@@ -106,6 +106,16 @@ ok "$rc $(printf '%s\n' "$dev" | grep -c '^#   .*: passed | correctness:')" "0 1
 ok "$(printf '%s\n' "$dev" | grep -cE '^(op +mode +var|layer_norm +forward +v1 +rows=4096 hidden=1024 .* passed|distill_jsd_loss +forward +v2 +tokens=8192 .*no result: skipped)')" 3 \
   "... prints the table: the first v1 row timed, the rows past MAX_ROWS marked skipped"
 rm -rf "$DOUT"
+# Phase 1 on a host where the bundle's libkbench_cuda.so cannot serve the GPU (here: none, or one
+# built with nvcc and no driver): it says so, tries once with one built from kernels/, and the jobs
+# fail with the device's reason instead of hanging.
+DOUT=$(mktemp -d /tmp/kernelindex-devsh.XXXXXX)
+chmod 755 "$DOUT"
+dev=$(env -u KBENCH_CUDA_LIB -u KBENCH_FAKE_CUDA DEVICE_DRY=1 IMPLS=cuda PHASE_S=90 OUT=$DOUT RETURN_DIR=$DOUT/ret \
+  KI_BUNDLE_RUN=$DOUT/run timeout 150 bash bench/device_db.sh cuda:0 2>&1); rc=$?
+ok "$rc $(printf '%s\n' "$dev" | grep -c "^# db: the bundle's libkbench_cuda.so does not serve cuda:0 here; building kernels/ and restarting") $(grep -c '| failed device_unavailable: cuda:0 is not available' "$DOUT/ret/db_table.txt")" \
+  "1 1 4" "device.sh phase 1 without a usable GPU: tries a libkbench_cuda.so built here once, then the 4 jobs fail with the device's reason"
+rm -rf "$DOUT"
 
 # ---------------------------------------------------------------- the server
 # The postmaster inherits this environment (pg_ctl, through runuser as root);
