@@ -25,7 +25,9 @@
 #        SANITIZE_S (default 60): compute-sanitizer's share, counted from the end of phase 1;
 #        MAX_ROWS: time only the first N kbench rows, mark the rest skipped (the dry run: a
 #        cut that does not depend on the machine's speed); LIGER=0 skips Liger;
-#        LIGER_GPU_TIME (default 3): calls profiled per Liger row for its GPU time, 0 = off.
+#        LIGER_GPU_TIME (default 3): calls profiled per Liger row for its GPU time, 0 = off;
+#        NCU=0 skips the last phase (bench/device_ncu.sh: Nsight Compute over the kernels that
+#        miss their targets, NCU_S seconds, default 60, kept out of Liger's share).
 # Budget: under 8 minutes on an H100/H200.  kbench rows took 71 s on an H200
 # (protocol 25 ms + 100 ms per run); each kbench row is limited to 120 s and
 # to what is left of BUDGET_S, the Liger batch to what is left after them.
@@ -209,8 +211,11 @@ if [ -n "$WITH_LIGER" ] && [ "${BYO:-1}" != 0 ]; then
 	echo "# byo rows done at ${SECONDS} s"
 fi
 
+# the last phase, Nsight Compute (bench/device_ncu.sh), keeps NCU_S seconds of the budget
+NCU_KEEP=0
+if [ "${NCU:-1}" != 0 ] && command -v "${NCU_BIN:-ncu}" >/dev/null 2>&1; then NCU_KEEP=${NCU_S:-60}; fi
 if [ -n "$WITH_LIGER" ]; then
-	t=$(($(left) - 10))
+	t=$(($(left) - 10 - NCU_KEEP))
 	if [ "$t" -ge 30 ]; then
 		# one process for every row; a row that fails answers "err: ..." and the rest go on
 		timeout -k 5 "$t" python3 bench/liger_time.py --batch "$ROWS" --device "$DEV" \
@@ -224,6 +229,12 @@ if [ -n "$WITH_LIGER" ]; then
 		echo "# no time left for Liger (${t} s)"
 		WITH_LIGER=""
 	fi
+fi
+
+if [ "${NCU:-1}" != 0 ]; then
+	t=$(($(left) - 5))
+	[ "$t" -gt "${NCU_S:-60}" ] && t=${NCU_S:-60}
+	if [ "$t" -ge 10 ]; then OUT=$OUT NCU_S=$t KB=$KB bash bench/device_ncu.sh "$DEV"; else echo "# ncu: no time left (${t} s)"; fi
 fi
 
 # where each Liger row still departs from Liger's own scripts: codes per row, legend under the table

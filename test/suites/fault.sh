@@ -87,7 +87,18 @@ ok "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print (b - a < 12) }')" 1 ".
 [ -x build/pgbundle/bin/postgres ] || bash tools/pgbundle_build.sh >/dev/null 2>&1 || echo "# tools/pgbundle_build.sh failed"
 DOUT=$(mktemp -d /tmp/kernelindex-devsh.XXXXXX)
 chmod 755 "$DOUT"
-dev=$(KBENCH_FAKE_CUDA=ok DEVICE_DRY=1 IMPLS="cuda cuda/v2 no-such-impl" BUDGET_AFTER_DB_S=200 MAX_ROWS=1 LIGER=0 SANITIZE=0 OUT=$DOUT \
+# a stand-in for ncu: records its arguments, answers two kernels in ncu's CSV
+cat >"$FAKE/ncu" <<'EOF'
+#!/bin/sh
+echo "$*" >>"$(dirname "$0")/ncu.args"
+echo '==PROF== Connected to process 1'
+echo '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"'
+echo '"0","1","kbench","h","k_main(float const*)","1","7","(256, 1, 1)","(396, 1, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","nsecond","61,234"'
+echo '"0","1","kbench","h","k_main(float const*)","1","7","(256, 1, 1)","(396, 1, 1)","0","9.0","Command line profiler metrics","dram__throughput.avg.pct_of_peak_sustained_elapsed","%","71.52"'
+echo '"1","1","kbench","h","k_sum","1","7","(512, 1, 1)","(128, 1, 1)","0","9.0","Command line profiler metrics","launch__registers_per_thread","register/thread","40"'
+EOF
+chmod 755 "$FAKE/ncu"
+dev=$(NCU_BIN=$FAKE/ncu KBENCH_FAKE_CUDA=ok DEVICE_DRY=1 IMPLS="cuda cuda/v2 no-such-impl" BUDGET_AFTER_DB_S=200 MAX_ROWS=1 LIGER=0 SANITIZE=0 OUT=$DOUT \
   RETURN_DIR=$DOUT/ret KI_BUNDLE_RUN=$DOUT/run timeout 240 bash bench/device.sh cuda:0 2>&1); rc=$?
 ok "$(printf '%s\n' "$dev" | grep -cE '^# db: (worker: cuda:0 Fake GPU|importing Liger.s CSV: 2448 lines, 1649 runs inserted|7 jobs queued|phase done: 7 jobs, 0 not passed)')" 4 \
   "device.sh phase 1 on the fake device: the bundle's worker serves cuda:0, Liger's CSV imported, 7 kbench_run jobs passed"
@@ -105,6 +116,10 @@ ok "$rc $(printf '%s\n' "$dev" | grep -c '^#   .*: passed | correctness:')" "0 1
   "bench/device.sh on the fake device: exits 0, its 16 edge-shape lines run and report (the fake runs the CPU code, so this checks the script, not v2)"
 ok "$(printf '%s\n' "$dev" | grep -cE '^(op +mode +var|layer_norm +forward +v1 +rows=4096 hidden=1024 .* passed|distill_jsd_loss +forward +v2 +tokens=8192 .*no result: skipped)')" 3 \
   "... prints the table: the first v1 row timed, the rows past MAX_ROWS marked skipped"
+ok "$(printf '%s\n' "$dev" | grep -cE '^#   [a-z_]+-(forward|backward)-v[12] \(.*\): exit 0, 2 kernels$') $(printf '%s\n' "$dev" | grep -cE '^#     k_main\(float const\*\) +61\.2 us +dram +71\.5%')" "7 7" \
+  "... then Nsight Compute over the 7 target kernels and variants (a stand-in ncu), one line per kernel from its CSV"
+ok "$(grep -c -- '--clock-control none --csv --print-units base --metrics gpu__time_duration.sum,.* --launch-count 40 kernels/kbench run .* --variant v[12] --warmup-ms 0 --rep-ms 0.01 --max-samples 1 --flush-bytes 0 --no-check$' "$FAKE/ncu.args")" 7 \
+  "... ncu leaves the clocks alone and profiles one unchecked call of kbench's run"
 rm -rf "$DOUT"
 # Phase 1 on a host where the bundle's libkbench_cuda.so cannot serve the GPU (here: none, or one
 # built with nvcc and no driver): it says so, tries once with one built from kernels/, and the jobs
