@@ -103,6 +103,10 @@ ok "$(maps "$pm" | grep -c "^$B/bin/postgres$") $(maps "$wpid" | grep -c "^$B/li
 ok "$(tr '\0' '\n' <"/proc/$pm/environ" | grep -E '^(PATH|LD_LIBRARY_PATH)=' | grep -cE 'postgres|pg-gpu')" 0 \
 	"the server's environment names no PostgreSQL on PATH or LD_LIBRARY_PATH"
 
+out=$(scrubbed KI_DEVICES=cpu bash "$B/bin/pgbundle.sh" start 2>&1)
+ok "$? $out $([ -d "/proc/$pm" ] && echo alive)" "1 pgbundle: a server already runs in $KI_BUNDLE_RUN (pgbundle.sh stop first) alive" \
+	"a second start is refused and leaves the running server alone"
+
 # a CPU job through the worker
 j=$(q "SELECT kbench_run('layer_norm', 'forward', '{\"rows\": 8, \"hidden\": 8, \"dtype\": \"fp32\"}', device => 'cpu',
       protocol => '{\"warmup_ms\": 0, \"rep_ms\": 0.01, \"flush_bytes\": 0, \"max_samples\": 3}')")

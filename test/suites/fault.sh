@@ -121,6 +121,9 @@ ok "$(printf '%s\n' "$dev" | grep -cE '^#   [a-z_]+-(forward|backward)-v[12] \(.
 ok "$(grep -c -- '--clock-control none --csv --print-units base --metrics gpu__time_duration.sum,.* --launch-count 40 kernels/kbench run .* --variant v[12] --warmup-ms 0 --rep-ms 0.01 --max-samples 1 --flush-bytes 0 --no-check$' "$FAKE/ncu.args")" 7 \
   "... ncu leaves the clocks alone and profiles one unchecked call of kbench's run"
 rm -rf "$DOUT"
+out=$(KI_BUNDLE=/nonexistent/pgbundle bash bench/device_db.sh cuda:0 2>&1); rc=$?
+ok "$rc ${out% (*}" "1 # db: no bundle in /nonexistent/pgbundle: phase skipped (tools/pgbundle_build.sh, then carry build/pgbundle)" \
+  "device.sh phase 1 without the bundle says what to carry and fails (the other phases go on)"
 # Phase 1 on a host where the bundle's libkbench_cuda.so cannot serve the GPU (here: none, or one
 # built with nvcc and no driver): it says so, tries once with one built from kernels/, and the jobs
 # fail with the device's reason instead of hanging.
