@@ -19,6 +19,7 @@
 #include "catalog/pg_database.h"
 #include "catalog/pg_namespace.h"
 #include "commands/extension.h"
+#include "common/int.h"
 #include "miscadmin.h"
 #include "utils/syscache.h"
 #include "utils/acl.h"
