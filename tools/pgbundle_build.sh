@@ -10,8 +10,8 @@
 #   build/pgbundle-ext  a copy of this checkout's sources, the extension built there
 #                       against build/pgbundle-dev
 #   build/pgbundle      THE BUNDLE, what travels: postgres, initdb, pg_ctl, psql, libpq,
-#                       plpgsql, dict_snowball, share/, kernelindex.so (and the libcrypto
-#                       it needs, found through its RUNPATH $ORIGIN), libkbench_cuda.so
+#                       plpgsql, dict_snowball, share/, kernelindex.so (and the libraries beyond glibc
+#                       it needs: libcrypto, libzstd; found through its RUNPATH $ORIGIN), libkbench_cuda.so
 #                       when kernels/ built it, and bin/pgbundle.sh to start and stop it
 #
 # PostgreSQL is built --without-icu (ICU's data library alone is ~30 MB), readline, zlib,
@@ -139,9 +139,14 @@ assemble() {
 	# the extension, as `make install` put it into the stage
 	cp "$EXT/stage$pkglib"/* "$B/${pkglib#"$DEV"/}/"
 	cp "$EXT/stage$share"/extension/* "$B/${share#"$DEV"/}/extension/"
-	# what kernelindex.so needs beyond glibc: libcrypto, found beside it (RUNPATH $ORIGIN)
-	f=$(ldd "$B/${pkglib#"$DEV"/}/kernelindex.so" | sed -n 's/^\s*libcrypto\.so\.[0-9]* => \(\S*\) .*/\1/p')
-	[ -n "$f" ] && cp -L "$f" "$B/${pkglib#"$DEV"/}/"
+	# what kernelindex.so needs beyond glibc and the C++ runtime (libcrypto, libzstd, ...; ldd
+	# lists their own needs too), found beside it through its RUNPATH $ORIGIN
+	ldd "$B/${pkglib#"$DEV"/}/kernelindex.so" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' |
+		while read -r name path; do
+			case "$name" in libc.so* | libm.so* | libdl.so* | libpthread.so* | librt.so* | libstdc++.so* | libgcc_s.so*) continue ;; esac
+			case "$path" in "$B"/*) continue ;; esac
+			cp -L "$path" "$B/${pkglib#"$DEV"/}/$name"
+		done
 	if [ -f kernels/libkbench_cuda.so ]; then cp kernels/libkbench_cuda.so "$B/${pkglib#"$DEV"/}/"; fi
 	strip --strip-unneeded "$B"/bin/* "$B/${lib#"$DEV"/}"/libpq.so.* "$B/${pkglib#"$DEV"/}"/*.so* 2>/dev/null || true
 	cp bin/pgbundle.sh "$B/bin/pgbundle.sh"
