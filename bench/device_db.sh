@@ -55,7 +55,9 @@ if [ -d third_party/Liger-Kernel/src ]; then
 		export PYTHONPATH=$d/src${PYTHONPATH:+:$PYTHONPATH}
 fi
 
-"${PB[@]}" start "kernelindex.job_timeout = '150s'" || { say "the bundle did not start"; exit 1; }
+# the python implementations (huggingface, liger) run under this host's python3 (the one with torch)
+PYCONF="kernelindex.python = '$(command -v python3 2>/dev/null)'"
+"${PB[@]}" start "kernelindex.job_timeout = '150s'" "$PYCONF" || { say "the bundle did not start"; exit 1; }
 trap '"${PB[@]}" stop >/dev/null; gzip -c "$KI_BUNDLE_RUN/server.log" >"$RET/server.log.gz" 2>/dev/null' EXIT
 P=$(bash bin/pgbundle.sh env | sed -n 's/.*PSQL=//p')
 q() { env -i PATH=/usr/bin:/bin TZ=UTC LANG=C "$P" -X -At -q -h "$KI_BUNDLE_RUN" -U postgres -d postgres -v ON_ERROR_STOP=1 "$@"; }
@@ -76,7 +78,7 @@ if [ -z "${KBENCH_CUDA_LIB:-}" ] && [ "$(q -c "SELECT count(*) FROM kbench_worke
 		d=$(mktemp -d /tmp/kbench-cuda.XXXXXX) && chmod 755 "$d" && cp kernels/libkbench_cuda.so "$d/" && chmod 755 "$d/libkbench_cuda.so"
 		export KBENCH_CUDA_LIB=$d/libkbench_cuda.so
 		"${PB[@]}" stop >/dev/null
-		"${PB[@]}" start "kernelindex.job_timeout = '150s'" || { say "the bundle did not start again"; exit 1; }
+		"${PB[@]}" start "kernelindex.job_timeout = '150s'" "$PYCONF" || { say "the bundle did not start again"; exit 1; }
 		wait_worker
 	else
 		say "building libkbench_cuda.so here failed (see $OUT/db-kernels.log)"

@@ -137,8 +137,8 @@ assemble() {
 	mkdir -p "$B/${share#"$DEV"/}/extension"
 	cp "$share"/extension/plpgsql* "$B/${share#"$DEV"/}/extension/"
 	# the extension, as `make install` put it into the stage
-	cp "$EXT/stage$pkglib"/* "$B/${pkglib#"$DEV"/}/"
-	cp "$EXT/stage$share"/extension/* "$B/${share#"$DEV"/}/extension/"
+	cp -r "$EXT/stage$pkglib"/* "$B/${pkglib#"$DEV"/}/"
+	cp -r "$EXT/stage$share"/extension/* "$B/${share#"$DEV"/}/extension/"
 	# what kernelindex.so needs beyond glibc and the C++ runtime (libcrypto, libzstd, ...; ldd
 	# lists their own needs too), found beside it through its RUNPATH $ORIGIN
 	ldd "$B/${pkglib#"$DEV"/}/kernelindex.so" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' |
