@@ -137,6 +137,24 @@ main(int argc, char **argv)
 
 	/* parser strictness */
 	check(strcmp(canon(&a, "{\"a\":1,\"a\":2}"), "duplicate_member") == 0, "duplicate member rejected");
+	/* the parser compares pairs up to 16 members and sorts above: both sides, each position */
+	{
+		int			bad = 0;
+
+		for (int n = 2; n <= 40; n++)
+			for (int r = 0; r < n - 1; r++)
+			{
+				char		doc[1024];
+				int			len = 0;
+
+				for (int i = 0; i < n; i++)
+					len += snprintf(doc + len, sizeof(doc) - (size_t) len, "%s\"m%d\":%d", i ? "," : "{",
+									i == n - 1 ? r : i, i);
+				snprintf(doc + len, sizeof(doc) - (size_t) len, "}");
+				bad += strcmp(canon(&a, doc), "duplicate_member") != 0;
+			}
+		check(bad == 0, "a repeated member name is rejected in objects of 2 to 40 members (both sides of 16)");
+	}
 	check(strcmp(canon(&a, "[1,]"), "syntax") == 0, "trailing comma rejected");
 	check(strcmp(canon(&a, "01"), "syntax") == 0, "leading zero rejected");
 	check(strcmp(canon(&a, "\"\xc0\xaf\""), "utf8") == 0, "overlong UTF-8 rejected");
