@@ -10,9 +10,12 @@ $CC $CFLAGS test/unit/core_test.c src/core/*.c -lcrypto -lm -o test/bin/core_tes
 $CC $CFLAGS test/unit/catalog_check.c src/core/*.c -lcrypto -lm -o test/bin/catalog_check || exit 1
 $CC $CFLAGS -DKI_NO_OPENSSL test/unit/core_test.c src/core/*.c -lm -o test/bin/core_test_portable || exit 1
 
-test/bin/core_test
+test/bin/core_test || echo "not ok - core_test exited with status $?"
 echo "# the same tests with the portable sha256 (KI_NO_OPENSSL)"
-test/bin/core_test_portable | sed -e 's/^\(ok\|not ok\) [0-9]* - /\1 - portable build: /' | grep -E '^(ok|not ok) - portable build: (sha256|SoftwareProject)'
+portable=$(test/bin/core_test_portable); rc=$?
+printf '%s\n' "$portable" | sed -e 's/^\(ok\|not ok\) [0-9]* - /\1 - portable build: /' | grep -E '^(ok|not ok) - portable build: (sha256|SoftwareProject)'
+[ "$rc" = 0 ] && echo "ok - the portable build's unit tests all pass and it exits 0" ||
+  echo "not ok - the portable build (KI_NO_OPENSSL) exited with status $rc: $(printf '%s\n' "$portable" | grep -c '^not ok') failed"
 
 if command -v node >/dev/null 2>&1; then
   n=200000
@@ -26,7 +29,7 @@ if command -v node >/dev/null 2>&1; then
     }
     console.log((bad ? "not ok" : "ok") + " - number writer equals JavaScript on " + lines.length + " doubles (" + bad + " differ)");'
 else
-  echo "ok - # SKIP node not installed: number writer differential check"
+  echo "ok - # SKIP needs=node number writer differential check against JavaScript"
 fi
 
 zstd -dc data/kernelindex/catalog-2026-08-16-0022af0b.jsonl.zst | test/bin/catalog_check

@@ -33,8 +33,8 @@ if [ -n "$NVCC_BIN" ]; then
 		bash -c "nm -D kernels/libkbench_cuda.so | grep -q ' T kbc_get_api' && ! ldd kernels/libkbench_cuda.so | grep -q 'libcuda\.'"
 	export KBENCH_CUDA_LIB=$ROOT/kernels/libkbench_cuda.so
 else
-	ok "# SKIP no nvcc: CUDA sources not compiled"
-	ok "# SKIP no nvcc: libkbench_cuda.so not checked"
+	ok "# SKIP needs=nvcc CUDA sources not compiled"
+	ok "# SKIP needs=nvcc libkbench_cuda.so not checked"
 fi
 check "libkbench.a references no CUDA symbol (loads without a driver)" \
 	bash -c "! nm kernels/libkbench.a | grep -Eq ' U (cuda|cu[A-Z]|nvml)'"
@@ -154,7 +154,7 @@ if [ -f "$EXPECTED" ] && command -v zstd >/dev/null; then
 	done
 	rm -f "$tmp"
 else
-	ok "# SKIP no $EXPECTED or no zstd: Liger digest comparison not run"
+	ok "# SKIP needs=zstd Liger digest comparison not run"
 fi
 
 echo "# kernels suite: $n tests, $fails failed"
