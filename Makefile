@@ -28,13 +28,20 @@ PG_CFLAGS = -Wall -Wextra -Werror
 KBENCH_LIB = kernels/libkbench.a
 SHLIB_LINK = $(KBENCH_LIB) -lcrypto -lzstd -lm -ldl -lpthread
 
+# `make installcheck` needs nothing prepared: like pg_cron it starts a
+# temporary instance of the installed server (--temp-instance) with the
+# library preloaded (--temp-config, test/regress.conf).  Run it as a user
+# PostgreSQL accepts (bin/test.sh runs it as postgres when it is root).
 REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
-REGRESS_OPTS = --inputdir=test --outputdir=test --load-extension=$(EXTENSION)
+REGRESS_OPTS = --inputdir=test --outputdir=test --load-extension=$(EXTENSION) \
+	--temp-config=test/regress.conf --temp-instance=test/tmp_check
 
 ISOLATION = $(patsubst test/specs/%.spec,%,$(sort $(wildcard test/specs/*.spec)))
-ISOLATION_OPTS = --inputdir=test --outputdir=test/isolation_output --load-extension=$(EXTENSION)
+ISOLATION_OPTS = --inputdir=test --outputdir=test/isolation_output --load-extension=$(EXTENSION) \
+	--temp-config=test/regress.conf --temp-instance=test/tmp_check_isolation
 
-EXTRA_CLEAN = test/results test/regression.diffs test/regression.out test/isolation_output
+EXTRA_CLEAN = test/results test/regression.diffs test/regression.out test/isolation_output \
+	test/tmp_check test/tmp_check_isolation test/log
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)

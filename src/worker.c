@@ -189,19 +189,22 @@ void
 _PG_init(void)
 {
 	int			i;
+	GucContext	postmaster_level = process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP;
 
-	/* postmaster-level settings exist only when the library is preloaded */
-	if (process_shared_preload_libraries_in_progress)
-	{
-		DefineCustomStringVariable("kernelindex.database",
-								   "Database the kernelindex workers connect to.",
-								   "Jobs can be queued only in this database.",
-								   &ki_database, "postgres", PGC_POSTMASTER, 0, NULL, NULL, NULL);
-		DefineCustomStringVariable("kernelindex.devices",
-								   "Devices to start workers for: auto, none, or a list such as cpu,cuda:0.",
-								   "auto starts one worker for the CPU backend and one per visible NVIDIA GPU.",
-								   &ki_devices, "auto", PGC_POSTMASTER, 0, NULL, NULL, NULL);
-	}
+	/*
+	 * Every setting exists with and without the preload, so that one
+	 * postgresql.conf serves both.  The postmaster-level ones can only be
+	 * PGC_POSTMASTER while preloading; loaded later they are read (SIGHUP)
+	 * but start nothing, as no worker runs.
+	 */
+	DefineCustomStringVariable("kernelindex.database",
+							   "Database the kernelindex workers connect to.",
+							   "Jobs can be queued only in this database.",
+							   &ki_database, "postgres", postmaster_level, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("kernelindex.devices",
+							   "Devices to start workers for: auto, none, or a list such as cpu,cuda:0.",
+							   "auto starts one worker for the CPU backend and one per visible NVIDIA GPU.",
+							   &ki_devices, "auto", postmaster_level, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("kernelindex.job_timeout",
 							"Default time limit of a benchmark job.",
 							"A job that runs longer is stopped and marked timeout.",
