@@ -23,6 +23,14 @@
  *                 that (cudaFree, a synchronous copy, destroying the stream,
  *                 resetting the device) blocks forever, here too
  *   hang_forever  the worst case: sync and time_one themselves never return
+ *   wrong         a kernel with a bug: the CPU implementation, then one value
+ *                 of its first output (element 0, a row every check reads)
+ *                 made wrong; everything else is right, so the correctness
+ *                 gate must fail the run on a single value
+ *   wrong_eps     a deliberately wrong implementation of layer_norm's
+ *                 forward pass: eps 1e-5 instead of 1e-6 (the CPU code for
+ *                 every other pass and operation): what only a tolerance
+ *                 derived from the arithmetic can tell from rounding
  * KBENCH_FAKE_CUDA_MAX_WAIT_S caps the wait before KBC_TIMEOUT in hang mode
  * (the CLI waits up to 120 s; its test need not).  KBENCH_FAKE_CUDA_LOG, a
  * file, gets one line per API call ("<pid> <call>"), for tests to see what
@@ -30,6 +38,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,11 +54,12 @@
 
 typedef enum
 {
-	M_OK, M_FAULT_OPEN, M_FAULT_CALL, M_FAULT_SYNC, M_NOMEM, M_HANG, M_HANG_FOREVER, M_COUNT
+	M_OK, M_FAULT_OPEN, M_FAULT_CALL, M_FAULT_SYNC, M_NOMEM, M_HANG, M_HANG_FOREVER, M_WRONG, M_WRONG_EPS,
+	M_COUNT
 } fake_mode;
 
 static const char *const mode_names[M_COUNT] = {
-	"ok", "fault_open", "fault_call", "fault_sync", "nomem", "hang", "hang_forever"
+	"ok", "fault_open", "fault_call", "fault_sync", "nomem", "hang", "hang_forever", "wrong", "wrong_eps"
 };
 
 /* The state of the one device, for the life of the process (as a GPU's). */
@@ -118,7 +128,7 @@ read_mode(char *err, size_t errlen)
 			return true;
 		}
 	fail(0, err, errlen, "KBENCH_FAKE_CUDA: unknown mode '%s'; allowed: ok, fault_open, fault_call, "
-		 "fault_sync, nomem, hang, hang_forever", v);
+		 "fault_sync, nomem, hang, hang_forever, wrong, wrong_eps", v);
 	return false;
 }
 
@@ -285,6 +295,39 @@ api_to_host(void *ctx, void *dst, const void *src, size_t bytes, char *err, size
 
 /* ------------------------------------------------------------ calls and waits */
 
+/*
+ * The deliberately wrong implementation of wrong_eps: layer_norm's forward
+ * pass (y, mean, rstd; tensor slots x, weight, bias, y, mean, rstd) with
+ * another eps, in float arithmetic as the CPU implementation.
+ */
+static void
+layer_norm_forward_eps(const kb_call *c, double eps)
+{
+	int64_t		R = c->ax[0],
+				H = c->ax[1];
+	int			dt = c->dtype;
+
+	for (int64_t r = 0; r < R; r++)
+	{
+		double		m = 0,
+					v = 0;
+		float		rs;
+
+		for (int64_t j = 0; j < H; j++)
+			m += kb_get(c->t[0], dt, r * H + j);
+		m /= (double) H;
+		for (int64_t j = 0; j < H; j++)
+			v += (kb_get(c->t[0], dt, r * H + j) - m) * (kb_get(c->t[0], dt, r * H + j) - m);
+		v /= (double) H;
+		rs = (float) (1.0 / sqrt(v + eps));
+		((float *) c->t[4])[r] = (float) m;
+		((float *) c->t[5])[r] = rs;
+		for (int64_t j = 0; j < H; j++)
+			kb_set(c->t[3], dt, r * H + j,
+				   (float) ((kb_get(c->t[0], dt, r * H + j) - m) * rs * kb_get(c->t[1], dt, j) + kb_get(c->t[2], dt, j)));
+	}
+}
+
 /* Run the CPU implementation with the CPU plan's workspace and blocking. */
 static int
 run_cpu(fake_ctx *ctx, const kb_call *c, int phase, char *err, size_t errlen)
@@ -294,6 +337,7 @@ run_cpu(fake_ctx *ctx, const kb_call *c, int phase, char *err, size_t errlen)
 	kb_plan		plan;
 
 	memset(&cpu, 0, sizeof(cpu));
+	memset(&plan, 0, sizeof(plan));
 	cpu.op = c->op;
 	cpu.mode = c->mode;
 	cpu.dtype = c->dtype;
@@ -312,6 +356,17 @@ run_cpu(fake_ctx *ctx, const kb_call *c, int phase, char *err, size_t errlen)
 	k.chunk = cpu.chunk;
 	if (kb_ops[c->op]->cpu(&k, phase) != 0)
 		return fail(KBC_ERROR, err, errlen, "the cpu implementation of %s failed", kb_ops[c->op]->name);
+	if (mode == M_WRONG_EPS && c->op == KB_OP_LAYER_NORM && c->mode != KB_BACKWARD && phase != KB_PHASE_PREPARE)
+		layer_norm_forward_eps(&k, 1e-5);
+	if (mode == M_WRONG && phase != KB_PHASE_PREPARE)
+		for (int i = 0; i < c->ntensors; i++)
+			if (plan.is_output[i])
+			{
+				double		v = kb_get(c->t[i], c->tdtype[i], 0);
+
+				kb_set(c->t[i], c->tdtype[i], 0, v + 1.0 + fabs(v));
+				break;
+			}
 	return KBC_OK;
 }
 
