@@ -50,7 +50,7 @@ include $(PGXS)
 src/core/schemas_data.c: $(wildcard schemas/*.json) tools/embed_schemas.sh
 	tools/embed_schemas.sh schemas > $@
 
-$(OBJS): src/core/ki_json.h src/core/ki_schema.h src/kernelindex.h src/store.h src/catalog_import.h $(wildcard src/liger/*.h)
+$(OBJS): src/core/ki_json.h src/core/ki_schema.h src/kernelindex.h src/store.h src/catalog_import.h $(wildcard src/liger/*.h) kernels/kbench.h
 
 # The install script is the sql/NN_*.sql parts in order.
 sql/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_PARTS) kernelindex.control

@@ -254,14 +254,31 @@ typedef struct kb_cmp
 {
 	double		rtol;
 	double		atol_factor;	/* atol = atol_factor * max |reference| of the tensor */
+	double		u_out;			/* unit roundoff of the output dtype (2^-24 fp32, 2^-8 bf16) */
 	double		max_abs;
 	double		max_rel;
+	double		worst;			/* the largest |got - ref| / tolerance; pass: <= 1 */
+	char		worst_at[64];	/* the value that set it, "y[3]" */
 	int64_t		n;
 	int64_t		matched;
 	char		detail[256];
 } kb_cmp;
 
 void		kb_cmp_init(kb_cmp *m, int dtype);
+
+/*
+ * Derived tolerances (docs/KERNELS.md, "Tolerances").  KB_U32 is the unit
+ * roundoff of fp32 arithmetic.  kb_gamma(n) bounds the relative error of a
+ * sum of n terms accumulated in fp32, relative to the sum of the terms'
+ * magnitudes: sqrt(n) u (the probabilistic bound of Higham and Mary, which
+ * holds for sequential, blocked and tree orders alike) plus 4 u for the
+ * operations around it.
+ */
+#define KB_U32 (1.0 / 16777216.0)
+double		kb_gamma(int64_t n);
+/* Compare with a tolerance given per value (tol[i] > 0): |got - ref| <= tol[i]. */
+void		kb_cmp_tol(kb_cmp *m, const char *name, const double *ref, const double *got,
+					   const double *tol, int64_t n);
 /* Compare got with ref (n values) under the tolerance; name for messages. */
 void		kb_cmp_values(kb_cmp *m, const char *name, const double *ref, const double *got, int64_t n);
 void		kb_cmp_values_scaled(kb_cmp *m, const char *name, const double *ref, const double *got,

@@ -130,6 +130,9 @@ typedef struct kb_correctness
 	double		matched_ratio;
 	double		rtol, atol_factor;
 	char		detail[256];	/* which output failed, first mismatch */
+	double		worst_ratio;	/* the largest |got - ref| / tolerance: the figure the gate
+								 * uses (pass: <= 1) */
+	char		worst_at[64];	/* the value that set it, "y[3]" */
 } kb_correctness;
 
 /* A result; every pointer is malloc'd, release with kb_free_result. */

@@ -197,9 +197,12 @@ print_text_result(const kb_result *r, const char *op, const char *mode)
 	if (r->peak_memory_bytes > 0)
 		printf("  peak memory %lld bytes\n", (long long) r->peak_memory_bytes);
 	if (r->correctness.checked)
-		printf("  correctness: %lld values, max abs err %.3g, max rel err %.3g, matched %.6f\n",
-			   (long long) r->correctness.compared, r->correctness.max_abs_error,
-			   r->correctness.max_rel_error, r->correctness.matched_ratio);
+		printf("  correctness: %lld values, worst error %.3g of its tolerance (pass <= 1) at %s; "
+			   "max abs err %.3g, matched %.6f\n",
+			   (long long) r->correctness.compared, r->correctness.worst_ratio, r->correctness.worst_at,
+			   r->correctness.max_abs_error, r->correctness.matched_ratio);
+	else if (r->status == KB_PASSED)
+		printf("  correctness: not checked (--no-check): the outputs were not compared\n");
 	if (r->operation_json)
 		printf("operation %s\n  %s\n", r->operation_digest, r->operation_json);
 	if (r->workload_json)

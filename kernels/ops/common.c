@@ -10,13 +10,63 @@
 
 #include "../kb_int.h"
 
-/* Tolerances: rtol 1e-5 for fp32, 1e-2 for bf16; absolute floor rtol * max|ref|. */
+/*
+ * Tolerances.  Operations whose check derives a tolerance per value from the
+ * arithmetic (kb_cmp_tol, docs/KERNELS.md "Tolerances") use u_out and
+ * kb_gamma; the others compare under rtol 1e-5 for fp32, 1e-2 for bf16,
+ * with the absolute floor rtol * max|ref| (kb_cmp_values).  Either way the
+ * worst |got - ref| / tolerance is kept with the value that set it.
+ */
 void
 kb_cmp_init(kb_cmp *m, int dtype)
 {
 	memset(m, 0, sizeof(*m));
 	m->rtol = dtype == KB_BF16 ? 1e-2 : 1e-5;
 	m->atol_factor = m->rtol;
+	/* bf16: 2^-8, and 1% for the double rounding of an fp32 result to bf16 */
+	m->u_out = dtype == KB_BF16 ? 1.01 / 256.0 : KB_U32;
+}
+
+double
+kb_gamma(int64_t n)
+{
+	return KB_U32 * (4.0 + sqrt((double) (n > 0 ? n : 1)));
+}
+
+/* One value against its tolerance: counts, worst ratio, first mismatch. */
+static void
+cmp_one(kb_cmp *m, const char *name, int64_t i, double ref, double got, double tol)
+{
+	double		err = fabs(got - ref);
+	double		rel = err / (fabs(ref) > 1e-30 ? fabs(ref) : 1e-30);
+	double		ratio;
+	bool		ok = isfinite(got) && err <= tol;
+
+	if (!isfinite(got))
+		err = rel = INFINITY;
+	ratio = tol > 0 ? err / tol : (err > 0 ? INFINITY : 0);
+	if (err > m->max_abs)
+		m->max_abs = err;
+	if (rel > m->max_rel && isfinite(ref))
+		m->max_rel = rel;
+	if (ratio > m->worst || (m->n == 0 && !m->worst_at[0]))
+	{
+		m->worst = ratio;
+		snprintf(m->worst_at, sizeof(m->worst_at), "%s[%lld]", name, (long long) i);
+	}
+	m->n++;
+	if (ok)
+		m->matched++;
+	else if (!m->detail[0])
+		snprintf(m->detail, sizeof(m->detail), "%s[%lld]: got %.9g, reference %.9g (tolerance %.3g)",
+				 name, (long long) i, got, ref, tol);
+}
+
+void
+kb_cmp_tol(kb_cmp *m, const char *name, const double *ref, const double *got, const double *tol, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		cmp_one(m, name, i, ref[i], got[i], tol[i]);
 }
 
 void
@@ -40,24 +90,7 @@ kb_cmp_values_scaled(kb_cmp *m, const char *name, const double *ref, const doubl
 					 double scale)
 {
 	for (int64_t i = 0; i < n; i++)
-	{
-		double		err = fabs(got[i] - ref[i]);
-		double		rel = err / (fabs(ref[i]) > 1e-30 ? fabs(ref[i]) : 1e-30);
-		bool		ok = isfinite(got[i]) && err <= m->rtol * fabs(ref[i]) + m->atol_factor * scale;
-
-		if (!isfinite(got[i]))
-			err = rel = INFINITY;
-		if (err > m->max_abs)
-			m->max_abs = err;
-		if (rel > m->max_rel && isfinite(ref[i]))
-			m->max_rel = rel;
-		m->n++;
-		if (ok)
-			m->matched++;
-		else if (!m->detail[0])
-			snprintf(m->detail, sizeof(m->detail), "%s[%lld]: got %.9g, reference %.9g (tolerance %.3g)",
-					 name, (long long) i, got[i], ref[i], m->rtol * fabs(ref[i]) + m->atol_factor * scale);
-	}
+		cmp_one(m, name, i, ref[i], got[i], m->rtol * fabs(ref[i]) + m->atol_factor * scale);
 }
 
 void
@@ -71,6 +104,8 @@ kb_cmp_finish(const kb_cmp *m, kb_correctness *out)
 	out->matched_ratio = m->n ? (double) m->matched / (double) m->n : 1.0;
 	out->rtol = m->rtol;
 	out->atol_factor = m->atol_factor;
+	out->worst_ratio = isfinite(m->worst) ? m->worst : 1e308;
+	snprintf(out->worst_at, sizeof(out->worst_at), "%s", m->worst_at);
 	snprintf(out->detail, sizeof(out->detail), "%s", m->detail);
 }
 

@@ -59,7 +59,7 @@ jsd_cpu(const kb_call *c, int phase)
 		return 0;
 	for (int64_t r = 0; r < T; r++)
 	{
-		float		acc = 0;
+		double		acc = 0;	/* accumulated in double (docs/KERNELS.md, "Tolerances") */
 
 		for (int64_t j = 0; j < V; j++)
 		{
@@ -72,8 +72,8 @@ jsd_cpu(const kb_call *c, int phase)
 			acc += (float) JSD_BETA * p * (y - logm) + (1.0f - (float) JSD_BETA) * q * (x - logm);
 			kb_set(c->t[JSD_DX], dt, r * V + j, (1.0f - (float) JSD_BETA) * q * (x - logm) * inv);
 		}
-		((float *) c->t[JSD_ROW_LOSS])[r] = acc * inv;
-		total += acc * inv;
+		((float *) c->t[JSD_ROW_LOSS])[r] = (float) (acc / (double) T);
+		total += acc / (double) T;
 	}
 	((float *) c->t[JSD_LOSS])[0] = (float) total;
 	return 0;
@@ -118,6 +118,18 @@ jsd_cost(const kb_call *c, double *bytes, double *flops)
 	*flops = 12 * T * V;		/* 2 exp, 1 log counted as one each */
 }
 
+/*
+ * The check, with a tolerance derived per value (docs/KERNELS.md,
+ * "Tolerances").  Per element, with p = e^y, q = e^x, lm = log(beta p +
+ * (1 - beta) q), computed in fp32: exp and log within 2u, so (x - lm) is
+ * within u (|x| + 2|lm| + 3) and a term's rounding is at most
+ * e(x) = u (4|x| + 5|lm| + 3) times its weight:
+ *   grad_input  (1 - beta) q e(x) / T + uo |value|
+ *   row_loss    (kb_gamma(V) sum|t| + sum [beta p e(y) + (1 - beta) q e(x)]) / T + u |value|
+ *   loss        the sum of the rows' tolerances + kb_gamma(T) sum|row_loss|
+ * The row loss of two close distributions is a small difference of large
+ * terms: its tolerance follows the terms (sum|t|), not its own size.
+ */
 static int
 jsd_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out)
 {
@@ -125,13 +137,18 @@ jsd_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *ou
 				V = c->ax[1];
 	int64_t		rows[32];
 	int			nr = kb_sample_rows(T, 32, rows);
-	double	   *x = malloc(sizeof(double) * (size_t) V * 4);
+	double	   *x = malloc(sizeof(double) * (size_t) V * 5);
 	double	   *y = x + V,
 			   *ref = x + 2 * V,
-			   *got = x + 3 * V;
+			   *got = x + 3 * V,
+			   *tol = x + 4 * V;
 	double		total_ref = 0,
 				total_rows = 0,
-				total_got = 0;
+				total_got = 0,
+				total_tol = 0,
+				rows_abs = 0,
+				u = KB_U32,
+				gV = kb_gamma(V);
 	double	   *rl = malloc(sizeof(double) * (size_t) T);
 	kb_cmp		m;
 	int			rc = 0;
@@ -147,7 +164,10 @@ jsd_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *ou
 	for (int k = 0; k < nr && rc == 0; k++)
 	{
 		double		lr,
-					lg;
+					lg,
+					tabs = 0,
+					terr = 0,
+					tl;
 
 		rc |= kb_fetch_rows(be, c, JSD_X, rows[k], 1, x);
 		rc |= kb_fetch_rows(be, c, JSD_Y, rows[k], 1, y);
@@ -156,20 +176,40 @@ jsd_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *ou
 		if (rc)
 			break;
 		lr = jsd_ref_row(x, y, V, JSD_BETA, ref) / (double) T;
-		total_ref += lr;
 		for (int64_t j = 0; j < V; j++)
+		{
+			double		q = exp(x[j]),
+						pp = exp(y[j]),
+						lm = log(JSD_BETA * pp + (1 - JSD_BETA) * q),
+						ex = u * (4 * fabs(x[j]) + 5 * fabs(lm) + 3),
+						ey = u * (4 * fabs(y[j]) + 5 * fabs(lm) + 3);
+
+			tabs += fabs(JSD_BETA * pp * (y[j] - lm)) + fabs((1 - JSD_BETA) * q * (x[j] - lm));
+			terr += JSD_BETA * pp * ey + (1 - JSD_BETA) * q * ex;
 			ref[j] /= (double) T;
-		kb_cmp_values(&m, "grad_input", ref, got, V);
-		kb_cmp_values(&m, "row_loss", &lr, &lg, 1);
+			tol[j] = (1 - JSD_BETA) * q * ex / (double) T + m.u_out * fabs(ref[j]);
+		}
+		kb_cmp_tol(&m, "grad_input", ref, got, tol, V);
+		tl = (gV * tabs + terr) / (double) T + u * fabs(lr);
+		kb_cmp_tol(&m, "row_loss", &lr, &lg, &tl, 1);
+		total_ref += lr;
+		total_tol += tl;
 	}
 	/* The total: against the reference when every row was checked, else
 	 * against the sum of the kernel's own per-row losses. */
 	rc |= kb_fetch_rows(be, c, JSD_ROW_LOSS, 0, T, rl);
 	rc |= kb_fetch_rows(be, c, JSD_LOSS, 0, 1, &total_got);
 	for (int64_t r = 0; r < T; r++)
+	{
 		total_rows += rl[r];
+		rows_abs += fabs(rl[r]);
+	}
 	if (rc == 0)
-		kb_cmp_values(&m, "loss", nr == T ? &total_ref : &total_rows, &total_got, 1);
+	{
+		double		tt = kb_gamma(T) * rows_abs + u * fabs(total_rows) + (nr == T ? total_tol : 0);
+
+		kb_cmp_tol(&m, "loss", nr == T ? &total_ref : &total_rows, &total_got, &tt, 1);
+	}
 	free(x);
 	free(rl);
 	if (rc)

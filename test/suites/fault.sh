@@ -48,7 +48,7 @@ LN=(run layer_norm forward rows=8 hidden=8 --device cuda:0)
 expect() {
   local d=$1 mode=$2 want=$3 text=$4 got rc
   got=$(KBENCH_FAKE_CUDA=$mode KBENCH_FAKE_CUDA_MAX_WAIT_S=2 timeout 30 $KB "${LN[@]}" "${@:5}" 2>&1); rc=$?
-  if [ "$rc" = "$want" ] && printf '%s' "$got" | grep -qF -- "$text"; then echo "ok - $d"
+  if [ "$rc" = "$want" ] && grep -qF -- "$text" <<<"$got"; then echo "ok - $d"
   else echo "not ok - $d (exit $rc, wanted $want; output: $(printf '%s' "$got" | grep -v '^  ' | head -c 300))"; fi
 }
 ok "$(KBENCH_FAKE_CUDA=ok timeout 30 $KB devices | grep '^cuda:')" "$(printf 'cuda:0\tFake GPU (kernelindex test double)')" \

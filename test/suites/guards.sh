@@ -117,7 +117,7 @@ SQL
 check_notify() { # description, wanted status, output of notify_of
   local job final
   read -r _ job final <<<"$(printf '%s\n' "$3" | grep '^job ' | tail -1)"
-  if [ "$final" = "$2" ] && printf '%s' "$3" | grep -qF "payload \"{\"id\" : $job, \"status\" : \"$2\""; then
+  if [ "$final" = "$2" ] && grep -qF "payload \"{\"id\" : $job, \"status\" : \"$2\"" <<<"$3"; then
     echo "ok - NOTIFY kbench_jobs when a job ends $2, with its id ($job)"
   else
     echo "not ok - NOTIFY kbench_jobs when a job ends $2 (job '$job', ended '$final')"; printf '%s\n' "$3" | sed 's/^/# /' | head -8
