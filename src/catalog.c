@@ -972,7 +972,7 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 		c->lines++;
 		if (st == KI_LIGER_READ_BAD_RECORD)
 		{
-			record_rejection(&ist, reader.csv.line, err, false);
+			record_rejection(&ist, row.line, err, false);	/* the record's line, not the reader's */
 			continue;
 		}
 		CHECK_FOR_INTERRUPTS();

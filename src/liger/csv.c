@@ -282,6 +282,7 @@ ki_liger_reader_next(ki_liger_reader *r, ki_liger_row *row, const char **err)
 	{
 		*err = fmt_error(r->csv.arena, "line %ld: expected %zu fields, found %zu", rec.line,
 						 r->width, rec.count);
+		row->line = rec.line;
 		return KI_LIGER_READ_BAD_RECORD;
 	}
 	for (int c = 0; c < KI_LIGER_NCOLUMNS; c++)

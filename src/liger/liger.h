@@ -105,8 +105,8 @@ typedef enum ki_liger_read_status
 	KI_LIGER_READ_ROW = 1,		/* *row is filled */
 	KI_LIGER_READ_END = 0,		/* no more input */
 	KI_LIGER_READ_BAD_RECORD = -1,	/* this record is unusable (wrong column
-									 * count); *err names its line; reading
-									 * may go on */
+									 * count); *err and row->line name its
+									 * first line; reading may go on */
 	KI_LIGER_READ_FATAL = -2	/* bad header or broken CSV; *err names the
 								 * line; reading stops */
 } ki_liger_read_status;

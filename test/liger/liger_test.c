@@ -721,7 +721,7 @@ main(int argc, char **argv)
 		s = ki_liger_reader_next(&r, &rw, &e);
 		ok = ok && s == KI_LIGER_READ_ROW && rw.line == 3 && streq(rw.x_label, "hidden\nsize");
 		s = ki_liger_reader_next(&r, &rw, &e);
-		ok = ok && s == KI_LIGER_READ_BAD_RECORD && e && strstr(e, "line 6") && strstr(e, "found 14");
+		ok = ok && s == KI_LIGER_READ_BAD_RECORD && e && strstr(e, "line 6") && strstr(e, "found 14") && rw.line == 6;
 		printf("# %s\n", e ? e : "(no error)");
 		s = ki_liger_reader_next(&r, &rw, &e);
 		ok = ok && s == KI_LIGER_READ_ROW && rw.line == 7;

@@ -100,12 +100,22 @@ SELECT count(*) AS expected_rows,
 -- a CSV that is not Liger's
 SELECT * FROM kbench_import_liger('a,b,c
 1,2,3');
+-- Made-up rows (an imaginary GPU, a short line, a 0.1 ms LayerNorm on an H100) go to a database
+-- of their own: the catalog is append-only, and in this one they would become history that
+-- the analytics tests read as a real Liger release.
+SELECT current_database() AS regress_db \gset
+CREATE DATABASE kbench_made_up;
+\c kbench_made_up
+SET client_min_messages = warning;
+CREATE EXTENSION kernelindex;
 SELECT lines, inserted, skipped, rejected FROM kbench_import_liger(
 'kernel_name,kernel_provider,kernel_operation_mode,metric_name,metric_unit,x_name,x_label,x_value,y_value_50,y_value_20,y_value_80,extra_benchmark_config_str,gpu_name,timestamp,liger_version
 layer_norm,liger,forward,speed,ms,N,hidden size,1024,0.1,0.1,0.1,"{""M"": 4096, ""dtype"": ""torch.float32"", ""eps"": 1e-06}",Imaginary GPU 9000,2026-01-01 00:00:00,0.9.0
 layer_norm,liger,forward,speed,ms
 layer_norm,liger,forward,speed,ms,N,hidden size,1024,0.1,0.1,0.1,"{""M"": 4096, ""dtype"": ""torch.float32"", ""eps"": 1e-06}",NVIDIA H100 80GB HBM3,2026-01-01 00:00:00,0.9.0');
 SELECT line, reason, skipped FROM kbench_import_rejections WHERE import_id = (SELECT max(id) FROM kbench_imports) ORDER BY line;
+\c :regress_db
+DROP DATABASE kbench_made_up;
 
 -- a slice of the public catalog export: every line stored, digests as published
 \copy kbench_import_staging (line) FROM PROGRAM 'zstd -dc data/kernelindex/catalog-2026-08-16-0022af0b.jsonl.zst | head -3000' WITH (FORMAT csv, QUOTE E'\x01', DELIMITER E'\x02')
