@@ -22,7 +22,9 @@ else
   echo "not ok - the fake CUDA backend builds"; sed 's/^/# /' /tmp/fault-build.$$; rm -f /tmp/fault-build.$$; exit 1
 fi
 rm -f /tmp/fault-build.$$
-# The real backend cannot run here; what it must not contain can be checked.
+# The real backend cannot run here, so its waits cannot be observed (the fake's hang modes below test
+# what the runner does with a backend that keeps the promise); what its source must not contain is
+# checked instead: a source check, the one kept in this suite.
 waits=$(grep -nE 'cuda(Stream|Event|Device|Ctx)Synchronize|cudaMemcpy(2D|3D)?\(' kernels/cuda/*.cu kernels/ops/*.cu |
   grep -vE '^[^:]+:[0-9]+:\s*(\*|/\*|//)')
 reset=$(grep -c 'if (g_wedged\[dev\])' kernels/cuda/backend.cu)
@@ -179,7 +181,7 @@ for impl in cuda cuda/v2; do
            JOIN kbench_runs r ON r.digest = j.run_digest JOIN kbench_implementations i ON i.digest = r.implementation_digest
            WHERE j.id = $j")" \
     "passed kbench-layer-norm-cuda$([ $impl = cuda ] || echo -v2) layer_norm_cuda$([ $impl = cuda ] || echo /v2)" \
-    "kbench_run(implementation => '$impl') on cuda:0 runs and files the run under $impl's implementation"
+    "kbench_run(implementation => '$impl') on cuda:0 goes to the GPU worker and files the run under $impl's implementation (the fake runs the CPU code: no CUDA kernel runs here)"
 done
 ok "$(q "SELECT string_agg(operation || ' ' || implementations::text, '; ' ORDER BY operation) FROM kbench_device_operations")" \
   "distill_jsd_loss {cuda,cuda/v2}; jsd {cuda}; layer_norm {cuda,cuda/v2}; megatron_cross_entropy {cuda,cuda/v2}" \

@@ -83,7 +83,13 @@ expect "--variant without a value: exit 2" 2 "option --variant needs a value" $K
 v1=$($KB describe layer_norm backward rows=8 hidden=8 --device cuda:0 --json 2>&1 | grep -oE '"implementation":"sha256:[0-9a-f]{64}"')
 v1b=$($KB describe layer_norm backward rows=8 hidden=8 --device cuda:0 --variant v1 --json 2>&1 | grep -oE '"implementation":"sha256:[0-9a-f]{64}"')
 v2=$($KB describe layer_norm backward rows=8 hidden=8 --device cuda:0 --variant v2 --json 2>&1)
-check "v1 is the default variant and keeps its implementation digest" test -n "$v1" -a "$v1" = "$v1b"
+check "v1 is the default variant (the same implementation digest with and without --variant v1)" test -n "$v1" -a "$v1" = "$v1b"
+# What v1's digest is made of, pinned: its ImplementationRevision keeps the name and symbol it had
+# before variants existed (the digest itself also covers the commit, so it cannot be pinned).
+v1m=$($KB describe layer_norm backward rows=8 hidden=8 --device cuda:0 --json 2>&1 | grep -o '"kind":"ImplementationRevision","metadata":{[^}]*}' | grep -o '"name":"[^"]*"')
+v1s=$($KB describe layer_norm backward rows=8 hidden=8 --device cuda:0 --json 2>&1 | grep -o '"callable":{[^}]*}')
+check "v1's ImplementationRevision keeps its pinned name and callable (kbench-layer-norm-cuda, layer_norm_cuda in layer_norm.cu)" \
+	test "$v1m $v1s" = '"name":"kbench-layer-norm-cuda" "callable":{"interface":"kbench","language":"cuda","path":"kernels/ops/layer_norm.cu","symbol":"layer_norm_cuda"}'
 check "variant v2 is its own ImplementationRevision (kbench-layer-norm-cuda-v2, another digest)" \
 	bash -c 'printf "%s" "$1" | grep -q "\"name\":\"kbench-layer-norm-cuda-v2\"" && ! printf "%s" "$1" | grep -qF "$2"' _ "$v2" "$v1"
 if ! $KB devices | grep -q '^cuda:'; then
