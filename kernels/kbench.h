@@ -169,6 +169,11 @@ typedef struct kb_result
 	int64_t		peak_memory_bytes;
 } kb_result;
 
+/* The BenchmarkRun status a result is filed under: kb_status_name(status), except that a run
+ * that passed without its outputs being checked ("check": false) is "incomplete_evidence" (it
+ * does not compete). */
+const char *kb_result_run_status(const kb_result *r);
+
 /*
  * Everything that can be asked for, as JSON text (caller frees with kb_free):
  * {"version":..,"operations":[{"name","title","modes","axes","dtypes",

@@ -575,7 +575,7 @@ run_text(const kb_case *cs, const kb_backend *be, const kb_result *res, const ch
 	kb_jw_kstr(&w, "workloadDigest", res->workload_digest);
 	kb_jw_kstr(&w, "protocolDigest", res->protocol_digest);
 	kb_jw_kstr(&w, "environmentDigest", res->environment_digest);
-	kb_jw_kstr(&w, "status", kb_status_name(res->status));
+	kb_jw_kstr(&w, "status", kb_result_run_status(res));
 	kb_jw_kstr(&w, "observedAt", observed);
 	if (res->correctness.checked)
 	{
@@ -1015,6 +1015,9 @@ kb_run(const kb_request *req, kb_result *res)
 				setmsg(res, "outputs differ from the float64 reference: %s", res->correctness.detail);
 			}
 		}
+		else if (st == KB_PASSED)
+			setmsg(res, "not checked against the float64 reference (check: false): the run is filed as "
+				   "incomplete_evidence and does not compete");
 		if (res->stats.samples > 0)
 		{
 			res->achieved_gbps = res->bytes / res->stats.median;	/* bytes/ns = GB/s */
@@ -1040,4 +1043,14 @@ kb_run(const kb_request *req, kb_result *res)
 	if (req->progress && res->status != KB_CANCELED)
 		req->progress(req->progress_arg, 1.0);
 	return res->status;
+}
+
+/* The status the run is filed under: a run whose outputs were not checked has no evidence that
+ * it is correct (incomplete_evidence), so it cannot compete; otherwise the result's status. */
+const char *
+kb_result_run_status(const kb_result *r)
+{
+	if (r->status == KB_PASSED && !r->correctness.checked)
+		return "incomplete_evidence";
+	return kb_status_name(r->status);
 }

@@ -620,7 +620,7 @@ finish_job(const claimed_job *job, const char *status, const kb_result *res, con
 	args[1] = CStringGetTextDatum(status);
 	if (have_run)
 	{
-		args[2] = CStringGetTextDatum(kb_status_name(res->status));
+		args[2] = CStringGetTextDatum(kb_result_run_status(res));
 		args[3] = CStringGetTextDatum(res->run_digest);
 	}
 	else

@@ -56,8 +56,10 @@ for m in forward full; do
 done
 expect_run "kbench, one wrong value with --json: status incorrect_numerical in the run manifest" wrong 1 \
   '"status":"incorrect_numerical"' layer_norm forward rows=64 hidden=128 --device cuda:0 --json
-expect_run "kbench --no-check on a wrong kernel: nothing compared, so nothing claimed (no correctness in the run)" wrong 0 \
-  'not checked' layer_norm forward rows=64 hidden=128 --device cuda:0 --no-check
+expect_run "kbench --no-check on a wrong kernel: nothing compared, and it says so" wrong 0 \
+  'correctness: not checked' layer_norm forward rows=64 hidden=128 --device cuda:0 --no-check
+expect_run "... its run is filed as incomplete_evidence, not passed (it cannot compete)" wrong 0 \
+  '"status":"incomplete_evidence"' layer_norm forward rows=64 hidden=128 --device cuda:0 --no-check --json
 
 # The deliberately wrong implementation: LayerNorm with eps 1e-5, fp32, at the shapes the suites use.
 for shape in "rows=17 hidden=96" "rows=64 hidden=1024" "rows=8 hidden=4096"; do
@@ -87,7 +89,7 @@ through_worker() {
   echo "$1" >"$FAKE/mode"
   out=$(psql -X -q -v ON_ERROR_STOP=1 <<SQL 2>&1
 LISTEN kbench_jobs;
-SELECT kbench_run(${3:-'layer_norm', 'forward'}, '$2', device => 'cuda:0', protocol => '$TINY') AS job \gset
+SELECT kbench_run(${3:-'layer_norm', 'forward'}, '$2', device => 'cuda:0', protocol => '${4:-$TINY}') AS job \gset
 SELECT status AS final FROM kbench_wait(:job, '120 seconds') \gset
 SELECT pg_sleep(0.2);
 \echo job :job :final
@@ -109,3 +111,12 @@ ok "$final $n $(q "SELECT run_status FROM kbench_jobs WHERE id = ${j:-0}")" "fai
 read -r j final n <<<"$(through_worker ok '{"rows": 64, "hidden": 1024, "dtype": "fp32"}')"
 ok "$final $n $(q "SELECT run_status FROM kbench_jobs WHERE id = ${j:-0}")" "passed 1 passed" \
   "the worker, the right code at the same shape: passed"
+# An unchecked run ("check": false) of the right code: the job runs, the run cannot compete.
+read -r j final n <<<"$(through_worker ok '{"rows": 64, "hidden": 1024, "dtype": "fp32"}' "'layer_norm', 'forward'" \
+  '{"warmup_ms": 0, "rep_ms": 0.01, "flush_bytes": 0, "max_samples": 3, "check": false}')"
+ok "$final $(q "SELECT j.run_status || ' ' || r.status || ' ' || kbench_competes(r) || ' ' ||
+                      (SELECT count(*) FROM kbench_cohort_runs c WHERE c.run_digest = r.digest) || ' ' ||
+                      (SELECT count(*) FROM kbench_cohort_bests b WHERE b.run_digest = r.digest)
+                 FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.id = ${j:-0}")" \
+  "passed incomplete_evidence incomplete_evidence false 0 0" \
+  "the worker, \"check\": false: the job runs, its run is incomplete_evidence and competes nowhere (no cohort, no record)"

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# test/mutate.sh: do the tests catch bugs?  Each mutation below is a small
+# deliberate bug (one sed expression on one file).  In a scratch copy of
+# this working tree, with a private PostgreSQL (tools/pg_sandbox.sh), each
+# is applied alone, built and installed, and the suite that should catch it
+# is run: "caught" when that suite reports a failure, "NOT CAUGHT" when it
+# passes with the bug in.  The file is restored before the next one.
+#
+#   test/mutate.sh [NAME...]      (default: every mutation; a few minutes)
+#
+# Not part of bin/test.sh or .ci/run (it is slow): run it before resolving an
+# issue that touches the code it covers.  Exit status 0 only when every
+# mutation was caught (and the unmutated suites pass first).  Prints a table.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+# name | file | sed expression | suite (with any environment) | what the bug is
+MUTATIONS=$(cat <<'EOF'
+dup_over_16|src/core/json_parse.c|s/return &sorted\[i\]->key;/return NULL;/|core|objects of more than 16 members never report a duplicate
+measurements_delete|sql/20_catalog.sql|/CREATE TRIGGER append_only BEFORE DELETE ON kbench_measurements/d|guards|the DELETE trigger on kbench_measurements dropped
+supersession_undone|sql/20_catalog.sql|s/IF to_jsonb(OLD)->>'superseded_by' IS NOT NULL/IF false AND to_jsonb(OLD)->>'superseded_by' IS NOT NULL/|guards|a supersession no longer permanent
+ln_check_self|kernels/ops/layer_norm.c|s/kb_cmp_tol(&m, "y", ref, got, tol, H);/kb_cmp_tol(\&m, "y", got, got, tol, H);/|gate|ln_check compares y with itself
+ln_eps|kernels/ops/layer_norm.c|s/rs = 1.0f \/ sqrtf(v + (float) LN_EPS);/rs = 1.0f \/ sqrtf(v + 1e-5f);/|kernels|CPU LayerNorm eps 1e-5 instead of 1e-6
+gate_half|kernels/run.c|s/res->correctness.matched_ratio < 1.0/res->correctness.matched_ratio < 0.5/|gate|a run fails only when under half of the values match
+notify_passed_only|src/worker.c|s/'run_digest', run_digest)::text) FROM j"/'run_digest', run_digest)::text) FROM j WHERE status = 'passed'"/|guards|only passed jobs notify
+claim_no_skip_locked|sql/30_runner.sql|s/ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)/ORDER BY id LIMIT 1)/|guards|FOR UPDATE SKIP LOCKED removed from the claim
+deadline_5x|src/worker.c|s/(int64_t) (job->timeout_ms \* 1e6)/(int64_t) (job->timeout_ms * 5e6)/|guards|the worker's deadline is 5x the job's timeout
+retraction_undone|sql/20_catalog.sql|s/IF to_jsonb(OLD)->>'retracted_at' IS NOT NULL/IF false AND to_jsonb(OLD)->>'retracted_at' IS NOT NULL/|guards|a retraction no longer permanent
+truncate_runs|sql/20_catalog.sql|/CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_runs/d|guards|TRUNCATE kbench_runs allowed
+claim_no_attempt|sql/30_runner.sql|s/attempts = attempts + 1, progress = 0/attempts = attempts, progress = 0/|guards|a claim does not count the attempt
+no_check|kernels/run.c|s/if (st == KB_PASSED \&\& req->check)/if (st == KB_PASSED \&\& req->check \&\& 0)/|gate|the correctness check never runs
+jsd_loss_self|kernels/ops/jsd.c|s/kb_cmp_tol(&m, "loss", nr == T ? &total_ref : &total_rows, &total_got, &tt, 1);/kb_cmp_tol(\&m, "loss", \&total_got, \&total_got, \&tt, 1);/|gate|jsd's check compares the loss with itself
+ce_loss_self|kernels/ops/megatron_cross_entropy.c|s/kb_cmp_values(&m, "loss", &loss, &gl, 1);/kb_cmp_values(\&m, "loss", \&gl, \&gl, 1);/|gate|megatron_cross_entropy's check compares the loss with itself
+incorrect_job_passes|src/worker.c|s/^\t\tcase KB_PASSED:$/\t\tcase KB_PASSED:\n\t\tcase KB_INCORRECT_NUMERICAL:/|gate|the worker files an incorrect_numerical run's job as passed
+utf8_overlong|src/core/json_parse.c|s/if (c >= 0xC2 \&\& c <= 0xDF)/if (c >= 0xC0 \&\& c <= 0xDF)/|core|overlong 2-byte UTF-8 accepted
+unsorted_large_objects|src/core/json_canon.c|s/qsort(order, n, sizeof(ki_member \*), member_cmp);/(void) 0;/|FUZZ_SECONDS=30 fuzz|the canonical writer leaves objects of more than 16 members unsorted
+guc_only_preloaded|src/worker.c|s/? PGC_POSTMASTER : PGC_SIGHUP;/? PGC_POSTMASTER : PGC_POSTMASTER;/|no_preload|kernelindex.database defined the preloaded way without the preload
+budget_by_time|bench/device.sh|s/\[ "\$N" -gt "\$BUDGET_RUNS" \]/[ "$N" -gt "$((BUDGET_RUNS + 1))" ]/|fault|device.sh times one row more than its budget
+EOF
+)
+
+WORK=${MUTATE_DIR:-$(mktemp -d /tmp/kernelindex-mutate.XXXXXX)}
+chmod 755 "$WORK"
+echo "# scratch copy and PostgreSQL in $WORK"
+mkdir -p "$WORK/repo"
+git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$WORK/repo" 2>/dev/null
+[ -d "$WORK/pg" ] || bash tools/pg_sandbox.sh "$WORK/pg" >/dev/null
+export KI_PGBIN=$WORK/pg/usr/lib/postgresql/15/bin PATH=$WORK/pg/usr/lib/postgresql/15/bin:$PATH
+cd "$WORK/repo" || exit 1
+chmod -R a+rX "$WORK"
+
+build() { make -s NVCC= >/dev/null 2>&1 && make -s -C kernels NVCC= >/dev/null 2>&1 && make -s NVCC= install >/dev/null 2>&1; }
+suite() { # "ENV=... name": run it; 0 when it passed
+  local spec=$1 name env=() log=$2
+  read -ra words <<<"$spec"
+  name=${words[-1]}; env=("${words[@]:0:${#words[@]}-1}")
+  env "${env[@]}" bash "test/suites/$name.sh" >"$log" 2>&1
+  local rc=$?
+  [ "$rc" = 0 ] && ! grep -qE '^not ok' "$log"
+}
+
+build || { echo "not ok - the scratch copy builds"; exit 1; }
+# The mutations asked for (default: all), and the suites they need.
+names=(); specs=()
+while IFS='|' read -r name _ _ spec _; do
+  if [ $# -eq 0 ] || [[ " $* " == *" $name "* ]]; then
+    names+=("$name")
+    [[ " ${specs[*]+${specs[*]//[ =]/_}} " == *" ${spec//[ =]/_} "* ]] || specs+=("$spec")
+  fi
+done <<<"$MUTATIONS"
+# The suites must pass on the unmutated code first.
+for spec in "${specs[@]}"; do
+  if ! suite "$spec" "$WORK/base-${spec##* }.log"; then
+    echo "not ok - suite $spec fails without any mutation:"; grep '^not ok' "$WORK/base-${spec##* }.log" | head -5
+    exit 1
+  fi
+  echo "# suite $spec passes unmutated"
+done
+
+caught=0; missed=0; rows=()
+while IFS='|' read -r name file expr spec what; do
+  [[ " ${names[*]} " == *" $name "* ]] || continue
+  cp "$file" "$WORK/orig"
+  sed -i -e "$expr" "$file"
+  if cmp -s "$file" "$WORK/orig"; then
+    result="NOT APPLIED (the sed expression matched nothing)"; missed=$((missed + 1))
+  elif ! build; then
+    result="NOT CAUGHT (does not build: not a useful mutation)"; missed=$((missed + 1))
+  elif suite "$spec" "$WORK/$name.log"; then
+    result="NOT CAUGHT"; missed=$((missed + 1))
+  else
+    result="caught: $(grep -m1 -E '^not ok' "$WORK/$name.log" | cut -c1-110)"; caught=$((caught + 1))
+  fi
+  cp "$WORK/orig" "$file"
+  touch "$file"
+  rows+=("$(printf '| %-24s | %-36s | %-12s | %s |' "$name" "$file" "${spec##* }" "$result")")
+  echo "${rows[-1]}"
+done <<<"$MUTATIONS"
+build
+
+echo
+echo "| mutation | file | suite | result |"
+echo "| --- | --- | --- | --- |"
+printf '%s\n' "${rows[@]}"
+echo
+echo "$caught caught, $missed not caught"
+[ -z "${MUTATE_DIR:-}" ] && rm -rf "$WORK"
+[ "$missed" -eq 0 ]
