@@ -55,14 +55,14 @@ ce_cpu(const kb_call *c, int phase)
 		const void *z = c->t[CE_LOGITS];
 		int64_t		t = ((const int64_t *) c->t[CE_TARGET])[r];
 		float		mx = -INFINITY,
-					sum = 0,
 					lse;
+		double		sum = 0;	/* accumulated in double (docs/KERNELS.md, "Tolerances") */
 
 		for (int64_t j = 0; j < V; j++)
 			mx = fmaxf(mx, (float) kb_get(z, dt, r * V + j));
 		for (int64_t j = 0; j < V; j++)
 			sum += expf((float) kb_get(z, dt, r * V + j) - mx);
-		lse = mx + logf(sum);
+		lse = mx + logf((float) sum);
 		((float *) c->t[CE_LOSS])[r] = lse - (float) kb_get(z, dt, r * V + t);
 		if (c->mode != KB_FORWARD)
 		{
@@ -128,6 +128,17 @@ ce_cost(const kb_call *c, double *bytes, double *flops)
 	}
 }
 
+/*
+ * The check, with a tolerance derived per value (docs/KERNELS.md,
+ * "Tolerances").  Per row, with mx = max z, S = sum exp(z - mx) and
+ * lse = mx + log S, computed in fp32: exp within 2u (2 + 1.16 |x|) (the
+ * bound of CUDA's __expf, which the bf16 kernels use; expf does better), so
+ *   e_S   = kb_gamma(V) + 2u (2 + 1.16 max|z - mx|)      relative error of S
+ *   e_lse = e_S + 2u |lse|                              absolute error of lse
+ *   loss  e_lse + 2u |z_target| + u |loss|
+ *   grad  |g| p (e_lse + u (|z| + |lse|) + 2u (2 + 1.16 |z - lse|)) + u |g| [target]
+ *         + (u + uo) |grad|,  p = softmax(z)
+ */
 static int
 ce_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out)
 {
@@ -135,9 +146,11 @@ ce_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out
 				V = c->ax[2];
 	int64_t		rows[32];
 	int			nr = kb_sample_rows(N, 32, rows);
-	double	   *z = malloc(sizeof(double) * (size_t) V * 3);
+	double	   *z = malloc(sizeof(double) * (size_t) V * 4);
 	double	   *ref = z + V,
-			   *got = z + 2 * V;
+			   *got = z + 2 * V,
+			   *tol = z + 3 * V;
+	double		u = KB_U32;
 	kb_cmp		m;
 	int			rc = 0;
 
@@ -150,7 +163,13 @@ ce_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out
 		double		t,
 					g,
 					loss,
-					gl;
+					gl,
+					mx = -INFINITY,
+					spread = 0,
+					lse,
+					e_lse,
+					tl;
+		int64_t		ti;
 
 		rc |= kb_fetch_rows(be, c, CE_LOGITS, rows[k], 1, z);
 		rc |= kb_fetch_rows(be, c, CE_TARGET, rows[k], 1, &t);
@@ -158,12 +177,27 @@ ce_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out
 		rc |= kb_fetch_rows(be, c, CE_LOSS, rows[k], 1, &gl);
 		if (rc)
 			break;
-		loss = megatron_ce_ref_row(z, V, (int64_t) t, g, c->mode != KB_FORWARD ? ref : NULL);
-		kb_cmp_values(&m, "loss", &loss, &gl, 1);
+		ti = (int64_t) t;
+		loss = megatron_ce_ref_row(z, V, ti, g, c->mode != KB_FORWARD ? ref : NULL);
+		for (int64_t j = 0; j < V; j++)
+			mx = fmax(mx, z[j]);
+		for (int64_t j = 0; j < V; j++)
+			spread = fmax(spread, mx - z[j]);
+		lse = loss + z[ti];
+		e_lse = kb_gamma(V) + 2 * u * (2 + 1.16 * spread) + 2 * u * fabs(lse);
+		tl = e_lse + 2 * u * fabs(z[ti]) + u * fabs(loss);
+		kb_cmp_tol(&m, "loss", &loss, &gl, &tl, 1);
 		if (c->mode != KB_FORWARD)
 		{
 			rc |= kb_fetch_rows(be, c, CE_GRAD, rows[k], 1, got);
-			kb_cmp_values(&m, "grad_logits", ref, got, V);
+			for (int64_t j = 0; j < V; j++)
+			{
+				double		pj = exp(z[j] - lse);
+
+				tol[j] = fabs(g) * pj * (e_lse + u * (fabs(z[j]) + fabs(lse)) + 2 * u * (2 + 1.16 * fabs(z[j] - lse)))
+					+ (j == ti ? u * fabs(g) : 0) + (u + m.u_out) * fabs(ref[j]);
+			}
+			kb_cmp_tol(&m, "grad_logits", ref, got, tol, V);
 		}
 	}
 	free(z);
