@@ -41,6 +41,12 @@ budget_by_time|bench/device.sh|s/\[ "\$N" -gt "\$BUDGET_RUNS" \]/[ "$N" -gt "$((
 EOF
 )
 
+for want in "$@"; do
+  if ! grep -q "^$want|" <<<"$MUTATIONS"; then
+    echo "mutate.sh: unknown mutation '$want'; known: $(cut -d'|' -f1 <<<"$MUTATIONS" | tr '\n' ' ')" >&2
+    exit 2
+  fi
+done
 WORK=${MUTATE_DIR:-$(mktemp -d /tmp/kernelindex-mutate.XXXXXX)}
 chmod 755 "$WORK"
 echo "# scratch copy and PostgreSQL in $WORK"
