@@ -506,9 +506,12 @@ kbench_cancel(PG_FUNCTION_ARGS)
 				 errdetail("Only its owner or a member of kbench_admin can cancel it.")));
 	if (strcmp(status, "queued") == 0)
 	{
-		if (spi_as_owner(psprintf("UPDATE %s.kbench_jobs SET status = 'canceled', finished_at = pg_catalog.clock_timestamp(),"
-								  " error = 'canceled before it started' WHERE id = $1 AND status = 'queued'",
-								  ext_schema()), 1, types, args, NULL, false) != SPI_OK_UPDATE)
+		/* a job that ends here notifies its listeners as one a worker finishes does */
+		if (spi_as_owner(psprintf("WITH j AS (UPDATE %s.kbench_jobs SET status = 'canceled',"
+								  " finished_at = pg_catalog.clock_timestamp(), error = 'canceled before it started'"
+								  " WHERE id = $1 AND status = 'queued' RETURNING id)"
+								  " SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",
+								  ext_schema()), 1, types, args, NULL, false) != SPI_OK_SELECT)
 			elog(ERROR, "could not cancel job " INT64_FORMAT, id);
 		if (SPI_processed == 0)
 			ki_request_cancel(id);	/* a worker claimed it meanwhile */

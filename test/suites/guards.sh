@@ -104,11 +104,13 @@ q "DELETE FROM kbench_jobs WHERE device = 'race'" >/dev/null
 # ---------------------------------------------------------------- NOTIFY, every ending
 # LISTEN, queue, wait for the end, then print the job's id: the payloads
 # must name that id and its final status.
-notify_of() { # SQL that queues a job (its id), [SQL run after queueing]
+notify_of() { # SQL that queues a job (its id), [SQL run after queueing], [begin: both in one transaction]
   psql -X -q -v ON_ERROR_STOP=1 <<SQL 2>&1
 LISTEN kbench_jobs;
+${3:+BEGIN;}
 SELECT ($1) AS job \gset
 ${2:-}
+${3:+COMMIT;}
 SELECT status AS final FROM kbench_wait(:job, '60 seconds') \gset
 SELECT pg_sleep(0.2);
 \echo job :job :final
@@ -117,16 +119,28 @@ SQL
 check_notify() { # description, wanted status, output of notify_of
   local job final
   read -r _ job final <<<"$(printf '%s\n' "$3" | grep '^job ' | tail -1)"
-  if [ "$final" = "$2" ] && grep -qF "payload \"{\"id\" : $job, \"status\" : \"$2\"" <<<"$3"; then
-    echo "ok - NOTIFY kbench_jobs when a job ends $2, with its id ($job)"
+  if [ "$final" = "$2" ] && ! grep -q 'running before the cancel: false' <<<"$3" && grep -qF "payload \"{\"id\" : $job, \"status\" : \"$2\"" <<<"$3"; then
+    echo "ok - NOTIFY kbench_jobs when a job ends $2$1, with its id ($job)"
   else
-    echo "not ok - NOTIFY kbench_jobs when a job ends $2 (job '$job', ended '$final')"; printf '%s\n' "$3" | sed 's/^/# /' | head -8
+    echo "not ok - NOTIFY kbench_jobs when a job ends $2$1 (job '$job', ended '$final')"; printf '%s\n' "$3" | sed 's/^/# /' | head -8
   fi
 }
 check_notify "" passed "$(notify_of "SELECT kbench_run('layer_norm', 'forward', '{\"rows\": 11, \"hidden\": 8}', protocol => '$TINY')")"
 check_notify "" timeout "$(notify_of "SELECT kbench_run('layer_norm', 'backward', '$BIG', protocol => '$LONG', timeout => '1 second')")"
-check_notify "" canceled "$(notify_of "SELECT kbench_run('layer_norm', 'backward', '$BIG', protocol => '$LONG')" \
-  "SELECT pg_sleep(0.5); SELECT kbench_cancel(:job);")"
+# cancelled while running (waited for, however long the start takes) and before it started (in the
+# queueing transaction, so no worker can have it)
+check_notify " while running" canceled "$(notify_of "SELECT kbench_run('layer_norm', 'backward', '$BIG', protocol => '$LONG')" \
+  "SELECT pg_catalog.set_config('guards.job', :'job', false);
+DO \$\$ BEGIN
+  FOR i IN 1..6000 LOOP
+    EXIT WHEN (SELECT status FROM kbench_jobs WHERE id = current_setting('guards.job')::bigint) = 'running';
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END \$\$;
+SELECT 'running before the cancel: ' || (status = 'running') AS r FROM kbench_jobs WHERE id = :job;
+SELECT kbench_cancel(:job);")"
+check_notify " before it started" canceled "$(notify_of "SELECT kbench_run('layer_norm', 'backward', '$BIG', protocol => '$LONG')" \
+  "SELECT kbench_cancel(:job);" begin)"
 
 # ---------------------------------------------------------------- the deadline
 job=$(q "SELECT kbench_run('layer_norm', 'backward', '$BIG', protocol => '$LONG', timeout => '1 second')")
