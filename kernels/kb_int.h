@@ -258,7 +258,8 @@ typedef struct kb_cmp
 	double		max_abs;
 	double		max_rel;
 	double		worst;			/* the largest |got - ref| / tolerance; pass: <= 1 */
-	char		worst_at[64];	/* the value that set it, "y[3]" */
+	char		worst_at[64];	/* the value that set it: "y[17][3]" (row 17, column 3) */
+	int64_t		row;			/* the row being compared (kb_cmp_tol names values by it), or -1 */
 	int64_t		n;
 	int64_t		matched;
 	char		detail[256];

@@ -25,6 +25,7 @@ kb_cmp_init(kb_cmp *m, int dtype)
 	m->atol_factor = m->rtol;
 	/* bf16: 2^-8, and 1% for the double rounding of an fp32 result to bf16 */
 	m->u_out = dtype == KB_BF16 ? 1.01 / 256.0 : KB_U32;
+	m->row = -1;
 }
 
 double
@@ -62,9 +63,22 @@ cmp_one(kb_cmp *m, const char *name, int64_t i, double ref, double got, double t
 				 name, (long long) i, got, ref, tol);
 }
 
+/* Values of one row (m->row >= 0) are named name[row][i], or name[row] when the row has one. */
 void
 kb_cmp_tol(kb_cmp *m, const char *name, const double *ref, const double *got, const double *tol, int64_t n)
 {
+	char		rowname[48];
+
+	if (m->row >= 0 && n == 1)
+	{
+		cmp_one(m, name, m->row, ref[0], got[0], tol[0]);
+		return;
+	}
+	if (m->row >= 0)
+	{
+		snprintf(rowname, sizeof(rowname), "%s[%lld]", name, (long long) m->row);
+		name = rowname;
+	}
 	for (int64_t i = 0; i < n; i++)
 		cmp_one(m, name, i, ref[i], got[i], tol[i]);
 }

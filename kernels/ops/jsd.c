@@ -169,6 +169,7 @@ jsd_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *ou
 					terr = 0,
 					tl;
 
+		m.row = rows[k];
 		rc |= kb_fetch_rows(be, c, JSD_X, rows[k], 1, x);
 		rc |= kb_fetch_rows(be, c, JSD_Y, rows[k], 1, y);
 		rc |= kb_fetch_rows(be, c, JSD_DX, rows[k], 1, got);
@@ -204,6 +205,7 @@ jsd_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *ou
 		total_rows += rl[r];
 		rows_abs += fabs(rl[r]);
 	}
+	m.row = -1;
 	if (rc == 0)
 	{
 		double		tt = kb_gamma(T) * rows_abs + u * fabs(total_rows) + (nr == T ? total_tol : 0);

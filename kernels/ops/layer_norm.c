@@ -279,6 +279,7 @@ ln_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out
 					e_m,
 					e_rs = g / 2 + 2 * u;
 
+		m.row = r;
 		rc |= kb_fetch_rows(be, c, LN_X, r, 1, x);
 		for (int64_t j = 0; j < H; j++)
 			xabs += fabs(x[j]);
@@ -347,6 +348,7 @@ ln_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out
 	{
 		double		gR = kb_gamma(R);
 
+		m.row = -1;
 		memset(dw, 0, sizeof(double) * (size_t) H * 2);
 		memset(dwmag, 0, sizeof(double) * (size_t) H * 3);
 		for (int64_t r = 0; r < R && rc == 0; r++)

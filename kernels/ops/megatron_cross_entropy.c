@@ -171,6 +171,7 @@ ce_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out
 					tl;
 		int64_t		ti;
 
+		m.row = rows[k];
 		rc |= kb_fetch_rows(be, c, CE_LOGITS, rows[k], 1, z);
 		rc |= kb_fetch_rows(be, c, CE_TARGET, rows[k], 1, &t);
 		rc |= kb_fetch_rows(be, c, CE_GRAD_LOSS, rows[k], 1, &g);
