@@ -54,7 +54,7 @@ for t in kbench_runs kbench_measurements kbench_operations kbench_workloads kben
     "DELETE FROM $t (which has rows) is refused"
 done
 for t in kbench_runs kbench_measurements; do
-  ok "$(err "TRUNCATE $t CASCADE")" "ERROR:  cannot delete from $t: the catalog is append-only" "TRUNCATE $t is refused"
+  ok "$(err "TRUNCATE $t CASCADE")" "ERROR:  cannot truncate $t: the catalog is append-only" "TRUNCATE $t is refused"
 done
 ok "$(q "SELECT count(*) FROM kbench_measurements m WHERE NOT EXISTS (SELECT 1 FROM kbench_runs r WHERE r.digest = m.run_digest)")" 0 \
   "... and no measurement lost its run"
@@ -64,13 +64,13 @@ q "SELECT 1 FROM kbench_supersede('$A', '$B', 'rerun with a fixed harness')" >/d
 ok "$(err "SELECT kbench_supersede('$A', '$C', 'another')")" "ERROR:  run $A is already superseded by $B" \
   "a supersession is permanent: superseding the run again is refused"
 ok "$(err "UPDATE kbench_runs SET superseded_by = NULL, supersession_reason = NULL WHERE digest = '$A'")" \
-  "ERROR:  run $A is already superseded by $B" "... and so is undoing it"
+  "ERROR:  cannot change the retraction or supersession of kbench_runs $A by UPDATE" "... and undoing it by UPDATE"
 ok "$(q "SELECT superseded_by FROM kbench_runs WHERE digest = '$A'")" "$B" "... which still points to the run that superseded it"
 q "SELECT 1 FROM kbench_retract('$C', 'measured on a throttled host')" >/dev/null
+ok "$(err "SELECT kbench_retract('$C', 'nothing happened')")" \
+  "ERROR:  run $C is already retracted" "a retraction is permanent: retracting the run again (another reason) is refused"
 ok "$(err "UPDATE kbench_runs SET retracted_at = NULL, retraction_reason = NULL WHERE digest = '$C'")" \
-  "ERROR:  run $C is already retracted" "a retraction is permanent"
-ok "$(err "UPDATE kbench_runs SET retraction_reason = 'nothing happened' WHERE digest = '$C'")" \
-  "ERROR:  run $C is already retracted" "... its reason too"
+  "ERROR:  cannot change the retraction or supersession of kbench_runs $C by UPDATE" "... and undoing it by UPDATE"
 
 # ---------------------------------------------------------------- the claim race
 # Three workers of one device take 150 jobs queued at once.
