@@ -38,7 +38,7 @@ unsorted_large_objects|src/core/json_canon.c|s/qsort(order, n, sizeof(ki_member 
 guc_only_preloaded|src/worker.c|s/? PGC_POSTMASTER : PGC_SIGHUP;/? PGC_POSTMASTER : PGC_POSTMASTER;/|no_preload|kernelindex.database defined the preloaded way without the preload
 unchecked_competes|kernels/run.c|s/\t\treturn "incomplete_evidence";/\t\treturn kb_status_name(r->status);/|gate|a run with "check": false is filed as passed and competes
 cancel_queued_silent|src/queue.c|s/" SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",/" SELECT pg_catalog.pg_notify('kbench_nobody', '') FROM j",/|guards|cancelling a queued job notifies no listener
-budget_by_time|bench/device.sh|s/\[ "\$N" -gt "\$BUDGET_RUNS" \]/[ "$N" -gt "$((BUDGET_RUNS + 1))" ]/|fault|device.sh times one row more than its budget
+budget_by_time|bench/device.sh|s/\[ "\$N" -gt "\${MAX_ROWS:-1000}" \]/[ "$N" -gt "$((${MAX_ROWS:-1000} + 1))" ]/|fault|device.sh times one row more than MAX_ROWS
 EOF
 )
 
