@@ -185,12 +185,24 @@ BEGIN
 			                                     63072000, 157680000]::float8[]) v
 			 WHERE v >= (xmax - xmin) / 6 ORDER BY v LIMIT 1;
 			step := coalesce(step, 315360000);
+			IF step >= 2592000 THEN
+				-- a month or more: ticks on the first of a month, every 1, 3, 6, 12 or 24 months
+				x0 := xmin; x1 := xmax;
+				SELECT jsonb_agg(jsonb_build_object('v', extract(epoch FROM ts), 'label', to_char(ts, 'YYYY-MM')) ORDER BY ts) INTO xticks
+				  FROM generate_series(date_trunc('month', to_timestamp(xmin) AT TIME ZONE 'UTC'), to_timestamp(xmax) AT TIME ZONE 'UTC',
+				                       '1 month'::interval) ts
+				 WHERE (extract(year FROM ts) * 12 + extract(month FROM ts) - 1)::int
+				       % (CASE WHEN step <= 2592000 THEN 1 WHEN step <= 7776000 THEN 3 WHEN step <= 15552000 THEN 6
+				               WHEN step <= 31536000 THEN 12 ELSE 24 END) = 0
+				   AND extract(epoch FROM ts) BETWEEN xmin AND xmax;
+			ELSE
 			x0 := floor(xmin / step) * step; x1 := ceil(xmax / step) * step;
 			SELECT jsonb_agg(jsonb_build_object('v', x0 + k * step,
 			                 'label', to_char(to_timestamp(x0 + k * step) AT TIME ZONE 'UTC',
 			                                  CASE WHEN step >= 86400 THEN 'YYYY-MM-DD' WHEN x1 - x0 > 86400 THEN 'MM-DD HH24:MI'
 			                                       WHEN step >= 60 THEN 'HH24:MI' ELSE 'HH24:MI:SS' END)) ORDER BY k) INTO xticks
 			  FROM generate_series(0, round((x1 - x0) / step)::int) k;
+			END IF;
 		ELSIF xk = 'index' OR spec #> '{x,ticks}' IS NOT NULL THEN
 			x0 := xmin - 0.5; x1 := xmax + 0.5;
 		ELSE
@@ -523,6 +535,7 @@ CREATE FUNCTION kbench_chart_series(implementation text, workload text, mode tex
 	RETURNS text LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 DECLARE
 	wd text;
+	wname text;
 	op text;
 	opname text;
 	fam text;
@@ -535,7 +548,7 @@ BEGIN
 		RAISE EXCEPTION 'a workload is required' USING ERRCODE = 'null_value_not_allowed',
 			HINT = 'Name one by its name or digest, e.g. liger-layer-norm-hidden4096-rows4096-fp32.';
 	END IF;
-	SELECT w.digest, w.operation_digest, o.name INTO wd, op, opname
+	SELECT w.digest, w.operation_digest, o.name, w.name INTO wd, op, opname, wname
 	  FROM kbench_workloads w LEFT JOIN kbench_operations o ON o.digest = w.operation_digest
 	 WHERE w.name = workload OR w.digest = workload ORDER BY w.digest LIMIT 1;
 	IF wd IS NULL THEN
@@ -572,9 +585,9 @@ BEGIN
 		   AND (protos IS NULL OR s.protocol_digest = ANY (protos)) AND (envs IS NULL OR s.environment_digest = ANY (envs))
 	)
 	SELECT jsonb_build_object(
-	         'title', format('%s · %s', kbench_chart_label(fam), workload),
+	         'title', format('%s · %s', kbench_chart_label(fam), wname),
 	         'subtitle', concat_ws(' · ', (SELECT string_agg(DISTINCT device, ', ') FROM s), fam, 'runs in time order', 'regressions: ' || lower(method)),
-	         'empty', format('No competing run of %s in %s%s%s.', fam, workload, coalesce(' (' || mode || ')', ''), coalesce(' on ' || environment, '')),
+	         'empty', format('No competing run of %s in %s%s%s.', fam, wname, coalesce(' (' || mode || ')', ''), coalesce(' on ' || environment, '')),
 	         'x', jsonb_build_object('label', 'point (version, date)', 'kind', 'index',
 	                                 'ticks', (SELECT jsonb_agg(jsonb_build_object('v', point, 'label', concat_ws(' ', '#' || point, version,
 	                                                                               to_char(observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'))) ORDER BY point)
@@ -600,6 +613,7 @@ CREATE FUNCTION kbench_chart_records(workload text, mode text DEFAULT NULL, envi
 	RETURNS text LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 DECLARE
 	wd text;
+	wname text;
 	protos text[] := kbench__resolve_protocols(mode);
 	envs text[] := kbench__resolve_environments(environment);
 	spec jsonb;
@@ -608,7 +622,7 @@ BEGIN
 		RAISE EXCEPTION 'a workload is required' USING ERRCODE = 'null_value_not_allowed',
 			HINT = 'Name one by its name or digest, e.g. liger-layer-norm-hidden4096-rows4096-fp32.';
 	END IF;
-	SELECT w.digest INTO wd FROM kbench_workloads w WHERE w.name = workload OR w.digest = workload ORDER BY w.digest LIMIT 1;
+	SELECT w.digest, w.name INTO wd, wname FROM kbench_workloads w WHERE w.name = workload OR w.digest = workload ORDER BY w.digest LIMIT 1;
 	IF wd IS NULL THEN
 		RAISE EXCEPTION 'unknown workload "%"', workload USING ERRCODE = 'undefined_object',
 			DETAIL = 'No workload in the catalog has that name or digest.',
@@ -625,8 +639,8 @@ BEGIN
 		   AND (envs IS NULL OR h.environment_digest = ANY (envs))
 	)
 	SELECT jsonb_build_object(
-	         'title', format('Records of %s', workload),
-	         'empty', format('No record in %s%s%s yet.', workload, coalesce(' (' || mode || ')', ''), coalesce(' on ' || environment, '')),
+	         'title', format('Records of %s', wname),
+	         'empty', format('No record in %s%s%s yet.', wname, coalesce(' (' || mode || ')', ''), coalesce(' on ' || environment, '')),
 	         'x', jsonb_build_object('label', 'when the leading run was observed (UTC)', 'kind', 'time'),
 	         'y', jsonb_build_object('label', 'leader''s time (µs)'),
 	         'subtitle', concat_ws(' · ', (SELECT string_agg(DISTINCT device, ', ') FROM h), 'each step a new leader; hover a point for the run'),
@@ -695,7 +709,8 @@ BEGIN
 	       max(arithmetic_intensity) FILTER (WHERE achieved_flops_per_s > 0 AND arithmetic_intensity > 0),
 	       count(*) FILTER (WHERE NOT (achieved_flops_per_s > 0 AND arithmetic_intensity > 0)),
 	       jsonb_build_object(
-	         'title', format('Roofline of %s%s', kbench_chart_roofline.environment, coalesce(' · ' || kbench_chart_roofline.operation, '')
+	         'title', format('Roofline of %s%s', (SELECT string_agg(DISTINCT concat_ws(' ', e.product, e.form_factor), ', ') FROM kbench_environments e
+	                                                     WHERE e.digest = ANY (envs)), coalesce(' · ' || kbench_chart_roofline.operation, '')
 	                         || coalesce(' · ' || kbench_chart_roofline.mode, '')),
 	         'subtitle', concat_ws(' · ', CASE WHEN dev.name IS NULL THEN 'no datasheet peaks for this device (add a row to kbench_devices)'
 	                                            ELSE format('%s: %s B/s, %s FLOP/s fp32', dev.name, kbench_svg_number(dev.peak_bandwidth_bytes_per_s),
@@ -756,7 +771,7 @@ COMMENT ON FUNCTION kbench_chart_roofline(text, text, text) IS 'SVG: one device'
 -- sweep per operation, a roofline per device, the series of the largest
 -- regressions, the record timelines of the cohorts with the longest history.
 CREATE FUNCTION kbench_report(operation text DEFAULT NULL, environment text DEFAULT NULL, title text DEFAULT 'kernelindex report',
-                              max_charts int DEFAULT 40)
+                              max_charts int DEFAULT 60)
 	RETURNS text LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 #variable_conflict use_column
 DECLARE
@@ -882,23 +897,26 @@ BEGIN
 	-- Charts.
 	h := h || '<h2 id="charts">Charts</h2><p class="muted">Hover a point, line or mark for its numbers.</p>';
 	n := 0;
-	-- a sweep per operation: its pass, device and axis with the most runs
+	-- our runs beside the history: per operation and pass measured here, a sweep
+	-- over every device along the axis with the most values
 	FOR rec IN
-		WITH c AS (
-			SELECT cr.operation, cr.mode, cr.environment_digest, concat_ws(' ', cr.product, cr.form_factor) AS dev, a.key AS axis,
-			       count(DISTINCT a.value) AS nvals, count(*) AS runs
-			  FROM kbench_cohort_runs cr, jsonb_each(cr.axes) a
-			 WHERE jsonb_typeof(a.value) = 'number' AND cr.mode IS NOT NULL
+		WITH mine AS (
+			SELECT DISTINCT cr.operation, cr.mode FROM kbench_cohort_runs cr JOIN kbench_runs r ON r.digest = cr.run_digest
+			 WHERE r.source = 'kbench' AND cr.mode IS NOT NULL
 			   AND (ops IS NULL OR cr.workload_digest IN (SELECT w.digest FROM kbench_workloads w WHERE w.operation_digest = ANY (ops)))
 			   AND (envs IS NULL OR cr.environment_digest = ANY (envs))
-			 GROUP BY 1, 2, 3, 4, 5
+		), c AS (
+			SELECT cr.operation, cr.mode, a.key AS axis, count(DISTINCT a.value) AS nvals
+			  FROM kbench_cohort_runs cr JOIN mine USING (operation, mode), jsonb_each(cr.axes) a
+			 WHERE jsonb_typeof(a.value) = 'number'
+			 GROUP BY 1, 2, 3
 		)
-		SELECT DISTINCT ON (operation) operation, mode, environment_digest, dev, axis FROM c WHERE nvals > 1
-		 ORDER BY operation, nvals DESC, runs DESC, mode, dev, axis
+		SELECT DISTINCT ON (operation, mode) operation, mode, axis FROM c WHERE nvals > 1 ORDER BY operation, mode, nvals DESC, axis
 	LOOP
 		EXIT WHEN n >= max_charts;
-		h := h || '<figure>' || kbench_chart_sweep(rec.operation, rec.mode, rec.axis, rec.environment_digest)
-		       || format('<figcaption>kbench_chart_sweep(%L, %L, %L, %L)</figcaption></figure>', rec.operation, rec.mode, rec.axis, rec.dev);
+		h := h || '<figure>' || kbench_chart_sweep(rec.operation, rec.mode, rec.axis, environment)
+		       || format('<figcaption>Runs made here beside the history: kbench_chart_sweep(%L, %L, %L%s)</figcaption></figure>', rec.operation, rec.mode, rec.axis,
+		                 coalesce(', ' || quote_literal(environment), ''));
 		n := n + 1;
 	END LOOP;
 	-- a roofline per device with runs that have costs
@@ -930,6 +948,25 @@ BEGIN
 		EXIT WHEN n >= max_charts;
 		h := h || '<figure>' || kbench_chart_records(rec.workload_digest, NULL, environment)
 		       || format('<figcaption>kbench_chart_records(%L%s)</figcaption></figure>', rec.name, coalesce(', environment =&gt; ' || quote_literal(environment), ''));
+		n := n + 1;
+	END LOOP;
+	-- a sweep per operation: its pass, device and axis with the most runs
+	FOR rec IN
+		WITH c AS (
+			SELECT cr.operation, cr.mode, cr.environment_digest, concat_ws(' ', cr.product, cr.form_factor) AS dev, a.key AS axis,
+			       count(DISTINCT a.value) AS nvals, count(*) AS runs
+			  FROM kbench_cohort_runs cr, jsonb_each(cr.axes) a
+			 WHERE jsonb_typeof(a.value) = 'number' AND cr.mode IS NOT NULL
+			   AND (ops IS NULL OR cr.workload_digest IN (SELECT w.digest FROM kbench_workloads w WHERE w.operation_digest = ANY (ops)))
+			   AND (envs IS NULL OR cr.environment_digest = ANY (envs))
+			 GROUP BY 1, 2, 3, 4, 5
+		)
+		SELECT DISTINCT ON (operation) operation, mode, environment_digest, dev, axis FROM c WHERE nvals > 1
+		 ORDER BY operation, nvals DESC, runs DESC, mode, dev, axis
+	LOOP
+		EXIT WHEN n >= max_charts;
+		h := h || '<figure>' || kbench_chart_sweep(rec.operation, rec.mode, rec.axis, rec.environment_digest)
+		       || format('<figcaption>kbench_chart_sweep(%L, %L, %L, %L)</figcaption></figure>', rec.operation, rec.mode, rec.axis, rec.dev);
 		n := n + 1;
 	END LOOP;
 	IF n = 0 THEN
