@@ -145,7 +145,7 @@ BEGIN
 	                                          'lo', (pt->>'lo')::float8, 'hi', (pt->>'hi')::float8, 'title', pt->>'title')
 	                       ORDER BY sn, pn), '[]') INTO pj
 	  FROM jsonb_array_elements(coalesce(spec->'series', '[]')) WITH ORDINALITY se(sr, sn),
-	       jsonb_array_elements(coalesce(sr->'points', '[]')) WITH ORDINALITY pe(pt, pn)
+	       jsonb_array_elements(CASE WHEN jsonb_typeof(sr->'points') = 'array' THEN sr->'points' ELSE '[]' END) WITH ORDINALITY pe(pt, pn)
 	 WHERE jsonb_typeof(pt->'x') = 'number' AND jsonb_typeof(pt->'y') = 'number';
 
 	-- Log axes when asked, or by default when the values span a decade.
@@ -567,7 +567,7 @@ BEGIN
 		   AND (protos IS NULL OR s.protocol_digest = ANY (protos)) AND (envs IS NULL OR s.environment_digest = ANY (envs))
 	)
 	SELECT coalesce(jsonb_agg(jsonb_build_object('x', pts.point, 'y', g.value_ns / 1e3, 'kind', 'regression',
-	                                             'label', format('+%s%%', round(g.change_pct::numeric, 1)),
+	                                             'label', format('+%s%% %s', round(g.change_pct::numeric, 1), kbench_protocol_mode(g.protocol)),
 	                                             'title', format('%s %s: %s µs against a baseline of %s µs (+%s%%, %s, %s %s)', g.device, kbench_protocol_mode(g.protocol),
 	                                                             kbench_svg_number(g.value_ns / 1e3), kbench_svg_number(g.baseline_ns / 1e3),
 	                                                             round(g.change_pct::numeric, 1), g.flagged_by, g.points, CASE WHEN g.points = 1 THEN 'point' ELSE 'points' END))
@@ -715,7 +715,7 @@ BEGIN
 	         'subtitle', concat_ws(' · ', CASE WHEN dev.name IS NULL THEN 'no datasheet peaks for this device (add a row to kbench_devices)'
 	                                            ELSE format('%s: %s B/s, %s FLOP/s fp32', dev.name, kbench_svg_number(dev.peak_bandwidth_bytes_per_s),
 	                                                        kbench_svg_number(dev.peak_flops_fp32)) END,
-	                               'each point a run: cost formulas / median time',
+	                               'a point per run',
 	                               CASE WHEN count(*) FILTER (WHERE NOT (achieved_flops_per_s > 0 AND arithmetic_intensity > 0)) > 0
 	                                    THEN format('%s without FLOPs not drawn', count(*) FILTER (WHERE NOT (achieved_flops_per_s > 0 AND arithmetic_intensity > 0))) END),
 	         'empty', format('No competing run on %s%s has a cost formula (kbench_operation_costs).', kbench_chart_roofline.environment,
@@ -739,6 +739,7 @@ BEGIN
 		-- the roofs over the points' range, a factor of 3 wider each side
 		SELECT jsonb_agg(jsonb_build_object('name', format('roof %s: %s B/s × intensity, %s FLOP/s', k, kbench_svg_number(dev.peak_bandwidth_bytes_per_s),
 		                                                   kbench_svg_number(peak)), 'style', 'roof',
+		                                    'label_end', format('%s: %s FLOP/s', k, kbench_svg_number(peak)),
 		                                    'points', jsonb_build_array(
 		                                      jsonb_build_object('x', amin / 3, 'y', least(dev.peak_bandwidth_bytes_per_s * amin / 3, peak)),
 		                                      jsonb_build_object('x', greatest(amin / 3, least(amax * 3, peak / dev.peak_bandwidth_bytes_per_s)),
@@ -796,7 +797,9 @@ BEGIN
 	  || 'th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}'
 	  || 'figure{margin:16px 0}figure svg{max-width:100%;height:auto;border:1px solid #eee}figcaption{font-size:12px;color:#555}'
 	  || '.muted{color:#666}.bad{color:#b03000}.good{color:#006040}</style></head><body>'
-	  || '<h1>' || kbench_svg_escape(title) || '</h1>';
+	  || '<h1>' || kbench_svg_escape(title) || '</h1>'
+	  || '<p><a href="#leaders">Leaders</a> · <a href="#speedups">Speedups</a> · <a href="#regressions">Regressions and alerts</a> · '
+	  || '<a href="#jobs">Recent jobs</a> · <a href="#charts">Charts</a></p>';
 
 	-- What the selection holds.
 	WITH c AS (
