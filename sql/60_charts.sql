@@ -292,10 +292,13 @@ BEGIN
 		o := o || format('<line x1="%s" y1="%s" x2="%s" y2="%s"/>', ml, round(py::numeric, 1), ml + pw, round(py::numeric, 1));
 	END LOOP;
 	o := o || '</g><g fill="#333333" font-size="11">';
-	FOR t IN SELECT (e->>'v')::float8 AS v, e->>'label' AS label FROM jsonb_array_elements(coalesce(xticks, '[]')) e LOOP
+	lx := NULL;      -- where the last x label ended: a label that would overlap it is left out
+	FOR t IN SELECT (e->>'v')::float8 AS v, e->>'label' AS label FROM jsonb_array_elements(coalesce(xticks, '[]')) e ORDER BY (e->>'v')::float8 LOOP
 		CONTINUE WHEN t.v < x0 - 1e-9 OR t.v > x1 + 1e-9;
 		px := ml + (t.v - x0) / (x1 - x0) * pw;
+		CONTINUE WHEN lx IS NOT NULL AND px - length(t.label) * 3.4 < lx + 6;
 		o := o || format('<text x="%s" y="%s" text-anchor="middle">%s</text>', round(px::numeric, 1), mt + ph + 16, kbench_svg_escape(t.label));
+		lx := px + length(t.label) * 3.4;
 	END LOOP;
 	FOR t IN SELECT (e->>'v')::float8 AS v, e->>'label' AS label FROM jsonb_array_elements(coalesce(yticks, '[]')) e LOOP
 		py := mt + ph - (t.v - y0) / (y1 - y0) * ph;
@@ -437,6 +440,20 @@ COMMENT ON FUNCTION kbench_chart(jsonb) IS 'an SVG chart drawn from a jsonb spec
 -- The charts
 --------------------------------------------------------------------------
 
+-- Whether the extension itself provides an object (a relation or function by
+-- its regclass / regprocedure text): the charts draw change points and alerts
+-- (issue 16) when a version provides them, and never use an object of the
+-- same name that a role created in the extension's schema.
+CREATE FUNCTION kbench_chart_has(kind text, name text) RETURNS boolean
+	LANGUAGE sql STABLE SET search_path = pg_catalog, @extschema@, pg_temp
+	RETURN EXISTS (SELECT 1 FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_extension x ON x.oid = d.refobjid
+	                WHERE x.extname = 'kernelindex' AND d.deptype = 'e'
+	                  AND d.classid = CASE kind WHEN 'relation' THEN 'pg_catalog.pg_class'::pg_catalog.regclass
+	                                            WHEN 'function' THEN 'pg_catalog.pg_proc'::pg_catalog.regclass END
+	                  AND d.objid = CASE kind WHEN 'relation' THEN pg_catalog.to_regclass(name)::pg_catalog.oid
+	                                          WHEN 'function' THEN pg_catalog.to_regprocedure(name)::pg_catalog.oid END);
+COMMENT ON FUNCTION kbench_chart_has(text, text) IS 'whether the extension itself provides a relation or function of that name (what the charts draw beyond regressions)';
+
 -- An implementation's short label: the provider part of its title
 -- ('Cross-entropy loss · Liger' -> 'Liger'), else its name.
 CREATE FUNCTION kbench_chart_label(implementation text) RETURNS text
@@ -558,9 +575,8 @@ BEGIN
 	END IF;
 	SELECT min(i.name) INTO fam FROM kbench_implementations i WHERE i.digest = ANY (kbench__resolve_implementation(ARRAY[op], implementation));
 	fam := coalesce(fam, implementation);
-	-- regressions, at their point of their series.  HOOK (issue 16, branch cb):
-	-- change points (kbench_change_points) and open alerts (kbench_alerts) join
-	-- these marks as kinds 'change point' and 'alert' once they land.
+	-- regressions, at their point of their series; then change points and
+	-- alerts when this version provides them (issue 16).
 	WITH pts AS (
 		SELECT s.run_digest, s.point, s.primary_ns FROM kbench_series s
 		 WHERE s.workload_digest = wd AND s.implementation = fam
@@ -574,6 +590,35 @@ BEGIN
 	                           ORDER BY g.device, g.protocol, pts.point), '[]') INTO marks
 	  FROM kbench_regressions(fam, opname, mode, environment, method, in_workload => wd) g
 	  JOIN pts ON pts.run_digest = g.run_digest;
+	IF kbench_chart_has('function', '@extschema@.kbench_change_points(text, text, text, text, text, double precision, integer, double precision)') THEN
+		EXECUTE $q$
+			SELECT coalesce(jsonb_agg(jsonb_build_object('x', s.point, 'y', c.after_ns / 1e3, 'kind', 'change point',
+			                          'label', format('%s%s%% %s', CASE WHEN c.change_pct >= 0 THEN '+' ELSE '' END, round(c.change_pct::numeric, 1),
+			                                          @extschema@.kbench_protocol_mode(c.protocol)),
+			                          'title', format('%s %s: a step from %s to %s µs (%s%s%%)', c.device, c.protocol,
+			                                          @extschema@.kbench_svg_number(c.before_ns / 1e3), @extschema@.kbench_svg_number(c.after_ns / 1e3),
+			                                          CASE WHEN c.change_pct >= 0 THEN '+' ELSE '' END, round(c.change_pct::numeric, 1)))
+			                 ORDER BY c.device, c.protocol, s.point), '[]')
+			  FROM @extschema@.kbench_change_points($1, $2, $3, $4, $5) c
+			  JOIN @extschema@.kbench_series s ON s.run_digest = c.run_digest AND s.implementation = $1
+			$q$ INTO spec USING fam, opname, mode, environment, wd;
+		marks := marks || spec;
+	END IF;
+	IF kbench_chart_has('relation', '@extschema@.kbench_alert_status') THEN
+		EXECUTE $q$
+			SELECT coalesce(jsonb_agg(jsonb_build_object('x', s.point, 'y', a.value_ns / 1e3, 'kind', 'alert',
+			                          'label', format('alert %s: %s', a.id, a.status),
+			                          'title', format('alert %s (%s, %s): %s µs, %s%s%%', a.id, a.status, a.method,
+			                                          @extschema@.kbench_svg_number(a.value_ns / 1e3),
+			                                          CASE WHEN a.change_pct >= 0 THEN '+' ELSE '' END, round(a.change_pct::numeric, 1)))
+			                 ORDER BY a.id), '[]')
+			  FROM @extschema@.kbench_alert_status a
+			  JOIN @extschema@.kbench_series s ON s.run_digest = a.run_digest AND s.implementation = a.family
+			 WHERE a.workload_digest = $2 AND a.family = $1
+			   AND ($3 IS NULL OR a.protocol_digest = ANY ($3)) AND ($4 IS NULL OR a.environment_digest = ANY ($4))
+			$q$ INTO spec USING fam, wd, protos, envs;
+		marks := marks || spec;
+	END IF;
 	WITH s AS (
 		SELECT s.*, concat_ws(' ', e.product, e.form_factor) AS device, kbench_protocol_mode(p.name) AS pass, sp.low_ns, sp.high_ns
 		  FROM kbench_series s
@@ -880,8 +925,26 @@ BEGIN
 	       || format('<p class="muted">%s regressions flagged by kbench_regressions(method =&gt; ''percent''): a run more than 5%% slower than the median of the previous 10 in its series.</p>', n)
 	       || CASE WHEN sec = '' THEN '<p>None.</p>'
 	               ELSE '<table><tr><th>implementation</th><th>workload</th><th>pass</th><th>device</th><th>change</th><th>baseline → run</th><th>version</th></tr>' || sec || '</table>' END
-	       -- HOOK (issue 16, branch cb): the open alerts of kbench_alerts go here once it lands.
-	       || CASE WHEN to_regclass('kbench_alerts') IS NULL THEN '<p class="muted">Saved alerts: not in this version.</p>' ELSE '' END;
+	       ;
+	-- Saved alerts (issue 16), when this version keeps them.
+	IF kbench_chart_has('relation', '@extschema@.kbench_alert_status') THEN
+		EXECUTE $q$
+			SELECT coalesce(string_agg(format('<tr><td class="n">%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class="n bad">%s%%</td><td>%s</td></tr>',
+			                                  a.id, @extschema@.kbench_svg_escape(a.status), @extschema@.kbench_svg_escape(@extschema@.kbench_chart_label(a.family)),
+			                                  @extschema@.kbench_svg_escape(a.workload), @extschema@.kbench_svg_escape(a.mode), @extschema@.kbench_svg_escape(a.device),
+			                                  round(a.change_pct::numeric, 1), @extschema@.kbench_svg_escape(a.method)), '' ORDER BY a.id DESC), ''),
+			       count(*)
+			  FROM (SELECT * FROM @extschema@.kbench_alert_status a
+			         WHERE a.status IN ('open', 'confirmed')
+			           AND ($1 IS NULL OR a.workload_digest IN (SELECT w.digest FROM @extschema@.kbench_workloads w WHERE w.operation_digest = ANY ($1)))
+			           AND ($2 IS NULL OR a.environment_digest = ANY ($2))
+			         ORDER BY a.id DESC LIMIT 50) a
+			$q$ INTO sec, n USING ops, envs;
+		h := h || format('<h3>Open alerts</h3><p class="muted">%s open or confirmed alerts shown (at most 50, latest first; kbench_alert_status).</p>', n)
+		       || CASE WHEN sec = '' THEN '' ELSE '<table><tr><th>alert</th><th>status</th><th>implementation</th><th>workload</th><th>pass</th><th>device</th><th>change</th><th>method</th></tr>' || sec || '</table>' END;
+	ELSE
+		h := h || '<p class="muted">Saved alerts: not in this version.</p>';
+	END IF;
 
 	-- Recent jobs (the caller's, as row security lets them see).
 	SELECT coalesce(string_agg(format('<tr><td class="n">%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class="n">%s</td><td>%s</td></tr>',

@@ -91,6 +91,31 @@ has "$TMP/series.svg" '<title>regression: NVIDIA H100 80GB HBM3 backward: 386 µ
 has "$TMP/series.svg" '>#2 0.7.0 ' "series: points labelled with their version"
 has "$TMP/series.svg" '>regression</text>' "series: regressions in the legend"
 
+# Change points and alerts (issue 16): drawn when the extension provides
+# them, never from objects of those names that a role created.
+SERIES="SELECT kbench_chart_series('liger-bench-fused-add-rms-norm-liger-fused-add-rms-norm', 'liger-fused-add-rms-norm-hidden8192-rows2048-fp32', environment => 'H100')"
+if [ "$(q "SELECT kbench_chart_has('function', 'kbench_change_points(text, text, text, text, text, double precision, integer, double precision)')
+              OR kbench_chart_has('relation', 'kbench_alert_status')")" = f ]; then
+  q "CREATE ROLE charts_intruder; GRANT CREATE ON SCHEMA public TO charts_intruder" >/dev/null
+  psql -X -q -v ON_ERROR_STOP=1 -c "SET ROLE charts_intruder" -f test/charts/issue16_mocks.sql >/dev/null
+  q "$SERIES" >"$TMP/series_intruder.svg"
+  ok "$(grep -c '<title>\(alert\|change point\):' "$TMP/series_intruder.svg")" 0 "series: a kbench_change_points or kbench_alert_status a role created is not used"
+  q "ALTER EXTENSION kernelindex ADD FUNCTION kbench_change_points(text, text, text, text, text, float8, int, float8);
+     ALTER EXTENSION kernelindex ADD VIEW kbench_alert_status" >/dev/null
+  chart series_marks "$SERIES"
+  has "$TMP/series_marks.svg" '<title>change point: NVIDIA H100 80GB HBM3 liger-bench-do-bench-full: a step from 291 to 559 µs (+92.5%)</title>' "series: change points marked when the extension has kbench_change_points"
+  has "$TMP/series_marks.svg" '<title>alert: alert 7 (open, percent): 177 µs, +87.1%</title>' "series: alerts marked when the extension has kbench_alert_status"
+  has "$TMP/series_marks.svg" '>change point</text>' "series: change points in the legend"
+  q "SELECT kbench_report('fused_add_rms_norm')" >"$TMP/report-alerts.html"
+  has "$TMP/report-alerts.html" '<td class="n">7</td><td>open</td><td>Liger fused</td><td>liger-fused-add-rms-norm-hidden8192-rows2048-fp32</td><td>forward</td>' "the report lists the open alerts"
+  q "ALTER EXTENSION kernelindex DROP FUNCTION kbench_change_points(text, text, text, text, text, float8, int, float8);
+     ALTER EXTENSION kernelindex DROP VIEW kbench_alert_status;
+     DROP FUNCTION kbench_change_points(text, text, text, text, text, float8, int, float8); DROP VIEW kbench_alert_status" >/dev/null
+else
+  echo "# this version has its own kbench_change_points / kbench_alert_status: the stand-ins are not loaded"
+  chart series_marks "$SERIES"
+fi
+
 # 3. The roofline.
 chart roofline "SELECT kbench_chart_roofline('NVIDIA H100 80GB HBM3')"
 has "$TMP/roofline.svg" '>roof fp32: 3.35T B/s × intensity, 67T FLOP/s</text>' "roofline: the fp32 roof in the legend"
