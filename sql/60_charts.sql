@@ -34,7 +34,7 @@ COMMENT ON FUNCTION kbench_svg_escape(text) IS 'text escaped for XML and HTML (&
 -- A number as a short label: three significant digits and an SI suffix
 -- (1.5k, 3.35T, 0.25, 2e-05).
 CREATE FUNCTION kbench_svg_number(v float8) RETURNS text
-	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+	LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
 	a float8 := abs(v);
 	scale float8 := 1;
@@ -79,7 +79,7 @@ COMMENT ON FUNCTION kbench_svg_number(float8) IS 'a number as a short chart labe
 --            points: [{x, y, lo, hi, title}]}]
 --   marks: [{x, y, kind ('regression', 'change point', 'alert', 'note'), label, title}]
 CREATE FUNCTION kbench_chart(spec jsonb) RETURNS text
-	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 DECLARE
 	pal text[] := ARRAY['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000'];
 	mark_colour jsonb := '{"regression": "#D55E00", "change point": "#CC79A7", "alert": "#000000", "note": "#666666"}';
