@@ -34,7 +34,8 @@ COMMENT ON FUNCTION kbench_svg_escape(text) IS 'text escaped for XML and HTML (&
 -- A number as a short label: three significant digits and an SI suffix
 -- (1.5k, 3.35T, 0.25, 2e-05).
 CREATE FUNCTION kbench_svg_number(v float8) RETURNS text
-	LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+	LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
+	SET extra_float_digits = 1 AS $$
 DECLARE
 	a float8 := abs(v);
 	scale float8 := 1;
@@ -79,7 +80,8 @@ COMMENT ON FUNCTION kbench_svg_number(float8) IS 'a number as a short chart labe
 --            points: [{x, y, lo, hi, title}]}]
 --   marks: [{x, y, kind ('regression', 'change point', 'alert', 'note'), label, title}]
 CREATE FUNCTION kbench_chart(spec jsonb) RETURNS text
-	LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path = pg_catalog, @extschema@, pg_temp
+	SET extra_float_digits = 1 AS $$
 DECLARE
 	pal text[] := ARRAY['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000'];
 	mark_colour jsonb := '{"regression": "#D55E00", "change point": "#CC79A7", "alert": "#000000", "note": "#666666"}';
@@ -473,7 +475,8 @@ COMMENT ON FUNCTION kbench_chart_label(text) IS 'the short label charts give an 
 -- Runs made here (source 'kbench') are drawn thick with filled markers.
 CREATE FUNCTION kbench_chart_sweep(operation text, mode text, axis text, environment text DEFAULT NULL,
                                    metric text DEFAULT 'time', implementation text DEFAULT NULL)
-	RETURNS text LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	RETURNS text LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp
+	SET extra_float_digits = 1 AS $$
 DECLARE
 	m text := CASE lower(metric) WHEN 'memory' THEN 'peak_memory' WHEN 'latency' THEN 'time' ELSE lower(metric) END;
 	spec jsonb;
@@ -549,7 +552,8 @@ COMMENT ON FUNCTION kbench_chart_sweep(text, text, text, text, text, text) IS 'S
 -- (method, default percent) marked.
 CREATE FUNCTION kbench_chart_series(implementation text, workload text, mode text DEFAULT NULL, environment text DEFAULT NULL,
                                     method text DEFAULT 'percent')
-	RETURNS text LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	RETURNS text LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp
+	SET extra_float_digits = 1 AS $$
 DECLARE
 	wd text;
 	wname text;
@@ -655,7 +659,8 @@ COMMENT ON FUNCTION kbench_chart_series(text, text, text, text, text) IS 'SVG: a
 -- Record timeline: a workload's leaders (per pass and device) over time, from
 -- kbench_record_history: a step line, each step a new leader.
 CREATE FUNCTION kbench_chart_records(workload text, mode text DEFAULT NULL, environment text DEFAULT NULL)
-	RETURNS text LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	RETURNS text LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp
+	SET extra_float_digits = 1 AS $$
 DECLARE
 	wd text;
 	wname text;
@@ -716,7 +721,8 @@ COMMENT ON FUNCTION kbench_chart_records(text, text, text) IS 'SVG: a workload''
 -- dtype whose runs are bound by it); each point's title says how many times
 -- its roofline floor the run took.
 CREATE FUNCTION kbench_chart_roofline(environment text, operation text DEFAULT NULL, mode text DEFAULT NULL)
-	RETURNS text LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	RETURNS text LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp
+	SET extra_float_digits = 1 AS $$
 DECLARE
 	envs text[];
 	ops text[];
@@ -818,7 +824,8 @@ COMMENT ON FUNCTION kbench_chart_roofline(text, text, text) IS 'SVG: one device'
 -- regressions, the record timelines of the cohorts with the longest history.
 CREATE FUNCTION kbench_report(operation text DEFAULT NULL, environment text DEFAULT NULL, title text DEFAULT 'kernelindex report',
                               max_charts int DEFAULT 60)
-	RETURNS text LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	RETURNS text LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp
+	SET extra_float_digits = 1 AS $$
 #variable_conflict use_column
 DECLARE
 	ops text[];
