@@ -481,6 +481,7 @@ DECLARE
 	m text := CASE lower(metric) WHEN 'memory' THEN 'peak_memory' WHEN 'latency' THEN 'time' ELSE lower(metric) END;
 	spec jsonb;
 	unit text;
+	memj jsonb;
 BEGIN
 	IF m IS NULL OR m NOT IN ('time', 'bandwidth', 'flops', 'peak_memory') THEN
 		RAISE EXCEPTION 'unknown chart metric "%"', metric USING ERRCODE = 'invalid_parameter_value',
@@ -488,6 +489,19 @@ BEGIN
 	END IF;
 	unit := CASE m WHEN 'time' THEN 'median time (µs)' WHEN 'bandwidth' THEN 'achieved bandwidth (GB/s)'
 	               WHEN 'flops' THEN 'achieved TFLOP/s' ELSE 'peak memory (MiB)' END;
+	-- Peak memory: from kbench_memory_sweep when this version has it (issue 15:
+	-- memory imported without a latency, such as Liger's memory rows, and the
+	-- runs' peak_memory measurements), else from the runs' measurements alone.
+	IF m = 'peak_memory' AND kbench_chart_has('function', '@extschema@.kbench_memory_sweep(text, text, text, text, text)') THEN
+		EXECUTE $q$
+			SELECT coalesce(jsonb_agg(jsonb_build_object('ours', coalesce(r.source = 'kbench', false), 'impl', s.implementation_name,
+			                                             'device', s.device, 'dtype', s.dtype, 'fixed', s.fixed_axes, 'x', s.axis_value,
+			                                             'y', s.peak_bytes / 1048576.0, 'lo', s.p20_bytes / 1048576.0, 'hi', s.p80_bytes / 1048576.0,
+			                                             'ref', coalesce(left(r.digest, 19) || '…', s.ref))), '[]')
+			  FROM @extschema@.kbench_memory_sweep($1, $2, $3, $4, $5) s
+			  LEFT JOIN @extschema@.kbench_runs r ON r.digest = s.ref
+		$q$ INTO memj USING operation, mode, axis, environment, implementation;
+	END IF;
 	WITH raw AS (
 	SELECT coalesce(r.source = 'kbench', false) AS ours, s.implementation_name AS impl, s.device, s.dtype, s.fixed_axes AS fixed,
 	       s.axis_value AS x, r.raw_samples_ns IS NOT NULL AND r.ci95_low_ns IS NOT NULL AS has_ci,
@@ -509,10 +523,16 @@ BEGIN
 	  CROSS JOIN LATERAL kbench_run_spread(r) sp
 	  LEFT JOIN LATERAL (SELECT wc.bytes, wc.flops FROM kbench_protocols p, kbench_workload_cost(r.workload_digest, kbench_protocol_mode(p.name)) wc
 	                      WHERE p.digest = r.protocol_digest AND m IN ('bandwidth', 'flops')) c ON true
-	  -- peak memory: the run's own peak_memory measurement.  HOOK (issue 15, branch memory):
-	  -- memory imported without a latency (Liger's memory rows) joins here once its table lands.
+	  -- peak memory, without kbench_memory_sweep: the run's own peak_memory measurement
 	  LEFT JOIN LATERAL (SELECT max(ms.value) AS bytes FROM kbench_measurements ms
 	                      WHERE ms.run_digest = r.digest AND ms.metric = 'peak_memory' AND m = 'peak_memory') mem ON true
+	 WHERE memj IS NULL
+	UNION ALL
+	SELECT mj.ours, mj.impl, mj.device, mj.dtype, mj.fixed, mj.x, false, mj.y, mj.lo, mj.hi,
+	       format('%s · %s=%s · %s %s%s: %s MiB peak%s; %s', kbench_chart_label(mj.impl), axis, mj.x, mj.device, mj.dtype,
+	              CASE WHEN mj.fixed <> '{}' THEN ' ' || mj.fixed::text ELSE '' END, kbench_svg_number(mj.y),
+	              CASE WHEN mj.lo IS NOT NULL THEN format(' (p20–p80 %s–%s MiB)', kbench_svg_number(mj.lo), kbench_svg_number(mj.hi)) ELSE '' END, mj.ref)
+	  FROM jsonb_to_recordset(memj) AS mj(ours boolean, impl text, device text, dtype text, fixed jsonb, x numeric, y float8, lo float8, hi float8, ref text)
 	), v AS (
 		SELECT * FROM raw WHERE y > 0 AND y < 'Infinity'::float8
 	), n AS (
@@ -530,7 +550,8 @@ BEGIN
 	                         mode, CASE m WHEN 'time' THEN 'time' WHEN 'bandwidth' THEN 'bandwidth' WHEN 'flops' THEN 'FLOP rate' ELSE 'peak memory' END, axis),
 	         'subtitle', concat_ws(' · ', (SELECT string_agg(DISTINCT device, ', ') FROM v), (SELECT string_agg(DISTINCT dtype, ', ') FROM v),
 	                               (SELECT string_agg(key || '=' || value, ' ' ORDER BY key) FROM n, jsonb_each_text(n.fixed1) WHERE n.nf = 1),
-	                               CASE WHEN m = 'peak_memory' THEN NULL WHEN (SELECT bool_or_raw FROM n) THEN 'band: p20–p80, or the median''s 95% CI where raw samples were kept'
+	                               CASE WHEN m = 'peak_memory' AND memj IS NOT NULL THEN 'the lowest peak per implementation and value; band: p20–p80 of the calls'
+			                                    WHEN m = 'peak_memory' THEN NULL WHEN (SELECT bool_or_raw FROM n) THEN 'band: p20–p80, or the median''s 95% CI where raw samples were kept'
 			                                    ELSE 'band: each run''s p20–p80' END),
 	         'empty', CASE WHEN m = 'peak_memory' THEN 'No run of this selection carries a peak_memory measurement.'
 	                       ELSE format('No competing run of %s %s%s along %s%s.', operation, mode, coalesce(' on ' || environment, ''), axis,

@@ -84,6 +84,25 @@ chart sweep_mem "SELECT kbench_chart_sweep('layer_norm', 'forward', 'hidden', me
 has "$TMP/sweep_mem.svg" '>peak memory (MiB) (log scale)</text>' "sweep: peak memory in MiB when runs carry peak_memory"
 has "$TMP/sweep_mem.svg" ': 256 MiB peak;' "sweep: peak memory values from the measurements (4096 hidden: 256 MiB)"
 
+# peak memory from kbench_memory_sweep (issue 15: memory rows imported without
+# a latency) when the extension provides it, never from one a role created
+MEMSWEEP="SELECT kbench_chart_sweep('layer_norm', 'backward', 'hidden', 'NVIDIA H100 80GB HBM3', metric => 'peak_memory')"
+if [ "$(q "SELECT kbench_chart_has('function', 'kbench_memory_sweep(text, text, text, text, text)')")" = f ]; then
+  q "DO \$\$ BEGIN CREATE ROLE charts_intruder; EXCEPTION WHEN duplicate_object THEN NULL; END \$\$; GRANT CREATE ON SCHEMA public TO charts_intruder" >/dev/null
+  psql -X -q -v ON_ERROR_STOP=1 -c "SET ROLE charts_intruder" -f test/charts/issue15_mocks.sql >/dev/null
+  q "$MEMSWEEP" >"$TMP/sweep_mem_intruder.svg"
+  has "$TMP/sweep_mem_intruder.svg" 'No run of this selection carries a peak_memory measurement.' "sweep: a kbench_memory_sweep a role created is not used"
+  q "ALTER EXTENSION kernelindex ADD FUNCTION kbench_memory_sweep(text, text, text, text, text)" >/dev/null
+  chart sweep_mem2 "$MEMSWEEP"
+  has "$TMP/sweep_mem2.svg" ': 256 MiB peak (p20–p80 234–273 MiB); liger-kernel-bench/' "sweep: peak memory and its p20–p80 from kbench_memory_sweep when the extension has it"
+  ok "$(grep -o '<polygon ' "$TMP/sweep_mem2.svg" | wc -l)" 2 "sweep: a memory band per line"
+  q "ALTER EXTENSION kernelindex DROP FUNCTION kbench_memory_sweep(text, text, text, text, text);
+     DROP FUNCTION kbench_memory_sweep(text, text, text, text, text)" >/dev/null
+else
+  echo "# this version has its own kbench_memory_sweep: the stand-in is not loaded"
+  chart sweep_mem2 "$MEMSWEEP"
+fi
+
 # 2. The series, its regressions marked.
 chart series "SELECT kbench_chart_series('liger-bench-fused-add-rms-norm-liger-fused-add-rms-norm', 'liger-fused-add-rms-norm-hidden8192-rows2048-fp32', 'backward', 'H100')"
 has "$TMP/series.svg" '>+149.6% backward</text>' "series: the regression of kbench_regressions marked with its change"
@@ -96,7 +115,7 @@ has "$TMP/series.svg" '>regression</text>' "series: regressions in the legend"
 SERIES="SELECT kbench_chart_series('liger-bench-fused-add-rms-norm-liger-fused-add-rms-norm', 'liger-fused-add-rms-norm-hidden8192-rows2048-fp32', environment => 'H100')"
 if [ "$(q "SELECT kbench_chart_has('function', 'kbench_change_points(text, text, text, text, text, double precision, integer, double precision)')
               OR kbench_chart_has('relation', 'kbench_alert_status')")" = f ]; then
-  q "CREATE ROLE charts_intruder; GRANT CREATE ON SCHEMA public TO charts_intruder" >/dev/null
+  q "DO \$\$ BEGIN CREATE ROLE charts_intruder; EXCEPTION WHEN duplicate_object THEN NULL; END \$\$; GRANT CREATE ON SCHEMA public TO charts_intruder" >/dev/null
   psql -X -q -v ON_ERROR_STOP=1 -c "SET ROLE charts_intruder" -f test/charts/issue16_mocks.sql >/dev/null
   q "$SERIES" >"$TMP/series_intruder.svg"
   ok "$(grep -c '<title>\(alert\|change point\):' "$TMP/series_intruder.svg")" 0 "series: a kbench_change_points or kbench_alert_status a role created is not used"
