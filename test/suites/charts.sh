@@ -97,7 +97,7 @@ if [ "$(q "SELECT kbench_chart_has('function', 'kbench_memory_sweep(text, text, 
   has "$TMP/sweep_mem2.svg" ': 256 MiB peak (p20–p80 234–273 MiB); liger-kernel-bench/' "sweep: peak memory and its p20–p80 from kbench_memory_sweep when the extension has it"
   ok "$(grep -o '<polygon ' "$TMP/sweep_mem2.svg" | wc -l)" 2 "sweep: a memory band per line"
   q "ALTER EXTENSION kernelindex DROP FUNCTION kbench_memory_sweep(text, text, text, text, text);
-     DROP FUNCTION kbench_memory_sweep(text, text, text, text, text)" >/dev/null
+     DROP FUNCTION kbench_memory_sweep(text, text, text, text, text); REVOKE CREATE ON SCHEMA public FROM charts_intruder" >/dev/null
 else
   echo "# this version has its own kbench_memory_sweep: the stand-in is not loaded"
   chart sweep_mem2 "$MEMSWEEP"
@@ -129,7 +129,8 @@ if [ "$(q "SELECT kbench_chart_has('function', 'kbench_change_points(text, text,
   has "$TMP/report-alerts.html" '<td class="n">7</td><td>open</td><td>Liger fused</td><td>liger-fused-add-rms-norm-hidden8192-rows2048-fp32</td><td>forward</td>' "the report lists the open alerts"
   q "ALTER EXTENSION kernelindex DROP FUNCTION kbench_change_points(text, text, text, text, text, float8, int, float8);
      ALTER EXTENSION kernelindex DROP VIEW kbench_alert_status;
-     DROP FUNCTION kbench_change_points(text, text, text, text, text, float8, int, float8); DROP VIEW kbench_alert_status" >/dev/null
+     DROP FUNCTION kbench_change_points(text, text, text, text, text, float8, int, float8); DROP VIEW kbench_alert_status;
+     REVOKE CREATE ON SCHEMA public FROM charts_intruder" >/dev/null
 else
   echo "# this version has its own kbench_change_points / kbench_alert_status: the stand-ins are not loaded"
   chart series_marks "$SERIES"
