@@ -867,7 +867,7 @@ BEGIN
 	  || 'body{font-family:"DejaVu Sans",Verdana,Arial,sans-serif;margin:24px auto;max-width:1100px;color:#111;padding:0 16px}'
 	  || 'h1{font-size:26px}h2{font-size:20px;margin-top:36px;border-bottom:1px solid #ccc}h3{font-size:15px}'
 	  || 'table{border-collapse:collapse;font-size:13px;margin:8px 0}th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}'
-	  || 'th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}'
+	  || 'th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}'
 	  || 'figure{margin:16px 0}figure svg{max-width:100%;height:auto;border:1px solid #eee}figcaption{font-size:12px;color:#555}'
 	  || '.muted{color:#666}.bad{color:#b03000}.good{color:#006040}</style></head><body>'
 	  || '<h1>' || kbench_svg_escape(title) || '</h1>'
