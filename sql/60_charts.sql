@@ -1009,8 +1009,8 @@ BEGIN
 	LOOP
 		EXIT WHEN n >= max_charts;
 		h := h || '<figure>' || kbench_chart_sweep(rec.operation, rec.mode, rec.axis, environment)
-		       || format('<figcaption>Runs made here beside the history: kbench_chart_sweep(%L, %L, %L%s)</figcaption></figure>', rec.operation, rec.mode, rec.axis,
-		                 coalesce(', ' || quote_literal(environment), ''));
+		       || '<figcaption>' || kbench_svg_escape(format('Runs made here beside the history: kbench_chart_sweep(%L, %L, %L%s)', rec.operation, rec.mode, rec.axis,
+		                 coalesce(', ' || quote_literal(environment), ''))) || '</figcaption></figure>';
 		n := n + 1;
 	END LOOP;
 	-- a roofline per device with runs that have costs
@@ -1020,7 +1020,7 @@ BEGIN
 	            ORDER BY r.environment, r.environment_digest LOOP
 		EXIT WHEN n >= max_charts;
 		h := h || '<figure>' || kbench_chart_roofline(rec.environment_digest, operation)
-		       || format('<figcaption>kbench_chart_roofline(%L%s)</figcaption></figure>', rec.environment, coalesce(', ' || quote_literal(operation), ''));
+		       || '<figcaption>' || kbench_svg_escape(format('kbench_chart_roofline(%L%s)', rec.environment, coalesce(', ' || quote_literal(operation), ''))) || '</figcaption></figure>';
 		n := n + 1;
 	END LOOP;
 	-- the series of the four largest regressions
@@ -1031,7 +1031,7 @@ BEGIN
 	            ORDER BY q.change_pct DESC, q.family, q.workload LIMIT 4 LOOP
 		EXIT WHEN n >= max_charts;
 		h := h || '<figure>' || kbench_chart_series(rec.family, rec.workload_digest, NULL, environment)
-		       || format('<figcaption>kbench_chart_series(%L, %L%s)</figcaption></figure>', rec.family, rec.workload, coalesce(', environment =&gt; ' || quote_literal(environment), ''));
+		       || '<figcaption>' || kbench_svg_escape(format('kbench_chart_series(%L, %L%s)', rec.family, rec.workload, coalesce(', environment => ' || quote_literal(environment), ''))) || '</figcaption></figure>';
 		n := n + 1;
 	END LOOP;
 	-- the record timelines of the workloads whose leaders changed most often
@@ -1041,7 +1041,7 @@ BEGIN
 	            GROUP BY 1, 2 ORDER BY 3 DESC, 1 LIMIT 3 LOOP
 		EXIT WHEN n >= max_charts;
 		h := h || '<figure>' || kbench_chart_records(rec.workload_digest, NULL, environment)
-		       || format('<figcaption>kbench_chart_records(%L%s)</figcaption></figure>', rec.name, coalesce(', environment =&gt; ' || quote_literal(environment), ''));
+		       || '<figcaption>' || kbench_svg_escape(format('kbench_chart_records(%L%s)', rec.name, coalesce(', environment => ' || quote_literal(environment), ''))) || '</figcaption></figure>';
 		n := n + 1;
 	END LOOP;
 	-- a sweep per operation: its pass, device and axis with the most runs
@@ -1060,7 +1060,7 @@ BEGIN
 	LOOP
 		EXIT WHEN n >= max_charts;
 		h := h || '<figure>' || kbench_chart_sweep(rec.operation, rec.mode, rec.axis, rec.environment_digest)
-		       || format('<figcaption>kbench_chart_sweep(%L, %L, %L, %L)</figcaption></figure>', rec.operation, rec.mode, rec.axis, rec.dev);
+		       || '<figcaption>' || kbench_svg_escape(format('kbench_chart_sweep(%L, %L, %L, %L)', rec.operation, rec.mode, rec.axis, rec.dev)) || '</figcaption></figure>';
 		n := n + 1;
 	END LOOP;
 	IF n = 0 THEN

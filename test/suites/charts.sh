@@ -230,6 +230,10 @@ for f in "$TMP"/report-*.svg; do
 done
 ok "$bad" 0 "every chart of the report is well-formed XML and renders with rsvg-convert"
 
+q "SELECT kbench_report('layer_norm', title => '</title><script>alert(1)</script> & co')" >"$TMP/report-title.html"
+if ! grep -q '<script' "$TMP/report-title.html" && grep -qF '<h1>&lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt; &amp; co</h1>' "$TMP/report-title.html"; then
+  echo "ok - the report escapes its text (a title with markup)"; else echo "not ok - the report escapes its text (a title with markup)"; fi
+
 # In headless Chromium: the page loads, and each inline chart has a drawn box.
 chrome() {
   rm -rf "$TMP/chromium" && mkdir -p "$TMP/chromium"
