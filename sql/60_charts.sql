@@ -505,15 +505,15 @@ BEGIN
 	WITH raw AS (
 	SELECT coalesce(r.source = 'kbench', false) AS ours, s.implementation_name AS impl, s.device, s.dtype, s.fixed_axes AS fixed,
 	       s.axis_value AS x, r.raw_samples_ns IS NOT NULL AND r.ci95_low_ns IS NOT NULL AS has_ci,
-	       CASE m WHEN 'time' THEN s.median_ns / 1e3 WHEN 'bandwidth' THEN c.bytes / s.median_ns
-	              WHEN 'flops' THEN c.flops / s.median_ns / 1e3 ELSE mem.bytes / 1048576.0 END AS y,
-	       CASE m WHEN 'time' THEN sp.low_ns / 1e3 WHEN 'bandwidth' THEN c.bytes / sp.high_ns WHEN 'flops' THEN c.flops / sp.high_ns / 1e3 END AS lo,
-	       CASE m WHEN 'time' THEN sp.high_ns / 1e3 WHEN 'bandwidth' THEN c.bytes / sp.low_ns WHEN 'flops' THEN c.flops / sp.low_ns / 1e3 END AS hi,
+	       CASE m WHEN 'time' THEN s.median_ns / 1e3 WHEN 'bandwidth' THEN c.bytes / nullif(s.median_ns, 0)
+	              WHEN 'flops' THEN c.flops / nullif(s.median_ns, 0) / 1e3 ELSE mem.bytes / 1048576.0 END AS y,
+	       CASE m WHEN 'time' THEN sp.low_ns / 1e3 WHEN 'bandwidth' THEN c.bytes / nullif(sp.high_ns, 0) WHEN 'flops' THEN c.flops / nullif(sp.high_ns, 0) / 1e3 END AS lo,
+	       CASE m WHEN 'time' THEN sp.high_ns / 1e3 WHEN 'bandwidth' THEN c.bytes / nullif(sp.low_ns, 0) WHEN 'flops' THEN c.flops / nullif(sp.low_ns, 0) / 1e3 END AS hi,
 	       format('%s · %s=%s · %s %s%s: %s; %s %s; run %s (%s)', kbench_chart_label(s.implementation_name), axis, s.axis_value, s.device, s.dtype,
 	              CASE WHEN s.fixed_axes <> '{}' THEN ' ' || s.fixed_axes::text ELSE '' END,
 	              CASE m WHEN 'time' THEN 'median ' || kbench_svg_number(s.median_ns / 1e3) || ' µs'
-	                     WHEN 'bandwidth' THEN kbench_svg_number(c.bytes / s.median_ns) || ' GB/s'
-	                     WHEN 'flops' THEN kbench_svg_number(c.flops / s.median_ns / 1e3) || ' TFLOP/s'
+	                     WHEN 'bandwidth' THEN kbench_svg_number(c.bytes / nullif(s.median_ns, 0)) || ' GB/s'
+	                     WHEN 'flops' THEN kbench_svg_number(c.flops / nullif(s.median_ns, 0) / 1e3) || ' TFLOP/s'
 	                     ELSE kbench_svg_number(mem.bytes / 1048576.0) || ' MiB peak' END,
 	              CASE WHEN r.raw_samples_ns IS NOT NULL AND r.ci95_low_ns IS NOT NULL THEN '95% interval of the median' ELSE 'p20–p80' END,
 	              kbench_svg_number(sp.low_ns / 1e3) || '–' || kbench_svg_number(sp.high_ns / 1e3) || ' µs',
