@@ -855,6 +855,7 @@ DECLARE
 	sec text;
 	rec record;
 	n int := 0;
+	regs jsonb;
 BEGIN
 	IF max_charts IS NULL OR max_charts < 0 OR max_charts > 1000 THEN
 		RAISE EXCEPTION 'max_charts must lie between 0 and 1000, got %', coalesce(max_charts::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
@@ -941,14 +942,18 @@ BEGIN
 	       || CASE WHEN sec = '' THEN '<p>No two implementations share a cohort in this selection.</p>'
 	               ELSE '<table><tr><th>operation</th><th>pass</th><th>device</th><th>faster</th><th>than (baseline)</th><th>geomean</th><th>range</th><th>cohorts</th></tr>' || sec || '</table>' END;
 
-	-- Regressions (kbench_regressions, percent) and alerts.
+	-- Regressions (kbench_regressions, percent, computed once for the table and
+	-- the series charts) and alerts.
+	SELECT coalesce(jsonb_agg(to_jsonb(g)), '[]') INTO regs
+	  FROM kbench_regressions(NULL, kbench_report.operation, NULL, kbench_report.environment, 'percent') g;
 	SELECT coalesce(string_agg(format('<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class="n bad">+%s%%</td><td class="n">%s → %s µs</td><td>%s</td></tr>',
 	                                  kbench_svg_escape(kbench_chart_label(family)), kbench_svg_escape(workload), kbench_svg_escape(kbench_protocol_mode(protocol)),
 	                                  kbench_svg_escape(device), round(change_pct::numeric, 1), kbench_svg_number(baseline_ns / 1e3), kbench_svg_number(value_ns / 1e3),
 	                                  kbench_svg_escape(coalesce(version, ''))), '' ORDER BY change_pct DESC, family, workload, protocol, device), ''),
 	       count(*)
 	  INTO sec, n
-	  FROM (SELECT * FROM kbench_regressions(NULL, kbench_report.operation, NULL, kbench_report.environment, 'percent')) g;
+	  FROM jsonb_to_recordset(regs) AS g(family text, workload text, protocol text, device text, change_pct float8,
+	                                     baseline_ns float8, value_ns float8, version text);
 	h := h || '<h2 id="regressions">Regressions and alerts</h2>'
 	       || format('<p class="muted">%s regressions flagged by kbench_regressions(method =&gt; ''percent''): a run more than 5%% slower than the median of the previous 10 in its series.</p>', n)
 	       || CASE WHEN sec = '' THEN '<p>None.</p>'
@@ -1026,7 +1031,7 @@ BEGIN
 	-- the series of the four largest regressions
 	FOR rec IN SELECT q.family, q.workload, q.workload_digest FROM (
 	             SELECT DISTINCT ON (g.family, g.workload_digest) g.family, g.workload, g.workload_digest, g.change_pct
-	               FROM kbench_regressions(NULL, kbench_report.operation, NULL, kbench_report.environment, 'percent') g
+	               FROM jsonb_to_recordset(regs) AS g(family text, workload text, workload_digest text, change_pct float8)
 	              ORDER BY g.family, g.workload_digest, g.change_pct DESC) q
 	            ORDER BY q.change_pct DESC, q.family, q.workload LIMIT 4 LOOP
 		EXIT WHEN n >= max_charts;
