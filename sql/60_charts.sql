@@ -764,7 +764,7 @@ BEGIN
 	IF operation IS NOT NULL THEN
 		ops := kbench__resolve_operation(operation);
 	END IF;
-	SELECT count(DISTINCT (kbench_device_of(e)).name), min((kbench_device_of(e)).name) INTO ndev FROM unnest(envs) e;
+	SELECT count(DISTINCT (kbench_device_of(e)).name) INTO ndev FROM unnest(envs) e;
 	IF ndev > 1 THEN
 		RAISE EXCEPTION 'environment "%" names more than one device', environment USING ERRCODE = 'ambiguous_parameter',
 			DETAIL = format('It matches %s.', (SELECT string_agg(DISTINCT concat_ws(' ', e.product, e.form_factor), ', ')
