@@ -279,7 +279,7 @@ BEGIN
 	IF npts = 0 THEN
 		o := o || format('<text x="%s" y="%s" text-anchor="middle" font-size="15" fill="#444444">%s</text>', ml + pw / 2, round((mt + ph / 2)::numeric, 1),
 		                 kbench_svg_escape(coalesce(spec->>'empty', 'Nothing to draw: the selection holds no data.')));
-		RETURN o || '</svg>';
+		RETURN regexp_replace(o, '><(/?g[ >]|text |line |rect |polyline |polygon |circle |path |defs>)', E'>\n<\\1', 'g') || E'\n</svg>';
 	END IF;
 
 	-- Grid and tick labels.
@@ -434,7 +434,8 @@ BEGIN
 		                 kbench_svg_escape(CASE WHEN length(t.e->>'name') > (pw / ncol / 7)::int - 5
 		                                       THEN left(t.e->>'name', (pw / ncol / 7)::int - 6) || '…' ELSE t.e->>'name' END));
 	END LOOP;
-	RETURN o || '</svg>';
+	-- one element a line, so that two versions of a chart diff line by line
+	RETURN regexp_replace(o, '><(/?g[ >]|text |line |rect |polyline |polygon |circle |path |defs>)', E'>\n<\\1', 'g') || E'\n</svg>';
 END $$;
 COMMENT ON FUNCTION kbench_chart(jsonb) IS 'an SVG chart drawn from a jsonb spec (title, x, y, series of points with optional bands, marks); deterministic bytes';
 
