@@ -753,6 +753,7 @@ DECLARE
 	ndev int;
 	spec jsonb;
 	roofs jsonb;
+	peaks jsonb;
 	amin float8;
 	amax float8;
 	skipped bigint;
@@ -781,6 +782,10 @@ BEGIN
 	SELECT min(arithmetic_intensity) FILTER (WHERE achieved_flops_per_s > 0 AND arithmetic_intensity > 0),
 	       max(arithmetic_intensity) FILTER (WHERE achieved_flops_per_s > 0 AND arithmetic_intensity > 0),
 	       count(*) FILTER (WHERE NOT (achieved_flops_per_s > 0 AND arithmetic_intensity > 0)),
+	       -- the matrix peaks the runs are bound by (one pass over kbench_roofline, whose
+	       -- cost formulas are what a roofline costs)
+	       coalesce(jsonb_agg(DISTINCT jsonb_build_object('k', dtype || ' matrix', 'peak', peak_flops))
+	                  FILTER (WHERE peak_flops IS NOT NULL AND peak_flops <> dev.peak_flops_fp32), '[]'),
 	       jsonb_build_object(
 	         'title', format('Roofline of %s%s', (SELECT string_agg(DISTINCT concat_ws(' ', e.product, e.form_factor), ', ') FROM kbench_environments e
 	                                                     WHERE e.digest = ANY (envs)), coalesce(' · ' || kbench_chart_roofline.operation, '')
@@ -806,7 +811,7 @@ BEGIN
 	                                                                      round(r.pct_of_roofline::numeric, 1), coalesce(r.bound, '?')))
 	                                                      ORDER BY r.arithmetic_intensity, r.run_digest) AS pts
 	                                       FROM r WHERE r.achieved_flops_per_s > 0 AND r.arithmetic_intensity > 0 GROUP BY 1) q), '[]'))
-	  INTO amin, amax, skipped, spec
+	  INTO amin, amax, skipped, peaks, spec
 	  FROM r;
 	IF dev.name IS NOT NULL AND amin IS NOT NULL THEN
 		-- the roofs over the points' range, a factor of 3 wider each side
@@ -823,10 +828,7 @@ BEGIN
 		  FROM (SELECT DISTINCT k, peak FROM (
 		          SELECT 'fp32' AS k, dev.peak_flops_fp32 AS peak
 		          UNION ALL
-		          SELECT r.dtype || ' matrix', r.peak_flops FROM kbench_roofline r
-		           WHERE r.environment_digest = ANY (envs) AND r.peak_flops IS NOT NULL AND r.peak_flops <> dev.peak_flops_fp32
-		             AND (protos IS NULL OR r.protocol_digest = ANY (protos))
-		             AND (ops IS NULL OR r.workload_digest IN (SELECT w.digest FROM kbench_workloads w WHERE w.operation_digest = ANY (ops)))) q
+		          SELECT e->>'k', (e->>'peak')::float8 FROM jsonb_array_elements(peaks) e) q
 		         WHERE peak > 0) q2;
 		spec := jsonb_set(spec, '{series}', coalesce(roofs, '[]') || (spec->'series'));
 	END IF;
