@@ -86,8 +86,8 @@ DECLARE
 	pal text[] := ARRAY['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000'];
 	mark_colour jsonb := '{"regression": "#D55E00", "change point": "#CC79A7", "alert": "#000000", "note": "#666666"}';
 	cid text := 'kc' || substr(md5(spec::text), 1, 10);
-	w int := coalesce((spec->>'width')::int, 800);
-	ph0 int := coalesce((spec->>'height')::int, 440);
+	w int;
+	ph0 int;
 	ml int := 84;
 	mr int := 28;
 	mt int := CASE WHEN spec ? 'subtitle' THEN 62 ELSE 44 END;
@@ -131,10 +131,15 @@ BEGIN
 	IF spec ? 'series' AND jsonb_typeof(spec->'series') <> 'array' OR spec ? 'marks' AND jsonb_typeof(spec->'marks') <> 'array' THEN
 		RAISE EXCEPTION 'a chart spec''s series and marks must be json arrays' USING ERRCODE = 'invalid_parameter_value';
 	END IF;
-	IF w < 200 OR w > 4000 OR ph0 < 120 OR ph0 > 4000 THEN
-		RAISE EXCEPTION 'chart size % x % is out of range', w, ph0 USING ERRCODE = 'invalid_parameter_value',
-			DETAIL = 'The width must lie between 200 and 4000 pixels and the plot height between 120 and 4000.';
+	IF spec ? 'width' AND jsonb_typeof(spec->'width') <> 'number' OR spec ? 'height' AND jsonb_typeof(spec->'height') <> 'number'
+	   OR NOT coalesce((spec->>'width')::numeric BETWEEN 200 AND 4000, true)
+	   OR NOT coalesce((spec->>'height')::numeric BETWEEN 120 AND 4000, true) THEN
+		RAISE EXCEPTION 'chart size % x % is out of range', coalesce(spec->>'width', '800'), coalesce(spec->>'height', '440')
+			USING ERRCODE = 'invalid_parameter_value',
+			DETAIL = 'The width must be a number of pixels between 200 and 4000 and the plot height one between 120 and 4000.';
 	END IF;
+	w := coalesce(round((spec->>'width')::numeric)::int, 800);
+	ph0 := coalesce(round((spec->>'height')::numeric)::int, 440);
 	IF xk NOT IN ('number', 'time', 'index') THEN
 		RAISE EXCEPTION 'unknown x axis kind "%"', xk USING ERRCODE = 'invalid_parameter_value',
 			HINT = 'Use number, time or index.';

@@ -202,6 +202,12 @@ err "SELECT kbench_chart('{\"width\": 50}')" 22023 "a chart too small"
 err "SELECT kbench_chart('{\"x\": {\"kind\": \"calendar\"}}')" 22023 "an unknown x axis kind"
 err "SELECT kbench_report(max_charts => -1)" 22023 "a report with a negative chart budget"
 err "SELECT kbench_report('no_such_op')" 42704 "a report of an unknown operation"
+err "SELECT kbench_report(environment => 'TPU v5')" 42704 "a report of an unknown device"
+err "SELECT kbench_chart_sweep('layer_norm', 'forward', 'hidden', implementation => 'nobody')" 42704 "a sweep of an unknown implementation"
+err "SELECT kbench_chart_roofline('H100 PCIe', 'no_such_op')" 42704 "a roofline of an unknown operation"
+err "SELECT kbench_chart_records('liger-layer-norm-hidden1024-rows4096-fp32', 'sideways')" 42704 "a record timeline of an unknown mode"
+err "SELECT kbench_chart('{\"width\": \"wide\"}')" 22023 "a chart width that is not a number"
+err "SELECT kbench_chart('{\"height\": 1e30}')" 22023 "a chart height far out of range"
 
 # The report: self-contained, the same bytes twice, every section there.
 q "SELECT kbench_report()" >"$TMP/report.html"
