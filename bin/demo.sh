@@ -5,7 +5,8 @@
 # the real Liger-Kernel history, runs benchmark jobs through the background
 # worker on the best device present (a GPU when there is one, else the CPU),
 # and prints how they compare with what Liger reported for the same
-# workloads.  --keep leaves the server running (it prints how to connect).
+# workloads, and writes the HTML report of it all to kernelindex-report.html
+# ($KI_REPORT).  --keep leaves the server running (it prints how to connect).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 keep=false; [ "${1:-}" = "--keep" ] && keep=true
@@ -105,6 +106,11 @@ SELECT protocol AS pass, device, dtype, workloads, round(geomean_speedup::numeri
 SELECT implementation, count(*) AS cohorts_led, count(*) FILTER (WHERE cardinality(tied_implementations) > 0) AS shared
   FROM kbench_leaders GROUP BY 1 ORDER BY 2 DESC LIMIT 8;
 SQL
+
+echo
+report=${KI_REPORT:-$(pwd)/kernelindex-report.html}
+command psql -X -At -q -v ON_ERROR_STOP=1 -c "SELECT kbench_report(title => 'kernelindex: the Liger-Kernel history and our runs')" >"$report"
+echo "== 6. The report (kbench_report(), docs/REPORTS.md): $report"
 
 if $keep; then
   echo

@@ -1,0 +1,1084 @@
+-- Pictures of the history (docs/REPORTS.md): SVG charts from SQL and a
+-- self-contained HTML report.
+--
+--   kbench_chart(spec jsonb)            draws any chart described as jsonb (the
+--                                       four charts below are built on it)
+--   kbench_chart_sweep(...)             one operation, pass and device: a metric
+--                                       against one swept axis, a line and band
+--                                       per implementation
+--   kbench_chart_series(...)            one implementation family in a workload
+--                                       over its points, regressions marked
+--   kbench_chart_roofline(...)          one device: every run against the roofs
+--   kbench_chart_records(...)           a cohort's leaders over time
+--   kbench_report(...)                  one HTML page: leaders, speedups,
+--                                       regressions, alerts, jobs, the charts
+--
+-- Everything is deterministic: the same rows give the same bytes (no clock,
+-- no random ids, numbers printed at a fixed precision).  No JavaScript.  The
+-- functions run as their caller (SECURITY INVOKER): they read only what the
+-- caller may read, and the report lists only the jobs the caller may see.
+
+--------------------------------------------------------------------------
+-- Building blocks (public: they only format text)
+--------------------------------------------------------------------------
+
+-- Text made safe for XML/HTML content and attribute values: the five
+-- special characters escaped, the control characters XML 1.0 forbids dropped.
+CREATE FUNCTION kbench_svg_escape(s text) RETURNS text
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	RETURN replace(replace(replace(replace(replace(
+	         regexp_replace(coalesce(s, ''), '[\x01-\x08\x0B\x0C\x0E-\x1F\x7F]', '', 'g'),
+	         '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), '"', '&quot;'), '''', '&#39;');
+COMMENT ON FUNCTION kbench_svg_escape(text) IS 'text escaped for XML and HTML (& < > " '' and the control characters XML forbids)';
+
+-- A number as a short label: three significant digits and an SI suffix
+-- (1.5k, 3.35T, 0.25, 2e-05).
+CREATE FUNCTION kbench_svg_number(v float8) RETURNS text
+	LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
+	SET extra_float_digits = 1 AS $$
+DECLARE
+	a float8 := abs(v);
+	scale float8 := 1;
+	suffix text := '';
+	n numeric;
+	s text;
+BEGIN
+	IF v IS NULL OR v <> v OR a = 'Infinity'::float8 THEN
+		RETURN '';
+	ELSIF a = 0 THEN
+		RETURN '0';
+	ELSIF a < 1e-3 THEN
+		RETURN replace(btrim(to_char(v, '9.9EEEE')), '.0e', 'e');
+	END IF;
+	a := round(a / 10 ^ (floor(log(a)) - 2)) * 10 ^ (floor(log(a)) - 2);   -- as it will print
+	IF a >= 1e15 THEN scale := 1e15; suffix := 'P';
+	ELSIF a >= 1e12 THEN scale := 1e12; suffix := 'T';
+	ELSIF a >= 1e9 THEN scale := 1e9; suffix := 'G';
+	ELSIF a >= 1e6 THEN scale := 1e6; suffix := 'M';
+	ELSIF a >= 1e3 THEN scale := 1e3; suffix := 'k';
+	END IF;
+	n := (v / scale)::numeric;
+	s := round(n, greatest(0, 2 - floor(log(abs(n)))::int))::text;
+	IF s LIKE '%.%' THEN
+		s := regexp_replace(regexp_replace(s, '0+$', ''), '\.$', '');
+	END IF;
+	RETURN s || suffix;
+END $$;
+COMMENT ON FUNCTION kbench_svg_number(float8) IS 'a number as a short chart label: three significant digits and an SI suffix (k, M, G, T, P)';
+
+--------------------------------------------------------------------------
+-- kbench_chart(spec): one chart from a jsonb description
+--------------------------------------------------------------------------
+-- spec:
+--   title, subtitle, empty (the sentence shown when nothing is drawn),
+--   width (800), height (440: the plot part; the legend adds rows below),
+--   x, y: {label, log (true/false; absent: log when the values span a decade
+--          or more), kind ('number', 'time': epoch seconds, 'index'),
+--          ticks ([{v, label}]: explicit ticks), zero (y: start at 0 when linear)}
+--   series: [{name, style ('imported', 'ours', 'roof'), line (true), step
+--            (false), label_end (text written at the last point),
+--            points: [{x, y, lo, hi, title}]}]
+--   marks: [{x, y, kind ('regression', 'change point', 'alert', 'note'), label, title}]
+CREATE FUNCTION kbench_chart(spec jsonb) RETURNS text
+	LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path = pg_catalog, @extschema@, pg_temp
+	SET extra_float_digits = 1 AS $$
+DECLARE
+	pal text[] := ARRAY['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000'];
+	mark_colour jsonb := '{"regression": "#D55E00", "change point": "#CC79A7", "alert": "#000000", "note": "#666666"}';
+	cid text := 'kc' || substr(md5(spec::text), 1, 10);
+	w int;
+	ph0 int;
+	ml int := 84;
+	mr int := 28;
+	mt int := CASE WHEN spec ? 'subtitle' THEN 62 ELSE 44 END;
+	mb int := 58;
+	pw float8;
+	ph float8;
+	xk text := coalesce(spec #>> '{x,kind}', 'number');
+	xlog boolean;
+	ylog boolean;
+	xmin float8; xmax float8; ymin float8; ymax float8;
+	x0 float8; x1 float8; y0 float8; y1 float8;
+	step float8;
+	npts int;
+	nleg int;
+	rows int;
+	h int;
+	o text := '';
+	s record;
+	p record;
+	t record;
+	i int;
+	col text;
+	shape int;
+	sw text;
+	fill text;
+	pts text;
+	band text;
+	lbl text;
+	px float8; py float8;
+	lx float8; ly float8;
+	legend jsonb := '[]';
+	ncol int;
+	pj jsonb;
+	xticks jsonb;
+	yticks jsonb;
+BEGIN
+	IF spec IS NULL OR jsonb_typeof(spec) <> 'object' THEN
+		RAISE EXCEPTION 'a chart spec must be a json object' USING ERRCODE = 'invalid_parameter_value',
+			HINT = 'See docs/REPORTS.md for the keys (title, x, y, series, marks).';
+	END IF;
+	IF spec ? 'series' AND jsonb_typeof(spec->'series') <> 'array' OR spec ? 'marks' AND jsonb_typeof(spec->'marks') <> 'array' THEN
+		RAISE EXCEPTION 'a chart spec''s series and marks must be json arrays' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF spec ? 'width' AND jsonb_typeof(spec->'width') <> 'number' OR spec ? 'height' AND jsonb_typeof(spec->'height') <> 'number'
+	   OR NOT coalesce((spec->>'width')::numeric BETWEEN 200 AND 4000, true)
+	   OR NOT coalesce((spec->>'height')::numeric BETWEEN 120 AND 4000, true) THEN
+		RAISE EXCEPTION 'chart size % x % is out of range', coalesce(spec->>'width', '800'), coalesce(spec->>'height', '440')
+			USING ERRCODE = 'invalid_parameter_value',
+			DETAIL = 'The width must be a number of pixels between 200 and 4000 and the plot height one between 120 and 4000.';
+	END IF;
+	w := coalesce(round((spec->>'width')::numeric)::int, 800);
+	ph0 := coalesce(round((spec->>'height')::numeric)::int, 440);
+	IF xk NOT IN ('number', 'time', 'index') THEN
+		RAISE EXCEPTION 'unknown x axis kind "%"', xk USING ERRCODE = 'invalid_parameter_value',
+			HINT = 'Use number, time or index.';
+	END IF;
+	pw := w - ml - mr;
+	ph := ph0 - mt - mb;
+
+	-- Every point (and mark) that can be drawn, as numbers.
+	SELECT coalesce(jsonb_agg(jsonb_build_object('si', sn, 'pi', pn, 'x', (pt->>'x')::float8, 'y', (pt->>'y')::float8,
+	                                          'lo', (pt->>'lo')::float8, 'hi', (pt->>'hi')::float8, 'title', pt->>'title')
+	                       ORDER BY sn, pn), '[]') INTO pj
+	  FROM jsonb_array_elements(coalesce(spec->'series', '[]')) WITH ORDINALITY se(sr, sn),
+	       jsonb_array_elements(CASE WHEN jsonb_typeof(sr->'points') = 'array' THEN sr->'points' ELSE '[]' END) WITH ORDINALITY pe(pt, pn)
+	 WHERE jsonb_typeof(pt->'x') = 'number' AND jsonb_typeof(pt->'y') = 'number';
+
+	-- Log axes when asked, or by default when the values span a decade.
+	SELECT min(x), max(x), min(least(y, lo, hi)), max(greatest(y, lo, hi)), count(*) INTO xmin, xmax, ymin, ymax, npts
+	  FROM jsonb_to_recordset(pj) AS cp(si int, pi int, x float8, y float8, lo float8, hi float8, title text);
+	xlog := CASE WHEN xk <> 'number' THEN false
+	             WHEN spec #> '{x,log}' IS NOT NULL AND jsonb_typeof(spec #> '{x,log}') = 'boolean' THEN (spec #>> '{x,log}')::boolean
+	             ELSE xmin > 0 AND xmax / xmin >= 10 END AND coalesce(xmin > 0, false);
+	ylog := CASE WHEN spec #> '{y,log}' IS NOT NULL AND jsonb_typeof(spec #> '{y,log}') = 'boolean' THEN (spec #>> '{y,log}')::boolean
+	             ELSE ymin > 0 AND ymax / ymin >= 10 END AND coalesce(ymin > 0, false);
+	IF ylog THEN
+		SELECT coalesce(jsonb_agg(jsonb_build_object('si', si, 'pi', pi, 'x', x, 'y', y,
+		                                          'lo', CASE WHEN lo > 0 THEN lo END, 'hi', CASE WHEN hi > 0 THEN hi END, 'title', title)
+		                       ORDER BY si, pi), '[]') INTO pj
+		  FROM jsonb_to_recordset(pj) AS cp(si int, pi int, x float8, y float8, lo float8, hi float8, title text) WHERE y > 0;
+	END IF;
+	-- marks widen the x range (a mark on a point is within it anyway)
+	SELECT least(xmin, min((m->>'x')::float8)), greatest(xmax, max((m->>'x')::float8)) INTO xmin, xmax
+	  FROM jsonb_array_elements(coalesce(spec->'marks', '[]')) m
+	 WHERE jsonb_typeof(m->'x') = 'number' AND (NOT xlog OR (m->>'x')::float8 > 0);
+
+	-- Domains and ticks.
+	IF npts > 0 THEN
+		IF xlog THEN
+			-- the data's range and a margin of 5%, at least a third of a decade
+			step := greatest(log(xmax) - log(xmin), 0.35);
+			x0 := (log(xmin) + log(xmax)) / 2 - step * 0.55; x1 := (log(xmin) + log(xmax)) / 2 + step * 0.55;
+			SELECT jsonb_agg(jsonb_build_object('v', v, 'label', kbench_svg_number(10 ^ v)) ORDER BY v) INTO xticks
+			  FROM (SELECT k + log(m) AS v FROM generate_series(floor(x0)::int, ceil(x1)::int) k,
+			               unnest(CASE WHEN x1 - x0 <= 3.2 THEN ARRAY[1, 2, 5] ELSE ARRAY[1] END) m) q
+			 WHERE v BETWEEN x0 AND x1;
+		ELSIF xk = 'time' THEN
+			IF xmax - xmin < 1 THEN xmin := xmin - 43200; xmax := xmax + 43200; END IF;
+			step := (xmax - xmin) * 0.04; xmin := xmin - step; xmax := xmax + step;
+			SELECT v INTO step FROM unnest(ARRAY[1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600,
+			                                     43200, 86400, 172800, 604800, 1209600, 2592000, 7776000, 15552000, 31536000,
+			                                     63072000, 157680000]::float8[]) v
+			 WHERE v >= (xmax - xmin) / 6 ORDER BY v LIMIT 1;
+			step := coalesce(step, 315360000);
+			IF step >= 2592000 THEN
+				-- a month or more: ticks on the first of a month, every 1, 3, 6, 12 or 24 months
+				x0 := xmin; x1 := xmax;
+				SELECT jsonb_agg(jsonb_build_object('v', extract(epoch FROM ts), 'label', to_char(ts, 'YYYY-MM')) ORDER BY ts) INTO xticks
+				  FROM generate_series(date_trunc('month', to_timestamp(xmin) AT TIME ZONE 'UTC'), to_timestamp(xmax) AT TIME ZONE 'UTC',
+				                       '1 month'::interval) ts
+				 WHERE (extract(year FROM ts) * 12 + extract(month FROM ts) - 1)::int
+				       % (CASE WHEN step <= 2592000 THEN 1 WHEN step <= 7776000 THEN 3 WHEN step <= 15552000 THEN 6
+				               WHEN step <= 31536000 THEN 12 ELSE 24 END) = 0
+				   AND extract(epoch FROM ts) BETWEEN xmin AND xmax;
+			ELSE
+			x0 := floor(xmin / step) * step; x1 := ceil(xmax / step) * step;
+			SELECT jsonb_agg(jsonb_build_object('v', x0 + k * step,
+			                 'label', to_char(to_timestamp(x0 + k * step) AT TIME ZONE 'UTC',
+			                                  CASE WHEN step >= 86400 THEN 'YYYY-MM-DD' WHEN x1 - x0 > 86400 THEN 'MM-DD HH24:MI'
+			                                       WHEN step >= 60 THEN 'HH24:MI' ELSE 'HH24:MI:SS' END)) ORDER BY k) INTO xticks
+			  FROM generate_series(0, round((x1 - x0) / step)::int) k;
+			END IF;
+		ELSIF xk = 'index' OR spec #> '{x,ticks}' IS NOT NULL THEN
+			x0 := xmin - 0.5; x1 := xmax + 0.5;
+		ELSE
+			IF xmax = xmin THEN xmin := xmin - greatest(abs(xmin) * 0.1, 1); xmax := xmax + greatest(abs(xmax) * 0.1, 1); END IF;
+			step := (xmax - xmin) * 0.04; xmin := xmin - step; xmax := xmax + step;
+			step := 10 ^ floor(log((xmax - xmin) / 5));
+			step := step * CASE WHEN (xmax - xmin) / 5 / step <= 1 THEN 1 WHEN (xmax - xmin) / 5 / step <= 2 THEN 2
+			                    WHEN (xmax - xmin) / 5 / step <= 5 THEN 5 ELSE 10 END;
+			x0 := floor(xmin / step) * step; x1 := ceil(xmax / step) * step;
+			SELECT jsonb_agg(jsonb_build_object('v', x0 + k * step, 'label', kbench_svg_number(x0 + k * step)) ORDER BY k) INTO xticks
+			  FROM generate_series(0, round((x1 - x0) / step)::int) k;
+		END IF;
+		IF spec #> '{x,ticks}' IS NOT NULL AND jsonb_typeof(spec #> '{x,ticks}') = 'array' THEN
+			-- explicit ticks, thinned to at most 12 labels
+			SELECT jsonb_agg(jsonb_build_object('v', CASE WHEN xlog THEN log((e->>'v')::float8) ELSE (e->>'v')::float8 END,
+			                                    'label', e->>'label') ORDER BY n) INTO xticks
+			  FROM jsonb_array_elements(spec #> '{x,ticks}') WITH ORDINALITY t(e, n)
+			 WHERE jsonb_typeof(e->'v') = 'number' AND (NOT xlog OR (e->>'v')::float8 > 0)
+			   AND (n - 1) % greatest(1, ceil(jsonb_array_length(spec #> '{x,ticks}') / 12.0)::int) = 0;
+		END IF;
+		IF ylog THEN
+			-- the data's range and a margin of 5%, at least a third of a decade
+			step := greatest(log(ymax) - log(ymin), 0.35);
+			y0 := (log(ymin) + log(ymax)) / 2 - step * 0.55; y1 := (log(ymin) + log(ymax)) / 2 + step * 0.55;
+			SELECT jsonb_agg(jsonb_build_object('v', v, 'label', kbench_svg_number(10 ^ v)) ORDER BY v) INTO yticks
+			  FROM (SELECT k + log(m) AS v FROM generate_series(floor(y0)::int, ceil(y1)::int) k,
+			               unnest(CASE WHEN y1 - y0 <= 3.2 THEN ARRAY[1, 2, 5] ELSE ARRAY[1] END) m) q
+			 WHERE v BETWEEN y0 AND y1;
+		ELSE
+			IF coalesce((spec #>> '{y,zero}')::boolean, true) AND ymin > 0 THEN ymin := 0; END IF;
+			IF ymax = ymin THEN ymin := ymin - greatest(abs(ymin) * 0.1, 1); ymax := ymax + greatest(abs(ymax) * 0.1, 1); END IF;
+			step := 10 ^ floor(log((ymax - ymin) / 5));
+			step := step * CASE WHEN (ymax - ymin) / 5 / step <= 1 THEN 1 WHEN (ymax - ymin) / 5 / step <= 2 THEN 2
+			                    WHEN (ymax - ymin) / 5 / step <= 5 THEN 5 ELSE 10 END;
+			y0 := floor(ymin / step) * step; y1 := ceil(ymax / step) * step;
+			SELECT jsonb_agg(jsonb_build_object('v', y0 + k * step, 'label', kbench_svg_number(y0 + k * step)) ORDER BY k) INTO yticks
+			  FROM generate_series(0, round((y1 - y0) / step)::int) k;
+		END IF;
+	END IF;
+
+	-- The legend: named series, then the kinds of marks present.
+	SELECT coalesce(jsonb_agg(jsonb_build_object('name', sr->>'name', 'i', sn, 'style', coalesce(sr->>'style', 'imported'),
+	                                             'line', coalesce((sr->>'line')::boolean, true)) ORDER BY sn), '[]') INTO legend
+	  FROM jsonb_array_elements(coalesce(spec->'series', '[]')) WITH ORDINALITY se(sr, sn)
+	 WHERE coalesce(sr->>'name', '') <> '';
+	SELECT legend || coalesce(jsonb_agg(jsonb_build_object('name', k, 'mark', k) ORDER BY k), '[]') INTO legend
+	  FROM (SELECT DISTINCT coalesce(m->>'kind', 'note') AS k FROM jsonb_array_elements(coalesce(spec->'marks', '[]')) m
+	         WHERE jsonb_typeof(m->'x') = 'number') q;
+	nleg := jsonb_array_length(legend);
+	SELECT CASE WHEN max(length(e->>'name')) <= 26 THEN 3 WHEN max(length(e->>'name')) <= 44 THEN 2 ELSE 1 END INTO ncol
+	  FROM jsonb_array_elements(legend) e;
+	rows := ceil(nleg / ncol::float8);
+	h := ph0 + CASE WHEN rows > 0 THEN 8 + rows * 20 ELSE 0 END;
+
+	o := format('<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" font-family="DejaVu Sans, Verdana, Arial, sans-serif" font-size="12" role="img" aria-labelledby="%s-t">',
+	            w, h, w, h, cid)
+	  || format('<title id="%s-t">%s</title>', cid, kbench_svg_escape(concat_ws(' — ', spec->>'title', spec->>'subtitle')))
+	  || format('<rect width="%s" height="%s" fill="#ffffff"/>', w, h)
+	  || format('<text x="%s" y="24" font-size="16" font-weight="bold" fill="#111111">%s</text>', ml,
+	            kbench_svg_escape(CASE WHEN length(spec->>'title') > (w - ml - 8) / 10 THEN left(spec->>'title', (w - ml - 8) / 10 - 1) || '…' ELSE spec->>'title' END))
+	  || CASE WHEN spec ? 'subtitle' THEN format('<text x="%s" y="44" fill="#444444">%s</text>', ml,
+	            kbench_svg_escape(CASE WHEN length(spec->>'subtitle') > (w - ml - 8) / 7 THEN left(spec->>'subtitle', (w - ml - 8) / 7 - 1) || '…' ELSE spec->>'subtitle' END)) ELSE '' END
+	  || format('<defs><clipPath id="%s-c"><rect x="%s" y="%s" width="%s" height="%s"/></clipPath></defs>', cid, ml - 6, mt - 6, pw + 12, ph + 12);
+
+	-- The plot frame and axis titles.
+	o := o || format('<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#888888"/>', ml, mt, pw, ph)
+	       || format('<text x="%s" y="%s" text-anchor="middle" fill="#111111">%s</text>', ml + pw / 2, ph0 - 14,
+	                 kbench_svg_escape(coalesce(spec #>> '{x,label}', '') || CASE WHEN xlog THEN ' (log scale)' ELSE '' END))
+	       || format('<text transform="translate(18 %s) rotate(-90)" text-anchor="middle" fill="#111111">%s</text>', round((mt + ph / 2)::numeric, 1),
+	                 kbench_svg_escape(coalesce(spec #>> '{y,label}', '') || CASE WHEN ylog THEN ' (log scale)' ELSE '' END));
+
+	IF npts = 0 THEN
+		o := o || format('<text x="%s" y="%s" text-anchor="middle" font-size="15" fill="#444444">%s</text>', ml + pw / 2, round((mt + ph / 2)::numeric, 1),
+		                 kbench_svg_escape(coalesce(spec->>'empty', 'Nothing to draw: the selection holds no data.')));
+		RETURN regexp_replace(o, '><(/?g[ >]|text |line |rect |polyline |polygon |circle |path |defs>)', E'>\n<\\1', 'g') || E'\n</svg>';
+	END IF;
+
+	-- Grid and tick labels.
+	o := o || '<g stroke="#e4e4e4" stroke-width="1">';
+	FOR t IN SELECT (e->>'v')::float8 AS v FROM jsonb_array_elements(coalesce(xticks, '[]')) e LOOP
+		CONTINUE WHEN t.v < x0 - 1e-9 OR t.v > x1 + 1e-9;
+		px := ml + (t.v - x0) / (x1 - x0) * pw;
+		o := o || format('<line x1="%s" y1="%s" x2="%s" y2="%s"/>', round(px::numeric, 1), mt, round(px::numeric, 1), mt + ph);
+	END LOOP;
+	FOR t IN SELECT (e->>'v')::float8 AS v FROM jsonb_array_elements(coalesce(yticks, '[]')) e LOOP
+		py := mt + ph - (t.v - y0) / (y1 - y0) * ph;
+		o := o || format('<line x1="%s" y1="%s" x2="%s" y2="%s"/>', ml, round(py::numeric, 1), ml + pw, round(py::numeric, 1));
+	END LOOP;
+	o := o || '</g><g fill="#333333" font-size="11">';
+	lx := NULL;      -- where the last x label ended: a label that would overlap it is left out
+	FOR t IN SELECT (e->>'v')::float8 AS v, e->>'label' AS label FROM jsonb_array_elements(coalesce(xticks, '[]')) e ORDER BY (e->>'v')::float8 LOOP
+		CONTINUE WHEN t.v < x0 - 1e-9 OR t.v > x1 + 1e-9;
+		px := ml + (t.v - x0) / (x1 - x0) * pw;
+		CONTINUE WHEN lx IS NOT NULL AND px - length(t.label) * 3.4 < lx + 6;
+		o := o || format('<text x="%s" y="%s" text-anchor="middle">%s</text>', round(px::numeric, 1), mt + ph + 16, kbench_svg_escape(t.label));
+		lx := px + length(t.label) * 3.4;
+	END LOOP;
+	FOR t IN SELECT (e->>'v')::float8 AS v, e->>'label' AS label FROM jsonb_array_elements(coalesce(yticks, '[]')) e LOOP
+		py := mt + ph - (t.v - y0) / (y1 - y0) * ph;
+		o := o || format('<text x="%s" y="%s" text-anchor="end">%s</text>', ml - 6, round((py + 4)::numeric, 1), kbench_svg_escape(t.label));
+	END LOOP;
+	o := o || '</g>';
+
+	-- Series: band, line, markers (each with its title).
+	o := o || format('<g clip-path="url(#%s-c)">', cid);
+	FOR s IN SELECT sr, sn::int AS i, coalesce(sr->>'style', 'imported') AS style, coalesce((sr->>'line')::boolean, true) AS line,
+	                coalesce((sr->>'step')::boolean, false) AS step
+	           FROM jsonb_array_elements(coalesce(spec->'series', '[]')) WITH ORDINALITY se(sr, sn) LOOP
+		col := CASE WHEN s.style = 'roof' THEN '#555555' ELSE pal[(s.i - 1) % 7 + 1] END;
+		shape := (s.i - 1) % 5;
+		sw := CASE s.style WHEN 'ours' THEN '2.6' WHEN 'roof' THEN '1.4' ELSE '1.6' END;
+		fill := CASE WHEN s.style = 'ours' THEN col ELSE '#ffffff' END;
+		o := o || format('<g><title>%s</title>', kbench_svg_escape(coalesce(s.sr->>'name', '')));
+		-- the spread as a band (or a whisker for a lone point)
+		SELECT string_agg(format('%s,%s', round((ml + ((CASE WHEN xlog THEN log(x) ELSE x END) - x0) / (x1 - x0) * pw)::numeric, 1),
+		                                  round((mt + ph - ((CASE WHEN ylog THEN log(hi) ELSE hi END) - y0) / (y1 - y0) * ph)::numeric, 1)), ' ' ORDER BY pi)
+		       || ' ' ||
+		       string_agg(format('%s,%s', round((ml + ((CASE WHEN xlog THEN log(x) ELSE x END) - x0) / (x1 - x0) * pw)::numeric, 1),
+		                                  round((mt + ph - ((CASE WHEN ylog THEN log(lo) ELSE lo END) - y0) / (y1 - y0) * ph)::numeric, 1)), ' ' ORDER BY pi DESC),
+		       count(*)::text
+		  INTO band, lbl
+		  FROM jsonb_to_recordset(pj) AS cp(si int, pi int, x float8, y float8, lo float8, hi float8, title text) WHERE si = s.i AND lo IS NOT NULL AND hi IS NOT NULL;
+		IF lbl::int >= 2 THEN
+			o := o || format('<polygon points="%s" fill="%s" fill-opacity="0.16" stroke="none"/>', band, col);
+		ELSIF lbl::int = 1 THEN
+			SELECT format('<line x1="%1$s" y1="%2$s" x2="%1$s" y2="%3$s" stroke="%4$s" stroke-width="1.2"/>',
+			              round((ml + ((CASE WHEN xlog THEN log(x) ELSE x END) - x0) / (x1 - x0) * pw)::numeric, 1),
+			              round((mt + ph - ((CASE WHEN ylog THEN log(hi) ELSE hi END) - y0) / (y1 - y0) * ph)::numeric, 1),
+			              round((mt + ph - ((CASE WHEN ylog THEN log(lo) ELSE lo END) - y0) / (y1 - y0) * ph)::numeric, 1), col) INTO band
+			  FROM jsonb_to_recordset(pj) AS cp(si int, pi int, x float8, y float8, lo float8, hi float8, title text) WHERE si = s.i AND lo IS NOT NULL AND hi IS NOT NULL;
+			o := o || band;
+		END IF;
+		IF s.line THEN
+			SELECT string_agg(CASE WHEN s.step AND prev_py IS NOT NULL THEN format('%s,%s ', px1, prev_py) ELSE '' END || format('%s,%s', px1, py1), ' ' ORDER BY pi),
+			       count(*)
+			  INTO pts, i
+			  FROM (SELECT pi, px1, py1, lag(py1) OVER (ORDER BY pi) AS prev_py
+			          FROM (SELECT pi, round((ml + ((CASE WHEN xlog THEN log(x) ELSE x END) - x0) / (x1 - x0) * pw)::numeric, 1) AS px1,
+			                       round((mt + ph - ((CASE WHEN ylog THEN log(y) ELSE y END) - y0) / (y1 - y0) * ph)::numeric, 1) AS py1
+			                  FROM jsonb_to_recordset(pj) AS cp(si int, pi int, x float8, y float8, lo float8, hi float8, title text) WHERE si = s.i) q0) q;
+			IF i >= 2 THEN
+				o := o || format('<polyline points="%s" fill="none" stroke="%s" stroke-width="%s"%s/>', pts, col, sw,
+				                 CASE WHEN s.style = 'roof' THEN ' stroke-dasharray="6 4"' ELSE '' END);
+			END IF;
+		END IF;
+		IF s.style <> 'roof' THEN
+			FOR p IN SELECT (ml + ((CASE WHEN xlog THEN log(x) ELSE x END) - x0) / (x1 - x0) * pw) AS px,
+			                (mt + ph - ((CASE WHEN ylog THEN log(y) ELSE y END) - y0) / (y1 - y0) * ph) AS py, title
+			           FROM jsonb_to_recordset(pj) AS cp(si int, pi int, x float8, y float8, lo float8, hi float8, title text) WHERE si = s.i ORDER BY pi LOOP
+				o := o || CASE shape
+					WHEN 0 THEN format('<circle cx="%s" cy="%s" r="3.6"', round(p.px::numeric, 1), round(p.py::numeric, 1))
+					WHEN 1 THEN format('<rect x="%s" y="%s" width="6.6" height="6.6"', round((p.px - 3.3)::numeric, 1), round((p.py - 3.3)::numeric, 1))
+					WHEN 2 THEN format('<path d="M%s,%sl4,7h-8z"', round(p.px::numeric, 1), round((p.py - 4.4)::numeric, 1))
+					WHEN 3 THEN format('<path d="M%s,%sl4.4,4.4l-4.4,4.4l-4.4,-4.4z"', round(p.px::numeric, 1), round((p.py - 4.4)::numeric, 1))
+					ELSE format('<path d="M%s,%sl4,-7h-8z"', round(p.px::numeric, 1), round((p.py + 4.4)::numeric, 1)) END
+				  || format(' fill="%s" stroke="%s" stroke-width="1.5"><title>%s</title>', fill, col, kbench_svg_escape(p.title))
+				  || CASE shape WHEN 0 THEN '</circle>' WHEN 1 THEN '</rect>' ELSE '</path>' END;
+			END LOOP;
+		END IF;
+		IF s.sr ? 'label_end' THEN
+			SELECT (ml + ((CASE WHEN xlog THEN log(x) ELSE x END) - x0) / (x1 - x0) * pw),
+			       (mt + ph - ((CASE WHEN ylog THEN log(y) ELSE y END) - y0) / (y1 - y0) * ph) INTO px, py
+			  FROM jsonb_to_recordset(pj) AS cp(si int, pi int, x float8, y float8, lo float8, hi float8, title text) WHERE si = s.i ORDER BY pi DESC LIMIT 1;
+			IF px IS NOT NULL THEN
+				o := o || format('<text x="%s" y="%s" text-anchor="%s" font-size="11" fill="%s">%s</text>',
+				                 round((px + CASE WHEN px < ml + pw * 0.3 THEN 4 ELSE -4 END)::numeric, 1),
+				                 round((py - 5)::numeric, 1), CASE WHEN px < ml + pw * 0.3 THEN 'start' ELSE 'end' END, col, kbench_svg_escape(s.sr->>'label_end'));
+			END IF;
+		END IF;
+		o := o || '</g>';
+	END LOOP;
+
+	-- Marks: a dashed vertical line at x, a ring at (x, y) when given.
+	FOR p IN SELECT coalesce(m->>'kind', 'note') AS kind, (m->>'x')::float8 AS x, (m->>'y')::float8 AS y,
+	                m->>'label' AS label, coalesce(m->>'title', m->>'label') AS title,
+	                row_number() OVER (PARTITION BY (m->>'x')::float8 ORDER BY n) - 1 AS same_x
+	           FROM jsonb_array_elements(coalesce(spec->'marks', '[]')) WITH ORDINALITY e(m, n)
+	          WHERE jsonb_typeof(m->'x') = 'number' AND (NOT xlog OR (m->>'x')::float8 > 0) ORDER BY n LOOP
+		col := coalesce(mark_colour->>p.kind, '#666666');
+		px := ml + ((CASE WHEN xlog THEN log(p.x) ELSE p.x END) - x0) / (x1 - x0) * pw;
+		o := o || format('<g><title>%s</title><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="1.4" stroke-dasharray="%s"/>',
+		                 kbench_svg_escape(p.kind || ': ' || coalesce(p.title, '')), round(px::numeric, 1), mt, round(px::numeric, 1), mt + ph, col,
+		                 CASE p.kind WHEN 'regression' THEN '5 3' WHEN 'change point' THEN '2 3' ELSE '8 3 2 3' END);
+		IF p.y IS NOT NULL AND (NOT ylog OR p.y > 0) THEN
+			py := mt + ph - ((CASE WHEN ylog THEN log(p.y) ELSE p.y END) - y0) / (y1 - y0) * ph;
+			o := o || format('<circle cx="%s" cy="%s" r="8" fill="none" stroke="%s" stroke-width="2"/>', round(px::numeric, 1), round(py::numeric, 1), col);
+		END IF;
+		IF p.label IS NOT NULL THEN
+			o := o || format('<text x="%s" y="%s" font-size="11" fill="%s"%s>%s</text>', round((px + CASE WHEN px > ml + pw * 0.7 THEN -4 ELSE 4 END)::numeric, 1),
+			                 mt + 14 + 13 * (p.same_x % 8), col, CASE WHEN px > ml + pw * 0.7 THEN ' text-anchor="end"' ELSE '' END, kbench_svg_escape(p.label));
+		END IF;
+		o := o || '</g>';
+	END LOOP;
+	o := o || '</g>';
+
+	-- The legend, three entries a row under the plot.
+	FOR t IN SELECT e, n::int FROM jsonb_array_elements(legend) WITH ORDINALITY q(e, n) LOOP
+		lx := ml + ((t.n - 1) % ncol) * (pw / ncol);
+		ly := ph0 + 8 + ((t.n - 1) / ncol) * 20;
+		IF t.e ? 'mark' THEN
+			col := coalesce(mark_colour->>(t.e->>'mark'), '#666666');
+			o := o || format('<g><title>%1$s</title><line x1="%2$s" y1="%3$s" x2="%2$s" y2="%4$s" stroke="%5$s" stroke-width="1.4" stroke-dasharray="%6$s"/>',
+			                 kbench_svg_escape(t.e->>'name'), round((lx + 11)::numeric, 1), round((ly - 6)::numeric, 1), round((ly + 8)::numeric, 1), col,
+			                 CASE t.e->>'mark' WHEN 'regression' THEN '5 3' WHEN 'change point' THEN '2 3' ELSE '8 3 2 3' END);
+		ELSE
+			i := (t.e->>'i')::int;
+			col := CASE WHEN t.e->>'style' = 'roof' THEN '#555555' ELSE pal[(i - 1) % 7 + 1] END;
+			shape := (i - 1) % 5;
+			fill := CASE WHEN t.e->>'style' = 'ours' THEN col ELSE '#ffffff' END;
+			o := o || format('<g><title>%s</title>', kbench_svg_escape(t.e->>'name'))
+			       || CASE WHEN (t.e->>'line')::boolean THEN
+			            format('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="%s"%s/>', round(lx::numeric, 1), round((ly + 1)::numeric, 1),
+			                   round((lx + 22)::numeric, 1), round((ly + 1)::numeric, 1), col,
+			                   CASE t.e->>'style' WHEN 'ours' THEN '2.6' WHEN 'roof' THEN '1.4' ELSE '1.6' END,
+			                   CASE WHEN t.e->>'style' = 'roof' THEN ' stroke-dasharray="6 4"' ELSE '' END)
+			          ELSE '' END
+			       || CASE WHEN t.e->>'style' = 'roof' THEN ''
+			               ELSE CASE shape
+			                 WHEN 0 THEN format('<circle cx="%s" cy="%s" r="3.6"', round((lx + 11)::numeric, 1), round((ly + 1)::numeric, 1))
+			                 WHEN 1 THEN format('<rect x="%s" y="%s" width="6.6" height="6.6"', round((lx + 7.7)::numeric, 1), round((ly - 2.3)::numeric, 1))
+			                 WHEN 2 THEN format('<path d="M%s,%sl4,7h-8z"', round((lx + 11)::numeric, 1), round((ly - 3.4)::numeric, 1))
+			                 WHEN 3 THEN format('<path d="M%s,%sl4.4,4.4l-4.4,4.4l-4.4,-4.4z"', round((lx + 11)::numeric, 1), round((ly - 3.4)::numeric, 1))
+			                 ELSE format('<path d="M%s,%sl4,-7h-8z"', round((lx + 11)::numeric, 1), round((ly + 5.4)::numeric, 1)) END
+			                 || format(' fill="%s" stroke="%s" stroke-width="1.5"/>', fill, col) END;
+		END IF;
+		o := o || format('<text x="%s" y="%s" fill="#111111">%s</text></g>', round((lx + 28)::numeric, 1), round((ly + 5)::numeric, 1),
+		                 kbench_svg_escape(CASE WHEN length(t.e->>'name') > (pw / ncol / 7)::int - 5
+		                                       THEN left(t.e->>'name', (pw / ncol / 7)::int - 6) || '…' ELSE t.e->>'name' END));
+	END LOOP;
+	-- one element a line, so that two versions of a chart diff line by line
+	RETURN regexp_replace(o, '><(/?g[ >]|text |line |rect |polyline |polygon |circle |path |defs>)', E'>\n<\\1', 'g') || E'\n</svg>';
+END $$;
+COMMENT ON FUNCTION kbench_chart(jsonb) IS 'an SVG chart drawn from a jsonb spec (title, x, y, series of points with optional bands, marks); deterministic bytes';
+
+--------------------------------------------------------------------------
+-- The charts
+--------------------------------------------------------------------------
+
+-- Whether the extension itself provides an object (a relation or function by
+-- its regclass / regprocedure text): the charts draw change points and alerts
+-- (issue 16) when a version provides them, and never use an object of the
+-- same name that a role created in the extension's schema.
+CREATE FUNCTION kbench_chart_has(kind text, name text) RETURNS boolean
+	LANGUAGE sql STABLE SET search_path = pg_catalog, @extschema@, pg_temp
+	RETURN EXISTS (SELECT 1 FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_extension x ON x.oid = d.refobjid
+	                WHERE x.extname = 'kernelindex' AND d.deptype = 'e'
+	                  AND d.classid = CASE kind WHEN 'relation' THEN 'pg_catalog.pg_class'::pg_catalog.regclass
+	                                            WHEN 'function' THEN 'pg_catalog.pg_proc'::pg_catalog.regclass END
+	                  AND d.objid = CASE kind WHEN 'relation' THEN pg_catalog.to_regclass(name)::pg_catalog.oid
+	                                          WHEN 'function' THEN pg_catalog.to_regprocedure(name)::pg_catalog.oid END);
+COMMENT ON FUNCTION kbench_chart_has(text, text) IS 'whether the extension itself provides a relation or function of that name (what the charts draw beyond regressions)';
+
+-- An implementation's short label: the provider part of its title
+-- ('Cross-entropy loss · Liger' -> 'Liger'), else its name.
+CREATE FUNCTION kbench_chart_label(implementation text) RETURNS text
+	LANGUAGE sql STABLE PARALLEL SAFE SET search_path = pg_catalog, @extschema@, pg_temp
+	RETURN coalesce((SELECT nullif(split_part(i.manifest #>> '{metadata,title}', ' · ', 2), '')
+	                   FROM kbench_implementations i WHERE i.name = implementation OR i.digest = implementation
+	                  ORDER BY i.digest LIMIT 1),
+	                CASE WHEN implementation ~ '^sha256:' THEN left(implementation, 19) || '…' ELSE implementation END);
+COMMENT ON FUNCTION kbench_chart_label(text) IS 'the short label charts give an implementation (its title''s provider part, else its name)';
+
+-- Sweep: one operation and pass (and device), a metric against one axis: a
+-- line per implementation (and device, dtype, other axes' values), each
+-- implementation's best run per value, with its spread as a band (the 95%
+-- interval of the median when the run kept raw samples, else p20..p80).
+-- metric: time (µs), bandwidth (GB/s) or flops (TFLOP/s) from the cost
+-- formulas, peak_memory (MiB, from the runs' peak_memory measurements).
+-- Runs made here (source 'kbench') are drawn thick with filled markers.
+CREATE FUNCTION kbench_chart_sweep(operation text, mode text, axis text, environment text DEFAULT NULL,
+                                   metric text DEFAULT 'time', implementation text DEFAULT NULL)
+	RETURNS text LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp
+	SET extra_float_digits = 1 AS $$
+DECLARE
+	m text := CASE lower(metric) WHEN 'memory' THEN 'peak_memory' WHEN 'latency' THEN 'time' ELSE lower(metric) END;
+	spec jsonb;
+	unit text;
+	memj jsonb;
+BEGIN
+	IF m IS NULL OR m NOT IN ('time', 'bandwidth', 'flops', 'peak_memory') THEN
+		RAISE EXCEPTION 'unknown chart metric "%"', metric USING ERRCODE = 'invalid_parameter_value',
+			HINT = 'Use time, bandwidth, flops or peak_memory.';
+	END IF;
+	unit := CASE m WHEN 'time' THEN 'median time (µs)' WHEN 'bandwidth' THEN 'achieved bandwidth (GB/s)'
+	               WHEN 'flops' THEN 'achieved TFLOP/s' ELSE 'peak memory (MiB)' END;
+	-- Peak memory: from kbench_memory_sweep when this version has it (issue 15:
+	-- memory imported without a latency, such as Liger's memory rows, and the
+	-- runs' peak_memory measurements), else from the runs' measurements alone.
+	IF m = 'peak_memory' AND kbench_chart_has('function', '@extschema@.kbench_memory_sweep(text, text, text, text, text)') THEN
+		EXECUTE $q$
+			SELECT coalesce(jsonb_agg(jsonb_build_object('ours', coalesce(r.source = 'kbench', false), 'impl', s.implementation_name,
+			                                             'device', s.device, 'dtype', s.dtype, 'fixed', s.fixed_axes, 'x', s.axis_value,
+			                                             'y', s.peak_bytes / 1048576.0, 'lo', s.p20_bytes / 1048576.0, 'hi', s.p80_bytes / 1048576.0,
+			                                             'ref', coalesce(left(r.digest, 19) || '…', s.ref))), '[]')
+			  FROM @extschema@.kbench_memory_sweep($1, $2, $3, $4, $5) s
+			  LEFT JOIN @extschema@.kbench_runs r ON r.digest = s.ref
+		$q$ INTO memj USING operation, mode, axis, environment, implementation;
+	END IF;
+	WITH raw AS (
+	SELECT coalesce(r.source = 'kbench', false) AS ours, s.implementation_name AS impl, s.device, s.dtype, s.fixed_axes AS fixed,
+	       s.axis_value AS x, r.raw_samples_ns IS NOT NULL AND r.ci95_low_ns IS NOT NULL AS has_ci,
+	       CASE m WHEN 'time' THEN s.median_ns / 1e3 WHEN 'bandwidth' THEN c.bytes / nullif(s.median_ns, 0)
+	              WHEN 'flops' THEN c.flops / nullif(s.median_ns, 0) / 1e3 ELSE mem.bytes / 1048576.0 END AS y,
+	       CASE m WHEN 'time' THEN sp.low_ns / 1e3 WHEN 'bandwidth' THEN c.bytes / nullif(sp.high_ns, 0) WHEN 'flops' THEN c.flops / nullif(sp.high_ns, 0) / 1e3 END AS lo,
+	       CASE m WHEN 'time' THEN sp.high_ns / 1e3 WHEN 'bandwidth' THEN c.bytes / nullif(sp.low_ns, 0) WHEN 'flops' THEN c.flops / nullif(sp.low_ns, 0) / 1e3 END AS hi,
+	       format('%s · %s=%s · %s %s%s: %s; %s %s; run %s (%s)', kbench_chart_label(s.implementation_name), axis, s.axis_value, s.device, s.dtype,
+	              CASE WHEN s.fixed_axes <> '{}' THEN ' ' || s.fixed_axes::text ELSE '' END,
+	              CASE m WHEN 'time' THEN 'median ' || kbench_svg_number(s.median_ns / 1e3) || ' µs'
+	                     WHEN 'bandwidth' THEN kbench_svg_number(c.bytes / nullif(s.median_ns, 0)) || ' GB/s'
+	                     WHEN 'flops' THEN kbench_svg_number(c.flops / nullif(s.median_ns, 0) / 1e3) || ' TFLOP/s'
+	                     ELSE kbench_svg_number(mem.bytes / 1048576.0) || ' MiB peak' END,
+	              CASE WHEN r.raw_samples_ns IS NOT NULL AND r.ci95_low_ns IS NOT NULL THEN '95% interval of the median' ELSE 'p20–p80' END,
+	              kbench_svg_number(sp.low_ns / 1e3) || '–' || kbench_svg_number(sp.high_ns / 1e3) || ' µs',
+	              left(s.run_digest, 19) || '…', coalesce(r.source, 'unknown source')) AS title
+	  FROM kbench_sweep(operation, mode, axis, environment, implementation) s
+	  JOIN kbench_runs r ON r.digest = s.run_digest
+	  CROSS JOIN LATERAL kbench_run_spread(r) sp
+	  LEFT JOIN LATERAL (SELECT wc.bytes, wc.flops FROM kbench_protocols p, kbench_workload_cost(r.workload_digest, kbench_protocol_mode(p.name)) wc
+	                      WHERE p.digest = r.protocol_digest AND m IN ('bandwidth', 'flops')) c ON true
+	  -- peak memory, without kbench_memory_sweep: the run's own peak_memory measurement
+	  LEFT JOIN LATERAL (SELECT max(ms.value) AS bytes FROM kbench_measurements ms
+	                      WHERE ms.run_digest = r.digest AND ms.metric = 'peak_memory' AND m = 'peak_memory') mem ON true
+	 WHERE memj IS NULL
+	UNION ALL
+	SELECT mj.ours, mj.impl, mj.device, mj.dtype, mj.fixed, mj.x, false, mj.y, mj.lo, mj.hi,
+	       format('%s · %s=%s · %s %s%s: %s MiB peak%s; %s', kbench_chart_label(mj.impl), axis, mj.x, mj.device, mj.dtype,
+	              CASE WHEN mj.fixed <> '{}' THEN ' ' || mj.fixed::text ELSE '' END, kbench_svg_number(mj.y),
+	              CASE WHEN mj.lo IS NOT NULL THEN format(' (p20–p80 %s–%s MiB)', kbench_svg_number(mj.lo), kbench_svg_number(mj.hi)) ELSE '' END, mj.ref)
+	  FROM jsonb_to_recordset(memj) AS mj(ours boolean, impl text, device text, dtype text, fixed jsonb, x numeric, y float8, lo float8, hi float8, ref text)
+	), v AS (
+		SELECT * FROM raw WHERE y > 0 AND y < 'Infinity'::float8
+	), n AS (
+		SELECT count(DISTINCT device) AS nd, count(DISTINCT dtype) AS nt, count(DISTINCT fixed) AS nf, min(fixed::text)::jsonb AS fixed1,
+		       coalesce(bool_or(has_ci), false) AS bool_or_raw FROM v
+	), rows AS (
+		SELECT kbench_chart_label(impl)
+		       || CASE WHEN nd > 1 THEN ' · ' || device ELSE '' END || CASE WHEN nt > 1 THEN ' · ' || dtype ELSE '' END
+		       || CASE WHEN nf > 1 THEN ' · ' || (SELECT string_agg(key || '=' || value, ' ' ORDER BY key) FROM jsonb_each_text(fixed)) ELSE '' END
+		       || CASE WHEN ours THEN ' (ours)' ELSE '' END AS k, v.*
+		  FROM v, n
+	)
+	SELECT jsonb_build_object(
+	         'title', format('%s %s: %s against %s', (SELECT o.name FROM kbench_operations o WHERE o.digest = (kbench__resolve_operation(operation))[1]),
+	                         mode, CASE m WHEN 'time' THEN 'time' WHEN 'bandwidth' THEN 'bandwidth' WHEN 'flops' THEN 'FLOP rate' ELSE 'peak memory' END, axis),
+	         'subtitle', concat_ws(' · ', (SELECT string_agg(DISTINCT device, ', ') FROM v), (SELECT string_agg(DISTINCT dtype, ', ') FROM v),
+	                               (SELECT string_agg(key || '=' || value, ' ' ORDER BY key) FROM n, jsonb_each_text(n.fixed1) WHERE n.nf = 1),
+	                               CASE WHEN m = 'peak_memory' AND memj IS NOT NULL THEN 'the lowest peak per implementation and value; band: p20–p80 of the calls'
+			                                    WHEN m = 'peak_memory' THEN NULL WHEN (SELECT bool_or_raw FROM n) THEN 'band: p20–p80, or the median''s 95% CI where raw samples were kept'
+			                                    ELSE 'band: each run''s p20–p80' END),
+	         'empty', CASE WHEN m = 'peak_memory' THEN 'No run of this selection carries a peak_memory measurement.'
+	                       ELSE format('No competing run of %s %s%s along %s%s.', operation, mode, coalesce(' on ' || environment, ''), axis,
+	                                   CASE WHEN m IN ('bandwidth', 'flops') THEN ' with a cost formula (kbench_operation_costs)' ELSE '' END) END,
+	         'x', jsonb_build_object('label', axis, 'kind', 'number',
+	                                 'ticks', (SELECT jsonb_agg(jsonb_build_object('v', x, 'label', CASE WHEN x = trunc(x) AND abs(x) < 1e6 THEN trunc(x)::text ELSE kbench_svg_number(x::float8) END) ORDER BY x)
+	                                             FROM (SELECT DISTINCT x FROM v) q)),
+	         'y', jsonb_build_object('label', unit),
+	         'series', coalesce((SELECT jsonb_agg(jsonb_build_object('name', k, 'style', CASE WHEN ours THEN 'ours' ELSE 'imported' END, 'points', pts) ORDER BY ours, k)
+	                               FROM (SELECT k, ours, jsonb_agg(jsonb_build_object('x', x, 'y', y, 'lo', lo, 'hi', hi, 'title', title) ORDER BY x) AS pts
+	                                       FROM rows GROUP BY k, ours) q), '[]'))
+	  INTO spec;
+	RETURN kbench_chart(spec);
+END $$;
+COMMENT ON FUNCTION kbench_chart_sweep(text, text, text, text, text, text) IS 'SVG: an operation''s pass along one axis, a line and spread band per implementation (metric: time, bandwidth, flops, peak_memory)';
+
+-- Series: one implementation family in one workload (per pass and device)
+-- over its points in time order, the regressions kbench_regressions finds
+-- (method, default percent) marked.
+CREATE FUNCTION kbench_chart_series(implementation text, workload text, mode text DEFAULT NULL, environment text DEFAULT NULL,
+                                    method text DEFAULT 'percent')
+	RETURNS text LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp
+	SET extra_float_digits = 1 AS $$
+DECLARE
+	wd text;
+	wname text;
+	op text;
+	opname text;
+	fam text;
+	protos text[] := kbench__resolve_protocols(mode);
+	envs text[] := kbench__resolve_environments(environment);
+	spec jsonb;
+	marks jsonb;
+BEGIN
+	IF workload IS NULL THEN
+		RAISE EXCEPTION 'a workload is required' USING ERRCODE = 'null_value_not_allowed',
+			HINT = 'Name one by its name or digest, e.g. liger-layer-norm-hidden4096-rows4096-fp32.';
+	END IF;
+	SELECT w.digest, w.operation_digest, o.name, w.name INTO wd, op, opname, wname
+	  FROM kbench_workloads w LEFT JOIN kbench_operations o ON o.digest = w.operation_digest
+	 WHERE w.name = workload OR w.digest = workload ORDER BY w.digest LIMIT 1;
+	IF wd IS NULL THEN
+		RAISE EXCEPTION 'unknown workload "%"', workload USING ERRCODE = 'undefined_object',
+			DETAIL = 'No workload in the catalog has that name or digest.',
+			HINT = 'List them with SELECT name FROM kbench_workloads ORDER BY 1.';
+	END IF;
+	SELECT min(i.name) INTO fam FROM kbench_implementations i WHERE i.digest = ANY (kbench__resolve_implementation(ARRAY[op], implementation));
+	fam := coalesce(fam, implementation);
+	-- regressions, at their point of their series; then change points and
+	-- alerts when this version provides them (issue 16).
+	WITH pts AS (
+		SELECT s.run_digest, s.point, s.primary_ns FROM kbench_series s
+		 WHERE s.workload_digest = wd AND s.implementation = fam
+		   AND (protos IS NULL OR s.protocol_digest = ANY (protos)) AND (envs IS NULL OR s.environment_digest = ANY (envs))
+	)
+	SELECT coalesce(jsonb_agg(jsonb_build_object('x', pts.point, 'y', g.value_ns / 1e3, 'kind', 'regression',
+	                                             'label', format('+%s%% %s', round(g.change_pct::numeric, 1), kbench_protocol_mode(g.protocol)),
+	                                             'title', format('%s %s: %s µs against a baseline of %s µs (+%s%%, %s, %s %s)', g.device, kbench_protocol_mode(g.protocol),
+	                                                             kbench_svg_number(g.value_ns / 1e3), kbench_svg_number(g.baseline_ns / 1e3),
+	                                                             round(g.change_pct::numeric, 1), g.flagged_by, g.points, CASE WHEN g.points = 1 THEN 'point' ELSE 'points' END))
+	                           ORDER BY g.device, g.protocol, pts.point), '[]') INTO marks
+	  FROM kbench_regressions(fam, opname, mode, environment, method, in_workload => wd) g
+	  JOIN pts ON pts.run_digest = g.run_digest;
+	IF kbench_chart_has('function', '@extschema@.kbench_change_points(text, text, text, text, text, double precision, integer, double precision)') THEN
+		EXECUTE $q$
+			SELECT coalesce(jsonb_agg(jsonb_build_object('x', s.point, 'y', c.after_ns / 1e3, 'kind', 'change point',
+			                          'label', format('%s%s%% %s', CASE WHEN c.change_pct >= 0 THEN '+' ELSE '' END, round(c.change_pct::numeric, 1),
+			                                          @extschema@.kbench_protocol_mode(c.protocol)),
+			                          'title', format('%s %s: a step from %s to %s µs (%s%s%%)', c.device, c.protocol,
+			                                          @extschema@.kbench_svg_number(c.before_ns / 1e3), @extschema@.kbench_svg_number(c.after_ns / 1e3),
+			                                          CASE WHEN c.change_pct >= 0 THEN '+' ELSE '' END, round(c.change_pct::numeric, 1)))
+			                 ORDER BY c.device, c.protocol, s.point), '[]')
+			  FROM @extschema@.kbench_change_points($1, $2, $3, $4, $5) c
+			  JOIN @extschema@.kbench_series s ON s.run_digest = c.run_digest AND s.implementation = $1
+			$q$ INTO spec USING fam, opname, mode, environment, wd;
+		marks := marks || spec;
+	END IF;
+	IF kbench_chart_has('relation', '@extschema@.kbench_alert_status') THEN
+		EXECUTE $q$
+			SELECT coalesce(jsonb_agg(jsonb_build_object('x', s.point, 'y', a.value_ns / 1e3, 'kind', 'alert',
+			                          'label', format('alert %s: %s', a.id, a.status),
+			                          'title', format('alert %s (%s, %s): %s µs, %s%s%%', a.id, a.status, a.method,
+			                                          @extschema@.kbench_svg_number(a.value_ns / 1e3),
+			                                          CASE WHEN a.change_pct >= 0 THEN '+' ELSE '' END, round(a.change_pct::numeric, 1)))
+			                 ORDER BY a.id), '[]')
+			  FROM @extschema@.kbench_alert_status a
+			  JOIN @extschema@.kbench_series s ON s.run_digest = a.run_digest AND s.implementation = a.family
+			 WHERE a.workload_digest = $2 AND a.family = $1
+			   AND ($3 IS NULL OR a.protocol_digest = ANY ($3)) AND ($4 IS NULL OR a.environment_digest = ANY ($4))
+			$q$ INTO spec USING fam, wd, protos, envs;
+		marks := marks || spec;
+	END IF;
+	WITH s AS (
+		SELECT s.*, concat_ws(' ', e.product, e.form_factor) AS device, kbench_protocol_mode(p.name) AS pass, sp.low_ns, sp.high_ns
+		  FROM kbench_series s
+		  JOIN kbench_runs r ON r.digest = s.run_digest
+		  CROSS JOIN LATERAL kbench_run_spread(r) sp
+		  LEFT JOIN kbench_environments e ON e.digest = s.environment_digest
+		  LEFT JOIN kbench_protocols p ON p.digest = s.protocol_digest
+		 WHERE s.workload_digest = wd AND s.implementation = fam
+		   AND (protos IS NULL OR s.protocol_digest = ANY (protos)) AND (envs IS NULL OR s.environment_digest = ANY (envs))
+	)
+	SELECT jsonb_build_object(
+	         'title', format('%s · %s', kbench_chart_label(fam), wname),
+	         'subtitle', concat_ws(' · ', (SELECT string_agg(DISTINCT device, ', ') FROM s), fam, 'runs in time order', 'regressions: ' || lower(method)),
+	         'empty', format('No competing run of %s in %s%s%s.', fam, wname, coalesce(' (' || mode || ')', ''), coalesce(' on ' || environment, '')),
+	         'x', jsonb_build_object('label', 'point (version, date)', 'kind', 'index',
+	                                 'ticks', (SELECT jsonb_agg(jsonb_build_object('v', point, 'label', concat_ws(' ', '#' || point, version,
+	                                                                               to_char(observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'))) ORDER BY point)
+	                                             FROM (SELECT DISTINCT ON (point) point, version, observed_at FROM s ORDER BY point, device, pass) q)),
+	         'y', jsonb_build_object('label', 'median time (µs)'),
+	         'series', coalesce((SELECT jsonb_agg(jsonb_build_object('name', concat_ws(' · ', CASE WHEN (SELECT count(DISTINCT device) FROM s) > 1 THEN device END,
+	                                                                                  coalesce(pass, '?')), 'points', pts) ORDER BY device, pass)
+	                               FROM (SELECT device, pass, jsonb_agg(jsonb_build_object('x', point, 'y', primary_ns / 1e3, 'lo', low_ns / 1e3, 'hi', high_ns / 1e3,
+	                                                  'title', format('#%s %s %s: %s µs (%s–%s); run %s', point, coalesce(version, ''),
+	                                                                  to_char(observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), kbench_svg_number(primary_ns / 1e3),
+	                                                                  kbench_svg_number(low_ns / 1e3), kbench_svg_number(high_ns / 1e3), left(run_digest, 19) || '…'))
+	                                                  ORDER BY point) AS pts
+	                                       FROM s GROUP BY device, pass) q), '[]'),
+	         'marks', marks)
+	  INTO spec;
+	RETURN kbench_chart(spec);
+END $$;
+COMMENT ON FUNCTION kbench_chart_series(text, text, text, text, text) IS 'SVG: an implementation family''s series in one workload (per pass and device), its regressions marked';
+
+-- Record timeline: a workload's leaders (per pass and device) over time, from
+-- kbench_record_history: a step line, each step a new leader.
+CREATE FUNCTION kbench_chart_records(workload text, mode text DEFAULT NULL, environment text DEFAULT NULL)
+	RETURNS text LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp
+	SET extra_float_digits = 1 AS $$
+DECLARE
+	wd text;
+	wname text;
+	protos text[] := kbench__resolve_protocols(mode);
+	envs text[] := kbench__resolve_environments(environment);
+	spec jsonb;
+BEGIN
+	IF workload IS NULL THEN
+		RAISE EXCEPTION 'a workload is required' USING ERRCODE = 'null_value_not_allowed',
+			HINT = 'Name one by its name or digest, e.g. liger-layer-norm-hidden4096-rows4096-fp32.';
+	END IF;
+	SELECT w.digest, w.name INTO wd, wname FROM kbench_workloads w WHERE w.name = workload OR w.digest = workload ORDER BY w.digest LIMIT 1;
+	IF wd IS NULL THEN
+		RAISE EXCEPTION 'unknown workload "%"', workload USING ERRCODE = 'undefined_object',
+			DETAIL = 'No workload in the catalog has that name or digest.',
+			HINT = 'List them with SELECT name FROM kbench_workloads ORDER BY 1.';
+	END IF;
+	WITH h AS (
+		SELECT h.*, concat_ws(' ', e.product, e.form_factor) AS device, kbench_protocol_mode(p.name) AS pass,
+		       coalesce(i.name, h.implementation_digest) AS impl
+		  FROM kbench_record_history h
+		  LEFT JOIN kbench_environments e ON e.digest = h.environment_digest
+		  LEFT JOIN kbench_protocols p ON p.digest = h.protocol_digest
+		  LEFT JOIN kbench_implementations i ON i.digest = h.implementation_digest
+		 WHERE h.workload_digest = wd AND (protos IS NULL OR h.protocol_digest = ANY (protos))
+		   AND (envs IS NULL OR h.environment_digest = ANY (envs))
+	)
+	SELECT jsonb_build_object(
+	         'title', format('Records of %s', wname),
+	         'empty', format('No record in %s%s%s yet.', wname, coalesce(' (' || mode || ')', ''), coalesce(' on ' || environment, '')),
+	         'x', jsonb_build_object('label', 'when the leading run was observed (UTC)', 'kind', 'time'),
+	         'y', jsonb_build_object('label', 'leader''s time (µs)'),
+	         'subtitle', concat_ws(' · ', (SELECT string_agg(DISTINCT device, ', ') FROM h), 'each step a new leader; hover a point for the run'),
+	         'series', coalesce((SELECT jsonb_agg(jsonb_build_object('name', concat_ws(' · ', CASE WHEN (SELECT count(DISTINCT device) FROM h) > 1 THEN device END,
+	                                                                                       coalesce(pass, '?')), 'step', true, 'points', pts,
+	                                                                 'label_end', last_label) ORDER BY device, pass)
+	                               FROM (SELECT device, pass,
+	                                            jsonb_agg(jsonb_build_object('x', extract(epoch FROM at)::float8, 'y', primary_ns / 1e3,
+	                                                      'title', format('%s %s: %s, %s µs%s; run %s', to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), cause,
+	                                                                      kbench_chart_label(impl), kbench_svg_number(primary_ns / 1e3),
+	                                                                      CASE WHEN previous_primary_ns IS NOT NULL THEN format(' (was %s µs)', kbench_svg_number(previous_primary_ns / 1e3)) ELSE '' END,
+	                                                                      left(run_digest, 19) || '…'))
+	                                                      ORDER BY id) FILTER (WHERE run_digest IS NOT NULL) AS pts,
+	                                            kbench_chart_label((array_agg(impl ORDER BY id DESC) FILTER (WHERE run_digest IS NOT NULL))[1]) AS last_label
+	                                       FROM h GROUP BY device, pass) q WHERE pts IS NOT NULL), '[]'),
+	         'marks', (SELECT coalesce(jsonb_agg(jsonb_build_object('x', extract(epoch FROM at)::float8, 'kind', 'note', 'label', cause,
+	                                                                'title', format('%s %s: the leader %s was withdrawn', device, pass, left(previous_run_digest, 19) || '…'))
+	                                             ORDER BY id), '[]')
+	                     FROM h WHERE cause IN ('retracted', 'superseded')))
+	  INTO spec;
+	RETURN kbench_chart(spec);
+END $$;
+COMMENT ON FUNCTION kbench_chart_records(text, text, text) IS 'SVG: a workload''s leaders (per pass and device) over time, from kbench_record_history';
+
+-- Roofline: one device, every competing run with a cost formula as a point
+-- (arithmetic intensity, achieved FLOP/s), the device's roofs (bandwidth x
+-- intensity up to the fp32 vector peak, and up to the matrix peak of each
+-- dtype whose runs are bound by it); each point's title says how many times
+-- its roofline floor the run took.
+CREATE FUNCTION kbench_chart_roofline(environment text, operation text DEFAULT NULL, mode text DEFAULT NULL)
+	RETURNS text LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp
+	SET extra_float_digits = 1 AS $$
+DECLARE
+	envs text[];
+	ops text[];
+	protos text[] := kbench__resolve_protocols(mode);
+	dev kbench_devices;
+	ndev int;
+	spec jsonb;
+	roofs jsonb;
+	peaks jsonb;
+	amin float8;
+	amax float8;
+	skipped bigint;
+BEGIN
+	IF environment IS NULL THEN
+		RAISE EXCEPTION 'an environment is required' USING ERRCODE = 'null_value_not_allowed',
+			HINT = 'Name a device, e.g. ''NVIDIA H100 80GB HBM3'' or ''A100''.';
+	END IF;
+	envs := kbench__resolve_environments(environment);
+	IF operation IS NOT NULL THEN
+		ops := kbench__resolve_operation(operation);
+	END IF;
+	SELECT count(DISTINCT (kbench_device_of(e)).name) INTO ndev FROM unnest(envs) e;
+	IF ndev > 1 THEN
+		RAISE EXCEPTION 'environment "%" names more than one device', environment USING ERRCODE = 'ambiguous_parameter',
+			DETAIL = format('It matches %s.', (SELECT string_agg(DISTINCT concat_ws(' ', e.product, e.form_factor), ', ')
+			                                     FROM kbench_environments e WHERE e.digest = ANY (envs))),
+			HINT = 'Name the product and form factor, e.g. ''NVIDIA H100 80GB HBM3''.';
+	END IF;
+	SELECT d.* INTO dev FROM unnest(envs) e, kbench_device_of(e) d WHERE d.name IS NOT NULL ORDER BY d.name LIMIT 1;
+	WITH r AS (
+		SELECT * FROM kbench_roofline r
+		 WHERE r.environment_digest = ANY (envs) AND (protos IS NULL OR r.protocol_digest = ANY (protos))
+		   AND (ops IS NULL OR r.workload_digest IN (SELECT w.digest FROM kbench_workloads w WHERE w.operation_digest = ANY (ops)))
+	)
+	SELECT min(arithmetic_intensity) FILTER (WHERE achieved_flops_per_s > 0 AND arithmetic_intensity > 0),
+	       max(arithmetic_intensity) FILTER (WHERE achieved_flops_per_s > 0 AND arithmetic_intensity > 0),
+	       count(*) FILTER (WHERE NOT (achieved_flops_per_s > 0 AND arithmetic_intensity > 0)),
+	       -- the matrix peaks the runs are bound by (one pass over kbench_roofline, whose
+	       -- cost formulas are what a roofline costs)
+	       coalesce(jsonb_agg(DISTINCT jsonb_build_object('k', dtype || ' matrix', 'peak', peak_flops))
+	                  FILTER (WHERE peak_flops IS NOT NULL AND peak_flops <> dev.peak_flops_fp32), '[]'),
+	       jsonb_build_object(
+	         'title', format('Roofline of %s%s', (SELECT string_agg(DISTINCT concat_ws(' ', e.product, e.form_factor), ', ') FROM kbench_environments e
+	                                                     WHERE e.digest = ANY (envs)), coalesce(' · ' || kbench_chart_roofline.operation, '')
+	                         || coalesce(' · ' || kbench_chart_roofline.mode, '')),
+	         'subtitle', concat_ws(' · ', CASE WHEN dev.name IS NULL THEN 'no datasheet peaks for this device (add a row to kbench_devices)'
+	                                            ELSE format('%s: %s B/s, %s FLOP/s fp32', dev.name, kbench_svg_number(dev.peak_bandwidth_bytes_per_s),
+	                                                        kbench_svg_number(dev.peak_flops_fp32)) END,
+	                               'a point per run',
+	                               CASE WHEN count(*) FILTER (WHERE NOT (achieved_flops_per_s > 0 AND arithmetic_intensity > 0)) > 0
+	                                    THEN format('%s without FLOPs not drawn', count(*) FILTER (WHERE NOT (achieved_flops_per_s > 0 AND arithmetic_intensity > 0))) END),
+	         'empty', format('No competing run on %s%s has a cost formula (kbench_operation_costs).', kbench_chart_roofline.environment,
+	                          coalesce(' of ' || kbench_chart_roofline.operation, '')),
+	         'x', jsonb_build_object('label', 'arithmetic intensity (FLOP/byte)', 'log', true),
+	         'y', jsonb_build_object('label', 'achieved FLOP/s', 'log', true),
+	         'series', coalesce((SELECT jsonb_agg(jsonb_build_object('name', k, 'line', false, 'points', pts) ORDER BY k)
+	                               FROM (SELECT CASE WHEN ops IS NULL THEN kbench__op_key(r.operation) ELSE kbench_chart_label(r.implementation) END AS k,
+	                                            jsonb_agg(jsonb_build_object('x', r.arithmetic_intensity, 'y', r.achieved_flops_per_s,
+	                                                      'title', format('%s %s %s %s · %s: %s FLOP/B, %s FLOP/s, %s B/s; %s the roofline floor (%s%% of the roofline, %s-bound)',
+	                                                                      r.operation, r.mode, (SELECT string_agg(key || '=' || value, ' ' ORDER BY key) FROM jsonb_each_text(r.axes)), r.dtype,
+	                                                                      kbench_chart_label(r.implementation), kbench_svg_number(r.arithmetic_intensity),
+	                                                                      kbench_svg_number(r.achieved_flops_per_s), kbench_svg_number(r.achieved_bytes_per_s),
+	                                                                      CASE WHEN r.pct_of_roofline > 0 THEN round((100 / r.pct_of_roofline)::numeric, 2) || '×' ELSE '?' END,
+	                                                                      round(r.pct_of_roofline::numeric, 1), coalesce(r.bound, '?')))
+	                                                      ORDER BY r.arithmetic_intensity, r.run_digest) AS pts
+	                                       FROM r WHERE r.achieved_flops_per_s > 0 AND r.arithmetic_intensity > 0 GROUP BY 1) q), '[]'))
+	  INTO amin, amax, skipped, peaks, spec
+	  FROM r;
+	IF dev.name IS NOT NULL AND amin IS NOT NULL THEN
+		-- the roofs over the points' range, a factor of 3 wider each side
+		SELECT jsonb_agg(jsonb_build_object('name', format('roof %s: %s B/s × intensity, %s FLOP/s', k, kbench_svg_number(dev.peak_bandwidth_bytes_per_s),
+		                                                   kbench_svg_number(peak)), 'style', 'roof',
+		                                    'label_end', format('%s: %s FLOP/s', k, kbench_svg_number(peak)),
+		                                    'points', jsonb_build_array(
+		                                      jsonb_build_object('x', amin / 3, 'y', least(dev.peak_bandwidth_bytes_per_s * amin / 3, peak)),
+		                                      jsonb_build_object('x', greatest(amin / 3, least(amax * 3, peak / dev.peak_bandwidth_bytes_per_s)),
+		                                                         'y', least(dev.peak_bandwidth_bytes_per_s * greatest(amin / 3, least(amax * 3, peak / dev.peak_bandwidth_bytes_per_s)), peak)),
+		                                      jsonb_build_object('x', amax * 3, 'y', least(dev.peak_bandwidth_bytes_per_s * amax * 3, peak))))
+		                 ORDER BY peak)
+		  INTO roofs
+		  FROM (SELECT DISTINCT k, peak FROM (
+		          SELECT 'fp32' AS k, dev.peak_flops_fp32 AS peak
+		          UNION ALL
+		          SELECT e->>'k', (e->>'peak')::float8 FROM jsonb_array_elements(peaks) e) q
+		         WHERE peak > 0) q2;
+		spec := jsonb_set(spec, '{series}', coalesce(roofs, '[]') || (spec->'series'));
+	END IF;
+	RETURN kbench_chart(spec);
+END $$;
+COMMENT ON FUNCTION kbench_chart_roofline(text, text, text) IS 'SVG: one device''s runs (arithmetic intensity, achieved FLOP/s) under its roofs; each point''s title gives its multiple of the roofline floor';
+
+--------------------------------------------------------------------------
+-- The report: one self-contained HTML page
+--------------------------------------------------------------------------
+
+-- One HTML page (inline CSS and SVG, no script, no external asset) of the
+-- history, or of one operation and/or device: what it holds, the leaders per
+-- operation and device, the speedups between implementations, regressions
+-- (and alerts), recent jobs (those the caller may see), and the charts: a
+-- sweep per operation, a roofline per device, the series of the largest
+-- regressions, the record timelines of the cohorts with the longest history.
+CREATE FUNCTION kbench_report(operation text DEFAULT NULL, environment text DEFAULT NULL, title text DEFAULT 'kernelindex report',
+                              max_charts int DEFAULT 60)
+	RETURNS text LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp
+	SET extra_float_digits = 1 AS $$
+#variable_conflict use_column
+DECLARE
+	ops text[];
+	envs text[] := kbench__resolve_environments(environment);
+	h text;
+	sec text;
+	rec record;
+	n int := 0;
+	regs jsonb;
+BEGIN
+	IF max_charts IS NULL OR max_charts < 0 OR max_charts > 1000 THEN
+		RAISE EXCEPTION 'max_charts must lie between 0 and 1000, got %', coalesce(max_charts::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF operation IS NOT NULL THEN
+		ops := kbench__resolve_operation(operation);
+	END IF;
+	h := '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">'
+	  || '<title>' || kbench_svg_escape(title) || '</title><style>'
+	  || 'body{font-family:"DejaVu Sans",Verdana,Arial,sans-serif;margin:24px auto;max-width:1100px;color:#111;padding:0 16px}'
+	  || 'h1{font-size:26px}h2{font-size:20px;margin-top:36px;border-bottom:1px solid #ccc}h3{font-size:15px}'
+	  || 'table{border-collapse:collapse;font-size:13px;margin:8px 0}th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}'
+	  || 'th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}'
+	  || 'figure{margin:16px 0}figure svg{max-width:100%;height:auto;border:1px solid #eee}figcaption{font-size:12px;color:#555}'
+	  || '.muted{color:#666}.bad{color:#b03000}.good{color:#006040}</style></head><body>'
+	  || '<h1>' || kbench_svg_escape(title) || '</h1>'
+	  || '<p><a href="#leaders">Leaders</a> · <a href="#speedups">Speedups</a> · <a href="#regressions">Regressions and alerts</a> · '
+	  || '<a href="#jobs">Recent jobs</a> · <a href="#charts">Charts</a></p>';
+
+	-- What the selection holds.
+	WITH c AS (
+		SELECT cr.*, r.source FROM kbench_cohort_runs cr JOIN kbench_runs r ON r.digest = cr.run_digest
+		 WHERE (ops IS NULL OR cr.workload_digest IN (SELECT w.digest FROM kbench_workloads w WHERE w.operation_digest = ANY (ops)))
+		   AND (envs IS NULL OR cr.environment_digest = ANY (envs))
+	)
+	SELECT format('<p>%s competing runs (%s imported, %s measured here) of %s operations on %s devices in %s cohorts, observed %s to %s%s.</p>',
+	              count(*), count(*) FILTER (WHERE coalesce(source, '') <> 'kbench'), count(*) FILTER (WHERE source = 'kbench'),
+	              count(DISTINCT operation), count(DISTINCT environment_digest),
+	              count(DISTINCT (workload_digest, protocol_digest, environment_digest)),
+	              coalesce(to_char(min(observed_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD'), '–'), coalesce(to_char(max(observed_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD'), '–'),
+	              concat(CASE WHEN kbench_report.operation IS NOT NULL THEN '; operation ' || kbench_svg_escape(kbench_report.operation) END,
+	                     CASE WHEN kbench_report.environment IS NOT NULL THEN '; device ' || kbench_svg_escape(kbench_report.environment) END))
+	  INTO sec FROM c;
+	h := h || sec;
+
+	-- Leaders per operation, pass and device.
+	SELECT coalesce(string_agg(format('<tr><td>%s</td><td>%s</td><td>%s</td><td class="n">%s</td><td>%s</td></tr>',
+	                                  kbench_svg_escape(op), kbench_svg_escape(pass), kbench_svg_escape(dev), cohorts, leaders), '' ORDER BY op, pass, dev), '')
+	  INTO sec
+	  FROM (SELECT op, pass, dev, sum(led) AS cohorts,
+	               string_agg(format('%s %s%s', kbench_svg_escape(kbench_chart_label(impl)), led,
+	                                 CASE WHEN shared > 0 THEN format(' <span class="muted">(%s shared)</span>', shared) ELSE '' END), ', ' ORDER BY led DESC, impl) AS leaders
+	          FROM (SELECT l.operation AS op, l.mode AS pass, concat_ws(' ', l.product, l.form_factor) AS dev, coalesce(l.implementation, l.implementation_digest) AS impl,
+	                       count(*) AS led, count(*) FILTER (WHERE cardinality(l.tied_implementations) > 0) AS shared
+	                  FROM kbench_leaders l
+	                 WHERE (ops IS NULL OR l.workload_digest IN (SELECT w.digest FROM kbench_workloads w WHERE w.operation_digest = ANY (ops)))
+	                   AND (envs IS NULL OR l.environment_digest = ANY (envs))
+	                 GROUP BY 1, 2, 3, 4) q
+	         GROUP BY op, pass, dev) q2;
+	h := h || '<h2 id="leaders">Leaders per operation and device</h2>'
+	       || '<p class="muted">For each operation, pass and device: how many cohorts (workloads) each implementation leads; "shared": another implementation''s spread overlaps the leader''s.</p>'
+	       || CASE WHEN sec = '' THEN '<p>No cohort in this selection.</p>'
+	               ELSE '<table><tr><th>operation</th><th>pass</th><th>device</th><th>cohorts</th><th>leaders</th></tr>' || sec || '</table>' END;
+
+	-- Speedups: every pair of implementations in the cohorts they share.
+	WITH b AS (
+		SELECT cb.workload_digest, cb.protocol_digest, cb.environment_digest, coalesce(i.name, cb.implementation_digest) AS impl,
+		       coalesce(r.median_ns, r.primary_ns)::float8 AS med, o.name AS op, kbench_protocol_mode(p.name) AS pass,
+		       concat_ws(' ', e.product, e.form_factor) AS dev
+		  FROM kbench_cohort_bests cb
+		  JOIN kbench_runs r ON r.digest = cb.run_digest
+		  JOIN kbench_workloads w ON w.digest = cb.workload_digest
+		  JOIN kbench_operations o ON o.digest = w.operation_digest
+		  LEFT JOIN kbench_protocols p ON p.digest = cb.protocol_digest
+		  LEFT JOIN kbench_environments e ON e.digest = cb.environment_digest
+		  LEFT JOIN kbench_implementations i ON i.digest = cb.implementation_digest
+		 WHERE (ops IS NULL OR w.operation_digest = ANY (ops)) AND (envs IS NULL OR cb.environment_digest = ANY (envs))
+	), s AS (
+		SELECT a.op, a.pass, a.dev, a.impl AS fast, z.impl AS base, count(*) AS cohorts,
+		       kbench_geomean(z.med / a.med) AS g, min(z.med / a.med) AS lo, max(z.med / a.med) AS hi
+		  FROM b a JOIN b z ON z.workload_digest = a.workload_digest AND z.protocol_digest = a.protocol_digest
+		                   AND z.environment_digest = a.environment_digest AND z.impl <> a.impl
+		 WHERE a.med > 0 AND z.med > 0
+		 GROUP BY 1, 2, 3, 4, 5
+	)
+	SELECT coalesce(string_agg(format('<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class="n">%s×</td><td class="n">%s–%s×</td><td class="n">%s</td></tr>',
+	                                  kbench_svg_escape(op), kbench_svg_escape(pass), kbench_svg_escape(dev), kbench_svg_escape(kbench_chart_label(fast)),
+	                                  kbench_svg_escape(kbench_chart_label(base)), round(g::numeric, 2), round(lo::numeric, 2), round(hi::numeric, 2), cohorts),
+	                           '' ORDER BY op, pass, dev, fast, base), '')
+	  INTO sec
+	  FROM s WHERE g > 1 OR (g = 1 AND fast < base);
+	h := h || '<h2 id="speedups">Speedups</h2>'
+	       || '<p class="muted">Geometric mean over the cohorts both implementations ran of the baseline''s median over the faster one''s (kbench_speedup per pair).</p>'
+	       || CASE WHEN sec = '' THEN '<p>No two implementations share a cohort in this selection.</p>'
+	               ELSE '<table><tr><th>operation</th><th>pass</th><th>device</th><th>faster</th><th>than (baseline)</th><th>geomean</th><th>range</th><th>cohorts</th></tr>' || sec || '</table>' END;
+
+	-- Regressions (kbench_regressions, percent, computed once for the table and
+	-- the series charts) and alerts.
+	SELECT coalesce(jsonb_agg(to_jsonb(g)), '[]') INTO regs
+	  FROM kbench_regressions(NULL, kbench_report.operation, NULL, kbench_report.environment, 'percent') g;
+	SELECT coalesce(string_agg(format('<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class="n bad">+%s%%</td><td class="n">%s → %s µs</td><td>%s</td></tr>',
+	                                  kbench_svg_escape(kbench_chart_label(family)), kbench_svg_escape(workload), kbench_svg_escape(kbench_protocol_mode(protocol)),
+	                                  kbench_svg_escape(device), round(change_pct::numeric, 1), kbench_svg_number(baseline_ns / 1e3), kbench_svg_number(value_ns / 1e3),
+	                                  kbench_svg_escape(coalesce(version, ''))), '' ORDER BY change_pct DESC, family, workload, protocol, device), ''),
+	       count(*)
+	  INTO sec, n
+	  FROM jsonb_to_recordset(regs) AS g(family text, workload text, protocol text, device text, change_pct float8,
+	                                     baseline_ns float8, value_ns float8, version text);
+	h := h || '<h2 id="regressions">Regressions and alerts</h2>'
+	       || format('<p class="muted">%s regressions flagged by kbench_regressions(method =&gt; ''percent''): a run more than 5%% slower than the median of the previous 10 in its series.</p>', n)
+	       || CASE WHEN sec = '' THEN '<p>None.</p>'
+	               ELSE '<table><tr><th>implementation</th><th>workload</th><th>pass</th><th>device</th><th>change</th><th>baseline → run</th><th>version</th></tr>' || sec || '</table>' END
+	       ;
+	-- Saved alerts (issue 16), when this version keeps them.
+	IF kbench_chart_has('relation', '@extschema@.kbench_alert_status') THEN
+		EXECUTE $q$
+			SELECT coalesce(string_agg(format('<tr><td class="n">%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class="n bad">%s%%</td><td>%s</td></tr>',
+			                                  a.id, @extschema@.kbench_svg_escape(a.status), @extschema@.kbench_svg_escape(@extschema@.kbench_chart_label(a.family)),
+			                                  @extschema@.kbench_svg_escape(a.workload), @extschema@.kbench_svg_escape(a.mode), @extschema@.kbench_svg_escape(a.device),
+			                                  round(a.change_pct::numeric, 1), @extschema@.kbench_svg_escape(a.method)), '' ORDER BY a.id DESC), ''),
+			       count(*)
+			  FROM (SELECT * FROM @extschema@.kbench_alert_status a
+			         WHERE a.status IN ('open', 'confirmed')
+			           AND ($1 IS NULL OR a.workload_digest IN (SELECT w.digest FROM @extschema@.kbench_workloads w WHERE w.operation_digest = ANY ($1)))
+			           AND ($2 IS NULL OR a.environment_digest = ANY ($2))
+			         ORDER BY a.id DESC LIMIT 50) a
+			$q$ INTO sec, n USING ops, envs;
+		h := h || format('<h3>Open alerts</h3><p class="muted">%s open or confirmed alerts shown (at most 50, latest first; kbench_alert_status).</p>', n)
+		       || CASE WHEN sec = '' THEN '' ELSE '<table><tr><th>alert</th><th>status</th><th>implementation</th><th>workload</th><th>pass</th><th>device</th><th>change</th><th>method</th></tr>' || sec || '</table>' END;
+	ELSE
+		h := h || '<p class="muted">Saved alerts: not in this version.</p>';
+	END IF;
+
+	-- Recent jobs (the caller's, as row security lets them see).
+	SELECT coalesce(string_agg(format('<tr><td class="n">%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class="n">%s</td><td>%s</td></tr>',
+	                                  j.id, kbench_svg_escape(j.operation), kbench_svg_escape(j.mode), kbench_svg_escape(j.workload::text), kbench_svg_escape(j.device),
+	                                  CASE WHEN j.status IN ('failed', 'timeout') THEN '<span class="bad">' || j.status || '</span>' ELSE j.status END,
+	                                  to_char(j.queued_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'),
+	                                  coalesce(round(extract(epoch FROM j.finished_at - j.started_at)::numeric, 2) || ' s', ''),
+	                                  kbench_svg_escape(coalesce(left(j.error, 120), kbench_svg_number(r.median_ns / 1e3) || ' µs', ''))), '' ORDER BY j.id DESC), '')
+	  INTO sec
+	  FROM (SELECT * FROM kbench_jobs j ORDER BY j.id DESC LIMIT 20) j LEFT JOIN kbench_runs r ON r.digest = j.run_digest
+	 WHERE (ops IS NULL OR kbench__op_key(j.operation) IN (SELECT kbench__op_key(o.name) FROM kbench_operations o WHERE o.digest = ANY (ops)));
+	h := h || '<h2 id="jobs">Recent jobs</h2>'
+	       || CASE WHEN sec = '' THEN '<p>No job (that you may see) has run here.</p>'
+	               ELSE '<table><tr><th>job</th><th>operation</th><th>pass</th><th>workload</th><th>device</th><th>status</th><th>queued (UTC)</th><th>ran</th><th>result</th></tr>' || sec || '</table>' END;
+
+	-- Charts.
+	h := h || '<h2 id="charts">Charts</h2><p class="muted">Hover a point, line or mark for its numbers.</p>';
+	n := 0;
+	-- our runs beside the history: per operation and pass measured here, a sweep
+	-- over every device along the axis with the most values
+	FOR rec IN
+		WITH mine AS (
+			SELECT DISTINCT cr.operation, cr.mode FROM kbench_cohort_runs cr JOIN kbench_runs r ON r.digest = cr.run_digest
+			 WHERE r.source = 'kbench' AND cr.mode IS NOT NULL
+			   AND (ops IS NULL OR cr.workload_digest IN (SELECT w.digest FROM kbench_workloads w WHERE w.operation_digest = ANY (ops)))
+			   AND (envs IS NULL OR cr.environment_digest = ANY (envs))
+		), c AS (
+			SELECT cr.operation, cr.mode, a.key AS axis, count(DISTINCT a.value) AS nvals
+			  FROM kbench_cohort_runs cr JOIN mine USING (operation, mode), jsonb_each(cr.axes) a
+			 WHERE jsonb_typeof(a.value) = 'number'
+			 GROUP BY 1, 2, 3
+		)
+		SELECT DISTINCT ON (operation, mode) operation, mode, axis FROM c WHERE nvals > 1 ORDER BY operation, mode, nvals DESC, axis
+	LOOP
+		EXIT WHEN n >= max_charts;
+		h := h || '<figure>' || kbench_chart_sweep(rec.operation, rec.mode, rec.axis, environment)
+		       || '<figcaption>' || kbench_svg_escape(format('Runs made here beside the history: kbench_chart_sweep(%L, %L, %L%s)', rec.operation, rec.mode, rec.axis,
+		                 coalesce(', ' || quote_literal(environment), ''))) || '</figcaption></figure>';
+		n := n + 1;
+	END LOOP;
+	-- a roofline per device with runs that have costs
+	FOR rec IN SELECT DISTINCT r.environment_digest, r.environment FROM kbench_roofline r
+	            WHERE (ops IS NULL OR r.workload_digest IN (SELECT w.digest FROM kbench_workloads w WHERE w.operation_digest = ANY (ops)))
+	              AND (envs IS NULL OR r.environment_digest = ANY (envs)) AND r.device IS NOT NULL
+	            ORDER BY r.environment, r.environment_digest LOOP
+		EXIT WHEN n >= max_charts;
+		h := h || '<figure>' || kbench_chart_roofline(rec.environment_digest, operation)
+		       || '<figcaption>' || kbench_svg_escape(format('kbench_chart_roofline(%L%s)', rec.environment, coalesce(', ' || quote_literal(operation), ''))) || '</figcaption></figure>';
+		n := n + 1;
+	END LOOP;
+	-- the series of the four largest regressions
+	FOR rec IN SELECT q.family, q.workload, q.workload_digest FROM (
+	             SELECT DISTINCT ON (g.family, g.workload_digest) g.family, g.workload, g.workload_digest, g.change_pct
+	               FROM jsonb_to_recordset(regs) AS g(family text, workload text, workload_digest text, change_pct float8)
+	              ORDER BY g.family, g.workload_digest, g.change_pct DESC) q
+	            ORDER BY q.change_pct DESC, q.family, q.workload LIMIT 4 LOOP
+		EXIT WHEN n >= max_charts;
+		h := h || '<figure>' || kbench_chart_series(rec.family, rec.workload_digest, NULL, environment)
+		       || '<figcaption>' || kbench_svg_escape(format('kbench_chart_series(%L, %L%s)', rec.family, rec.workload, coalesce(', environment => ' || quote_literal(environment), ''))) || '</figcaption></figure>';
+		n := n + 1;
+	END LOOP;
+	-- the record timelines of the workloads whose leaders changed most often
+	FOR rec IN SELECT w.name, h2.workload_digest, count(*) AS changes
+	             FROM kbench_record_history h2 JOIN kbench_workloads w ON w.digest = h2.workload_digest
+	            WHERE (ops IS NULL OR w.operation_digest = ANY (ops)) AND (envs IS NULL OR h2.environment_digest = ANY (envs))
+	            GROUP BY 1, 2 ORDER BY 3 DESC, 1 LIMIT 3 LOOP
+		EXIT WHEN n >= max_charts;
+		h := h || '<figure>' || kbench_chart_records(rec.workload_digest, NULL, environment)
+		       || '<figcaption>' || kbench_svg_escape(format('kbench_chart_records(%L%s)', rec.name, coalesce(', environment => ' || quote_literal(environment), ''))) || '</figcaption></figure>';
+		n := n + 1;
+	END LOOP;
+	-- a sweep per operation: its pass, device and axis with the most runs
+	FOR rec IN
+		WITH c AS (
+			SELECT cr.operation, cr.mode, cr.environment_digest, concat_ws(' ', cr.product, cr.form_factor) AS dev, a.key AS axis,
+			       count(DISTINCT a.value) AS nvals, count(*) AS runs
+			  FROM kbench_cohort_runs cr, jsonb_each(cr.axes) a
+			 WHERE jsonb_typeof(a.value) = 'number' AND cr.mode IS NOT NULL
+			   AND (ops IS NULL OR cr.workload_digest IN (SELECT w.digest FROM kbench_workloads w WHERE w.operation_digest = ANY (ops)))
+			   AND (envs IS NULL OR cr.environment_digest = ANY (envs))
+			 GROUP BY 1, 2, 3, 4, 5
+		)
+		SELECT DISTINCT ON (operation) operation, mode, environment_digest, dev, axis FROM c WHERE nvals > 1
+		 ORDER BY operation, nvals DESC, runs DESC, mode, dev, axis
+	LOOP
+		EXIT WHEN n >= max_charts;
+		h := h || '<figure>' || kbench_chart_sweep(rec.operation, rec.mode, rec.axis, rec.environment_digest)
+		       || '<figcaption>' || kbench_svg_escape(format('kbench_chart_sweep(%L, %L, %L, %L)', rec.operation, rec.mode, rec.axis, rec.dev)) || '</figcaption></figure>';
+		n := n + 1;
+	END LOOP;
+	IF n = 0 THEN
+		h := h || '<p>No chart: the selection holds no data to draw.</p>';
+	END IF;
+	RETURN h || '<p class="muted">Made by kbench_report() from the database''s own rows; the same rows give the same page.</p></body></html>';
+END $$;
+COMMENT ON FUNCTION kbench_report(text, text, text, int) IS 'one self-contained HTML page (inline CSS and SVG, no script): leaders, speedups, regressions, recent jobs and charts of the history, or of one operation and/or device';

@@ -1,0 +1,275 @@
+#!/usr/bin/env bash
+# charts.sh: the SVG charts and the HTML report (sql/60_charts.sql,
+# docs/REPORTS.md) on the Liger history plus runs made here by the worker.
+#   - every chart is well-formed XML (xmllint), renders to PNG with
+#     rsvg-convert, and the PNG is not blank; its labels and legend are there;
+#   - the same query gives the same bytes;
+#   - a chart over an empty selection says so; bad input raises its SQLSTATE;
+#   - text from the catalog is escaped;
+#   - the report is self-contained, opens in headless Chromium, and every
+#     chart in it renders there; it lists only the jobs the caller may see.
+# Prints TAP lines.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+bash bin/setup_charts.sh >/dev/null || { echo "not ok - xmllint, rsvg-convert and chromium are installed (bin/setup_charts.sh)"; exit 1; }
+export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
+source bin/pgcluster.sh
+TMP=$(mktemp -d /tmp/kernelindex-charts.XXXXXX)
+trap 'ki_cluster_stop; rm -rf "$TMP"' EXIT
+ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'charts'" \
+                 "kernelindex.devices = 'cpu'" || { echo "not ok - the cluster starts"; exit 1; }
+createdb charts && psql -X -q -d charts -c "CREATE EXTENSION kernelindex" >/dev/null || { echo "not ok - extension created"; exit 1; }
+export PGDATABASE=charts
+q() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1"; }
+ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+has() { if grep -qF -- "$2" "$1"; then echo "ok - $3"; else echo "not ok - $3 ('$2' missing from $(basename "$1"))"; fi; }
+CSV="$ROOT/data/liger/all_benchmark_data.csv"
+[ -f "$CSV" ] || CSV="$ROOT/../shared/data/liger/all_benchmark_data.csv"
+cp "$CSV" "$TMP/liger.csv" && chmod a+r "$TMP/liger.csv" && chmod a+rx "$TMP"
+ok "$(q "SELECT inserted FROM kbench_import_liger(pg_read_file('$TMP/liger.csv'))")" 1649 "the Liger history imports (1649 runs)"
+
+# Runs of our own, through the worker on the CPU: layer_norm forward at two of
+# Liger's workloads, so that the sweep draws ours beside theirs.
+TINY='{"warmup_ms": 0, "rep_ms": 1, "flush_bytes": 0, "max_samples": 5}'
+q "SELECT kbench_run('layer_norm', 'forward', jsonb_build_object('rows', 4096, 'hidden', h, 'dtype', 'fp32'), protocol => '$TINY')
+     FROM unnest(ARRAY[1024, 2048]) h" >/dev/null
+for i in $(seq 1 600); do
+  [ "$(q "SELECT count(*) FROM kbench_jobs WHERE status IN ('queued', 'running')")" = 0 ] && break
+  sleep 0.2
+done
+ok "$(q "SELECT count(*) FROM kbench_jobs WHERE status = 'passed'")" 2 "two layer_norm jobs ran on the CPU worker"
+
+# chart NAME SQL: write the chart, check it is XML, render it, check the PNG
+# is drawn (over 1% of its pixels inked, over 8 colours).
+chart() {
+  local name=$1 sql=$2
+  if ! q "$sql" >"$TMP/$name.svg" 2>"$TMP/$name.err"; then
+    echo "not ok - $name: $sql"; sed 's/^/# /' "$TMP/$name.err" | head -5; return 1
+  fi
+  if xmllint --noout "$TMP/$name.svg" 2>"$TMP/$name.err"; then echo "ok - $name is well-formed XML"
+  else echo "not ok - $name is well-formed XML"; sed 's/^/# /' "$TMP/$name.err" | head -5; fi
+  if rsvg-convert "$TMP/$name.svg" -o "$TMP/$name.png" 2>"$TMP/$name.err"; then echo "ok - $name renders to PNG (rsvg-convert)"
+  else echo "not ok - $name renders to PNG (rsvg-convert)"; sed 's/^/# /' "$TMP/$name.err" | head -5; return 1; fi
+  python3 test/charts/png_stats.py "$TMP/$name.png" | awk -v n="$name" \
+    '{ if ($4 > 0.01 && $5 > 8) print "ok - " n " is drawn (" $2 "x" $3 ", " $4 * 100 "% inked, " $5 " colours)";
+       else print "not ok - " n " is drawn (" $2 "x" $3 ", " $4 * 100 "% inked, " $5 " colours)" }'
+}
+
+# 1. The sweep: time against hidden, a line per implementation, ours told apart.
+chart sweep "SELECT kbench_chart_sweep('layer_norm', 'forward', 'hidden')"
+has "$TMP/sweep.svg" '>liger-layer-norm forward: time against hidden</text>' "sweep: title"
+has "$TMP/sweep.svg" '>median time (µs) (log scale)</text>' "sweep: y axis with its unit, log over a decade"
+has "$TMP/sweep.svg" '>hidden (log scale)</text>' "sweep: x axis named after the swept axis"
+has "$TMP/sweep.svg" '>Liger · NVIDIA H100 80GB HBM3</text>' "sweep: legend entry per implementation and device"
+has "$TMP/sweep.svg" '(ours)</text>' "sweep: runs made here are labelled ours in the legend"
+ok "$(grep -o 'stroke-width="2.6"' "$TMP/sweep.svg" | wc -l | awk '{print ($1 > 0)}')" 1 "sweep: runs made here are drawn thicker"
+ok "$(grep -o '<polygon ' "$TMP/sweep.svg" | wc -l | awk '{print ($1 >= 4)}')" 1 "sweep: a spread band per imported line"
+has "$TMP/sweep.svg" "95% interval of the median" "sweep: our runs' band is the 95% interval of the median (raw samples)"
+has "$TMP/sweep.svg" '<title>Liger · hidden=4096 · NVIDIA H100 80GB HBM3 fp32 {&quot;rows&quot;: 4096}: median ' "sweep: a title per point for hover"
+chart sweep_bw "SELECT kbench_chart_sweep('cross_entropy', 'forward', 'vocab', 'A100', metric => 'bandwidth')"
+has "$TMP/sweep_bw.svg" '>achieved bandwidth (GB/s)</text>' "sweep: bandwidth in GB/s from the cost formulas"
+chart sweep_flops "SELECT kbench_chart_sweep('layer_norm', 'backward', 'hidden', 'NVIDIA H100 80GB HBM3', metric => 'flops')"
+has "$TMP/sweep_flops.svg" '>achieved TFLOP/s' "sweep: FLOP rate in TFLOP/s"
+
+# peak memory: absent from the runs, then present on one of them
+chart sweep_mem0 "SELECT kbench_chart_sweep('layer_norm', 'forward', 'hidden', 'NVIDIA H100 80GB HBM3', metric => 'peak_memory')"
+has "$TMP/sweep_mem0.svg" 'No run of this selection carries a peak_memory measurement.' "sweep: peak memory absent says so (Liger's runs carry none)"
+if [ "$(q "SELECT count(*) > 0 FROM kbench_measurements m JOIN kbench_runs r ON r.digest = m.run_digest WHERE r.source = 'kbench' AND m.metric = 'peak_memory'")" = t ]; then
+  chart sweep_mem_ours "SELECT kbench_chart_sweep('layer_norm', 'forward', 'hidden', metric => 'peak_memory')"
+  has "$TMP/sweep_mem_ours.svg" ' MiB peak; ' "sweep: the peak memory our CPU runs measured"
+  has "$TMP/sweep_mem_ours.svg" '(ours)</text>' "sweep: the peak memory of our runs labelled ours"
+fi
+q "INSERT INTO kbench_measurements (run_digest, ordinal, metric, unit, statistic, value)
+   SELECT b.run_digest, 1000 + row_number() OVER (ORDER BY b.run_digest), 'peak_memory', 'bytes', 'max', 64.0 * 1048576 * (w.axes->>'hidden')::int / 1024
+     FROM kbench_cohort_bests b JOIN kbench_workloads w ON w.digest = b.workload_digest
+     JOIN kbench_operations o ON o.digest = w.operation_digest JOIN kbench_protocols p ON p.digest = b.protocol_digest
+    WHERE o.name = 'liger-layer-norm' AND p.name LIKE '%forward'" >/dev/null
+chart sweep_mem "SELECT kbench_chart_sweep('layer_norm', 'forward', 'hidden', metric => 'peak_memory')"
+has "$TMP/sweep_mem.svg" '>peak memory (MiB) (log scale)</text>' "sweep: peak memory in MiB when runs carry peak_memory"
+has "$TMP/sweep_mem.svg" ': 256 MiB peak;' "sweep: peak memory values from the measurements (4096 hidden: 256 MiB)"
+
+# peak memory from kbench_memory_sweep (issue 15: memory rows imported without
+# a latency) when the extension provides it, never from one a role created
+MEMSWEEP="SELECT kbench_chart_sweep('layer_norm', 'backward', 'hidden', 'NVIDIA H100 80GB HBM3', metric => 'peak_memory')"
+if [ "$(q "SELECT kbench_chart_has('function', 'kbench_memory_sweep(text, text, text, text, text)')")" = f ]; then
+  q "DO \$\$ BEGIN CREATE ROLE charts_intruder; EXCEPTION WHEN duplicate_object THEN NULL; END \$\$; GRANT CREATE ON SCHEMA public TO charts_intruder" >/dev/null
+  psql -X -q -v ON_ERROR_STOP=1 -c "SET ROLE charts_intruder" -f test/charts/issue15_mocks.sql >/dev/null
+  q "$MEMSWEEP" >"$TMP/sweep_mem_intruder.svg"
+  has "$TMP/sweep_mem_intruder.svg" 'No run of this selection carries a peak_memory measurement.' "sweep: a kbench_memory_sweep a role created is not used"
+  q "ALTER EXTENSION kernelindex ADD FUNCTION kbench_memory_sweep(text, text, text, text, text)" >/dev/null
+  chart sweep_mem2 "$MEMSWEEP"
+  has "$TMP/sweep_mem2.svg" ': 256 MiB peak (p20–p80 234–273 MiB); liger-kernel-bench/' "sweep: peak memory and its p20–p80 from kbench_memory_sweep when the extension has it"
+  ok "$(grep -o '<polygon ' "$TMP/sweep_mem2.svg" | wc -l)" 2 "sweep: a memory band per line"
+  q "ALTER EXTENSION kernelindex DROP FUNCTION kbench_memory_sweep(text, text, text, text, text);
+     DROP FUNCTION kbench_memory_sweep(text, text, text, text, text); REVOKE CREATE ON SCHEMA public FROM charts_intruder" >/dev/null
+else
+  echo "# this version has its own kbench_memory_sweep: the stand-in is not loaded"
+  chart sweep_mem2 "$MEMSWEEP"
+fi
+
+# 2. The series, its regressions marked.
+chart series "SELECT kbench_chart_series('liger-bench-fused-add-rms-norm-liger-fused-add-rms-norm', 'liger-fused-add-rms-norm-hidden8192-rows2048-fp32', 'backward', 'H100')"
+has "$TMP/series.svg" '>+149.6% backward</text>' "series: the regression of kbench_regressions marked with its change"
+has "$TMP/series.svg" '<title>regression: NVIDIA H100 80GB HBM3 backward: 386 µs against a baseline of 154 µs (+149.6%, percent, 1 point)</title>' "series: the regression's title for hover"
+has "$TMP/series.svg" '>#2 0.7.0 ' "series: points labelled with their version"
+has "$TMP/series.svg" '>regression</text>' "series: regressions in the legend"
+
+# Change points and alerts (issue 16): drawn when the extension provides
+# them, never from objects of those names that a role created.
+SERIES="SELECT kbench_chart_series('liger-bench-fused-add-rms-norm-liger-fused-add-rms-norm', 'liger-fused-add-rms-norm-hidden8192-rows2048-fp32', environment => 'H100')"
+if [ "$(q "SELECT kbench_chart_has('function', 'kbench_change_points(text, text, text, text, text, double precision, integer, double precision)')
+              OR kbench_chart_has('relation', 'kbench_alert_status')")" = f ]; then
+  q "DO \$\$ BEGIN CREATE ROLE charts_intruder; EXCEPTION WHEN duplicate_object THEN NULL; END \$\$; GRANT CREATE ON SCHEMA public TO charts_intruder" >/dev/null
+  psql -X -q -v ON_ERROR_STOP=1 -c "SET ROLE charts_intruder" -f test/charts/issue16_mocks.sql >/dev/null
+  q "$SERIES" >"$TMP/series_intruder.svg"
+  ok "$(grep -c '<title>\(alert\|change point\):' "$TMP/series_intruder.svg")" 0 "series: a kbench_change_points or kbench_alert_status a role created is not used"
+  q "ALTER EXTENSION kernelindex ADD FUNCTION kbench_change_points(text, text, text, text, text, float8, int, float8);
+     ALTER EXTENSION kernelindex ADD VIEW kbench_alert_status" >/dev/null
+  chart series_marks "$SERIES"
+  has "$TMP/series_marks.svg" '<title>change point: NVIDIA H100 80GB HBM3 liger-bench-do-bench-full: a step from 291 to 559 µs (+92.5%)</title>' "series: change points marked when the extension has kbench_change_points"
+  has "$TMP/series_marks.svg" '<title>alert: alert 7 (open, percent): 177 µs, +87.1%</title>' "series: alerts marked when the extension has kbench_alert_status"
+  has "$TMP/series_marks.svg" '>change point</text>' "series: change points in the legend"
+  q "SELECT kbench_report('fused_add_rms_norm')" >"$TMP/report-alerts.html"
+  has "$TMP/report-alerts.html" '<td class="n">7</td><td>open</td><td>Liger fused</td><td>liger-fused-add-rms-norm-hidden8192-rows2048-fp32</td><td>forward</td>' "the report lists the open alerts"
+  q "ALTER EXTENSION kernelindex DROP FUNCTION kbench_change_points(text, text, text, text, text, float8, int, float8);
+     ALTER EXTENSION kernelindex DROP VIEW kbench_alert_status;
+     DROP FUNCTION kbench_change_points(text, text, text, text, text, float8, int, float8); DROP VIEW kbench_alert_status;
+     REVOKE CREATE ON SCHEMA public FROM charts_intruder" >/dev/null
+else
+  echo "# this version has its own kbench_change_points / kbench_alert_status: the stand-ins are not loaded"
+  chart series_marks "$SERIES"
+fi
+
+# 3. The roofline.
+chart roofline "SELECT kbench_chart_roofline('NVIDIA H100 80GB HBM3')"
+has "$TMP/roofline.svg" '>roof fp32: 3.35T B/s × intensity, 67T FLOP/s</text>' "roofline: the fp32 roof in the legend"
+has "$TMP/roofline.svg" '>roof bf16 matrix: ' "roofline: the matrix roof of the tensor-bound runs"
+has "$TMP/roofline.svg" 'the roofline floor (' "roofline: each point's title gives its multiple of the floor"
+has "$TMP/roofline.svg" '>arithmetic intensity (FLOP/byte) (log scale)</text>' "roofline: log axes with units"
+
+# 4. The record timeline.
+chart records "SELECT kbench_chart_records('liger-layer-norm-hidden1024-rows4096-fp32', 'forward')"
+has "$TMP/records.svg" '>Records of liger-layer-norm-hidden1024-rows4096-fp32</text>' "records: title"
+has "$TMP/records.svg" ' first: ' "records: the first leader in a point's title"
+
+# Empty selections say so.
+chart empty_sweep "SELECT kbench_chart_sweep('layer_norm', 'backward', 'hidden', 'B200')"
+has "$TMP/empty_sweep.svg" 'No competing run of layer_norm backward on B200 along hidden.' "an empty sweep says so"
+chart empty_roofline "SELECT kbench_chart_roofline('NVIDIA GeForce RTX 4090', 'layer_norm')"
+has "$TMP/empty_roofline.svg" 'has a cost formula' "an empty roofline says so"
+chart empty_chart "SELECT kbench_chart('{\"title\": \"nothing\"}')"
+has "$TMP/empty_chart.svg" 'Nothing to draw: the selection holds no data.' "an empty spec draws a chart that says so"
+
+# Determinism: the same query, in another session, gives the same bytes.
+for c in "sweep|SELECT kbench_chart_sweep('layer_norm', 'forward', 'hidden')" \
+         "series|SELECT kbench_chart_series('liger-bench-fused-add-rms-norm-liger-fused-add-rms-norm', 'liger-fused-add-rms-norm-hidden8192-rows2048-fp32', 'backward', 'H100')" \
+         "roofline|SELECT kbench_chart_roofline('NVIDIA H100 80GB HBM3')" \
+         "records|SELECT kbench_chart_records('liger-layer-norm-hidden1024-rows4096-fp32', 'forward')"; do
+  name=${c%%|*}
+  q "SET timezone = 'Pacific/Auckland'; SET extra_float_digits = 0; SET datestyle = 'German, DMY'; SET intervalstyle = 'sql_standard'; ${c#*|}" >"$TMP/$name.again.svg"
+  if cmp -s "$TMP/$name.svg" "$TMP/$name.again.svg"; then echo "ok - $name: the same query gives the same bytes (another session, time zone, float and date output)"
+  else echo "not ok - $name: the same query gives the same bytes"; fi
+done
+
+# Text from the catalog is escaped (and control characters dropped).
+q "SELECT kbench_chart(jsonb_build_object('title', 'a <b> & \"c\" ''d'' ' || chr(1), 'x', '{\"label\": \"<x>\"}',
+     'series', jsonb_build_array(jsonb_build_object('name', '</text><script>alert(1)</script>',
+       'points', jsonb_build_array(jsonb_build_object('x', 1, 'y', 2, 'title', '<&>'), jsonb_build_object('x', 2, 'y', 3))))))" >"$TMP/escape.svg"
+if xmllint --noout "$TMP/escape.svg" 2>/dev/null && ! grep -q '<script' "$TMP/escape.svg" \
+   && grep -qF 'a &lt;b&gt; &amp; &quot;c&quot; &#39;d&#39; </text>' "$TMP/escape.svg"; then
+  echo "ok - text in a chart is escaped (markup, quotes, control characters)"
+else echo "not ok - text in a chart is escaped (markup, quotes, control characters)"; head -c 600 "$TMP/escape.svg" | sed 's/^/# /'; fi
+
+# Bad input: each raises its error.
+err() {   # err SQL SQLSTATE WHAT
+  local out
+  out=$(psql -X -At -q -v VERBOSITY=verbose -c "$1" 2>&1 >/dev/null)
+  case "$out" in *"ERROR:  $2:"*) echo "ok - $3 ($2)";; *) echo "not ok - $3 (expected $2)"; echo "$out" | head -3 | sed 's/^/# /';; esac
+}
+err "SELECT kbench_chart_sweep('layer_norm', 'forward', 'hidden', metric => 'joules')" 22023 "an unknown metric"
+err "SELECT kbench_chart_sweep('no_such_op', 'forward', 'hidden')" 42704 "an unknown operation"
+err "SELECT kbench_chart_sweep('layer_norm', 'forward', 'depth')" 42704 "an unknown axis"
+err "SELECT kbench_chart_sweep('layer_norm', 'sideways', 'hidden')" 42704 "an unknown mode"
+err "SELECT kbench_chart_sweep('layer_norm', NULL, 'hidden')" 22004 "no mode"
+err "SELECT kbench_chart_sweep('layer_norm', 'forward', 'hidden', 'TPU v5')" 42704 "an unknown device"
+err "SELECT kbench_chart_series('liger', NULL)" 22004 "a series without a workload"
+err "SELECT kbench_chart_series('liger', 'no-such-workload')" 42704 "a series of an unknown workload"
+err "SELECT kbench_chart_series('nobody', 'liger-layer-norm-hidden1024-rows4096-fp32')" 42704 "a series of an unknown implementation"
+err "SELECT kbench_chart_series('liger', 'liger-layer-norm-hidden1024-rows4096-fp32', method => 'vibes')" 22023 "a series with an unknown regression method"
+err "SELECT kbench_chart_roofline(NULL)" 22004 "a roofline without a device"
+err "SELECT kbench_chart_roofline('H100')" 42P08 "a roofline of a name that matches two devices"
+err "SELECT kbench_chart_records(NULL)" 22004 "a record timeline without a workload"
+err "SELECT kbench_chart_records('no-such-workload')" 42704 "a record timeline of an unknown workload"
+err "SELECT kbench_chart('[1, 2]')" 22023 "a chart spec that is not an object"
+err "SELECT kbench_chart('{\"series\": {}}')" 22023 "a chart spec whose series is not an array"
+err "SELECT kbench_chart('{\"width\": 50}')" 22023 "a chart too small"
+err "SELECT kbench_chart('{\"x\": {\"kind\": \"calendar\"}}')" 22023 "an unknown x axis kind"
+err "SELECT kbench_report(max_charts => -1)" 22023 "a report with a negative chart budget"
+err "SELECT kbench_report('no_such_op')" 42704 "a report of an unknown operation"
+err "SELECT kbench_report(environment => 'TPU v5')" 42704 "a report of an unknown device"
+err "SELECT kbench_chart_sweep('layer_norm', 'forward', 'hidden', implementation => 'nobody')" 42704 "a sweep of an unknown implementation"
+err "SELECT kbench_chart_roofline('H100 PCIe', 'no_such_op')" 42704 "a roofline of an unknown operation"
+err "SELECT kbench_chart_records('liger-layer-norm-hidden1024-rows4096-fp32', 'sideways')" 42704 "a record timeline of an unknown mode"
+err "SELECT kbench_chart('{\"width\": \"wide\"}')" 22023 "a chart width that is not a number"
+err "SELECT kbench_chart('{\"height\": 1e30}')" 22023 "a chart height far out of range"
+
+# The report: self-contained, the same bytes twice, every section there.
+q "SELECT kbench_report()" >"$TMP/report.html"
+q "SET timezone = 'America/St_Johns'; SET extra_float_digits = -5; SELECT kbench_report()" >"$TMP/report.again.html"
+if cmp -s "$TMP/report.html" "$TMP/report.again.html"; then echo "ok - the report: the same query gives the same bytes"; else echo "not ok - the report: the same query gives the same bytes"; fi
+for s in '<h2 id="leaders">' '<h2 id="speedups">' '<h2 id="regressions">' '<h2 id="jobs">' '<h2 id="charts">' \
+         '>Records of liger-' '>Roofline of NVIDIA H100 80GB HBM3</text>' 'Runs made here beside the history' \
+         '<td>layer_norm</td><td>forward</td>'; do
+  has "$TMP/report.html" "$s" "the report holds $s"
+done
+if grep -qiE '<script|<link|<img|<iframe|src=|@import|url\(http|href="http' "$TMP/report.html"; then
+  echo "not ok - the report is self-contained (no script, no external asset)"; grep -oiE '.{40}(<script|<link|<img|<iframe|src=|@import|url\(http|href="http).{40}' "$TMP/report.html" | head -3 | sed 's/^/# /'
+else echo "ok - the report is self-contained (no script, no external asset)"; fi
+nsvg=$(grep -o '<svg ' "$TMP/report.html" | wc -l)
+ok "$(awk -v n="$nsvg" 'BEGIN { print (n >= 30) }')" 1 "the report holds its charts ($nsvg)"
+# every chart in it on its own: XML and rsvg
+python3 - "$TMP/report.html" "$TMP" <<'PY'
+import re, sys
+html = open(sys.argv[1], encoding="utf-8").read()
+for i, m in enumerate(re.finditer(r"<svg .*?</svg>", html, re.S)):
+    open("%s/report-%03d.svg" % (sys.argv[2], i), "w", encoding="utf-8").write(m.group(0))
+PY
+bad=0
+for f in "$TMP"/report-*.svg; do
+  xmllint --noout "$f" 2>/dev/null && rsvg-convert "$f" -o "${f%.svg}.png" 2>/dev/null || { bad=$((bad + 1)); echo "# $(basename "$f") fails"; }
+done
+ok "$bad" 0 "every chart of the report is well-formed XML and renders with rsvg-convert"
+
+q "SELECT kbench_report('layer_norm', title => '</title><script>alert(1)</script> & co')" >"$TMP/report-title.html"
+if ! grep -q '<script' "$TMP/report-title.html" && grep -qF '<h1>&lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt; &amp; co</h1>' "$TMP/report-title.html"; then
+  echo "ok - the report escapes its text (a title with markup)"; else echo "not ok - the report escapes its text (a title with markup)"; fi
+
+# In headless Chromium: the page loads, and each inline chart has a drawn box.
+chrome() {
+  rm -rf "$TMP/chromium" && mkdir -p "$TMP/chromium"
+  timeout 180 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
+    --disable-component-update --disable-sync --disable-dev-shm-usage --user-data-dir="$TMP/chromium" "$@" 2>"$TMP/chromium.err"
+}
+sed 's#</body>#<script>addEventListener("load", function () { var s = document.querySelectorAll("svg"), ok = 0, bad = []; for (var i = 0; i < s.length; i++) { var b = s[i].getBBox(), r = s[i].getBoundingClientRect(), n = s[i].querySelectorAll("text,line,polyline,polygon,circle,rect,path").length; if (b.width > 100 \&\& b.height > 100 \&\& r.width > 100 \&\& n > 10) ok++; else bad.push(i); } var p = document.createElement("pre"); p.id = "check"; p.textContent = "charts rendered " + ok + "/" + s.length + (bad.length ? " bad " + bad.join(",") : ""); document.body.appendChild(p); });</script></body>#' \
+  "$TMP/report.html" >"$TMP/report-check.html"
+chrome --virtual-time-budget=10000 --dump-dom "file://$TMP/report-check.html" >"$TMP/dom.html"
+has "$TMP/dom.html" "charts rendered $nsvg/$nsvg<" "the report opens in headless Chromium and all $nsvg charts render there"
+chrome --window-size=1000,1400 --hide-scrollbars --screenshot="$TMP/report.png" "file://$TMP/report.html" >/dev/null
+if [ -f "$TMP/report.png" ]; then
+  python3 test/charts/png_stats.py "$TMP/report.png" | awk '{ if ($4 > 0.02 && $5 > 8) print "ok - the report'"'"'s screenshot in Chromium is not blank (" $4 * 100 "% inked)";
+                                                            else print "not ok - the report'"'"'s screenshot in Chromium is not blank (" $4 * 100 "% inked)" }'
+else echo "not ok - Chromium takes a screenshot of the report"; sed 's/^/# /' "$TMP/chromium.err" | tail -3; fi
+
+# Jobs: the report lists only those the caller may see; PUBLIC may call it.
+q "CREATE ROLE charts_reader" >/dev/null
+psql -X -At -q -c "SET ROLE charts_reader" -c "SELECT kbench_report('layer_norm')" >"$TMP/report-reader.html" 2>"$TMP/reader.err"
+has "$TMP/report-reader.html" 'No job (that you may see) has run here.' "a role without jobs sees none of the others' in the report"
+has "$TMP/report-reader.html" '>Roofline of NVIDIA H100 80GB HBM3 · layer_norm</text>' "a role with no grants draws the charts (PUBLIC reads the analytics)"
+q "SELECT kbench_report('layer_norm')" >"$TMP/report-owner.html"
+has "$TMP/report-owner.html" '<td>layer_norm</td><td>forward</td><td>{&quot;rows&quot;: 4096, &quot;dtype&quot;: &quot;fp32&quot;, &quot;hidden&quot;: 1024}</td>' "the jobs' owner sees them in the report"
+
+# A database with nothing in it: the report and the charts say so.
+createdb charts_empty && psql -X -q -d charts_empty -c "CREATE EXTENSION kernelindex" >/dev/null
+psql -X -At -q -d charts_empty -c "SELECT kbench_report()" >"$TMP/report-empty.html"
+has "$TMP/report-empty.html" 'No chart: the selection holds no data to draw.' "the report of an empty database says so"
