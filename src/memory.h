@@ -31,7 +31,13 @@ bool		ki_store_memory_observation(const ki_liger_result *res, long line);
  */
 const char *ki_import_memory_row(ki_arena *a, ki_value *row, bool *inserted);
 
-/* Record an import's memory counts in kbench_imports. */
+/*
+ * Whether the installed extension has kbench_memory_observations (a 0.1.0
+ * install running this library has not: its imports skip memory rows).
+ */
+bool		ki_memory_available(void);
+
+/* Record an import's memory counts in kbench_imports (when available). */
 void		ki_memory_import_finish(int64 import_id, const ki_memory_counts *mc);
 
 #endif							/* KI_MEMORY_H */
