@@ -23,22 +23,21 @@ q() { psql -X -At -q -v ON_ERROR_STOP=1 -d "${DB:-src}" -c "$1"; }
 createdb src && createdb dst || { echo "not ok - databases created"; exit 1; }
 q "CREATE EXTENSION kernelindex" && DB=dst q "CREATE EXTENSION kernelindex" || { echo "not ok - extension created"; exit 1; }
 
-# ---- the CSV, read independently of src/liger: every memory row's line and exact bytes
-python3 - "$CSV" >"$TMP/expected.tsv" <<'PY'
-import csv, sys
-from decimal import Decimal
-with open(sys.argv[1], newline='') as f:
-    r = csv.DictReader(f)
-    for row in r:
-        if row['metric_name'] != 'memory':
-            continue
-        b = [Decimal(row[k]) * 1048576 for k in ('y_value_50', 'y_value_20', 'y_value_80')]
-        assert all(x == x.to_integral_value() for x in b), row
-        print(r.line_num, row['kernel_name'], row['kernel_provider'], row['kernel_operation_mode'],
-              *(int(x) for x in b), row['liger_version'], sep='\t')
-PY
-csv_memory=$(wc -l <"$TMP/expected.tsv")
-ok "$csv_memory" 799 "the CSV holds 799 memory rows, each a whole number of bytes (MiB x 2^20, exact decimal arithmetic)"
+# ---- the CSV, read independently of src/liger: PostgreSQL's own CSV reader
+# into a database without the extension, numbers as exact numerics
+createdb hand
+H() { psql -X -At -q -v ON_ERROR_STOP=1 -d hand -c "$1"; }
+H "CREATE TABLE csv (n bigserial, kernel_name text, kernel_provider text, kernel_operation_mode text,
+     metric_name text, metric_unit text, x_name text, x_label text, x_value text, y50 numeric, y20 numeric,
+     y80 numeric, config text, gpu_name text, ts text, liger_version text)"
+H "\\copy csv (kernel_name, kernel_provider, kernel_operation_mode, metric_name, metric_unit, x_name, x_label, x_value, y50, y20, y80, config, gpu_name, ts, liger_version) FROM '$CSV' WITH (FORMAT csv, HEADER)"
+# one physical line per record (2,448 records and the header): the line of record n is n + 1
+ok "$(wc -l <"$CSV") $(H "SELECT count(*) FROM csv")" "2449 2448" "the CSV has one line per record, so a record's line is its number + 1"
+ok "$(H "SELECT count(*) || ' ' || count(*) FILTER (WHERE metric_unit = 'MB' AND y50 * 1048576 = trunc(y50 * 1048576)
+              AND y20 * 1048576 = trunc(y20 * 1048576) AND y80 * 1048576 = trunc(y80 * 1048576)) FROM csv WHERE metric_name = 'memory'")" \
+   "799 799" "the CSV holds 799 memory rows, each a whole number of bytes (MiB x 2^20 in exact numeric arithmetic)"
+H "SELECT n + 1, kernel_name, kernel_provider, kernel_operation_mode, (y50 * 1048576)::bigint, (y20 * 1048576)::bigint,
+          (y80 * 1048576)::bigint, liger_version FROM csv WHERE metric_name = 'memory' ORDER BY n" | tr '|' '\t' >"$TMP/expected.tsv"
 
 # ---- import
 ok "$(q "SELECT lines || ' ' || inserted || ' ' || present || ' ' || skipped || ' ' || rejected FROM kbench_import_liger(pg_read_file('$CSV'))")" \
@@ -74,21 +73,13 @@ ok "$(q "SELECT count(*) FROM kbench_memory_observations m JOIN kbench_workloads
          WHERE w.operation_digest = m.operation_digest")" 799 "every observation's five digests are manifests in the catalog"
 
 # ---- by hand from the CSV: fused_linear_cross_entropy, full, A100, liger against huggingface
-python3 - "$CSV" >"$TMP/flce.txt" <<'PY'
-import csv, sys
-from decimal import Decimal
-mem, ms = {}, {}
-with open(sys.argv[1], newline='') as f:
-    for row in csv.DictReader(f):
-        if (row['kernel_name'], row['kernel_operation_mode']) != ('fused_linear_cross_entropy', 'full') \
-           or not row['gpu_name'].startswith('NVIDIA A100'):
-            continue
-        d = mem if row['metric_name'] == 'memory' else ms
-        d[(int(row['x_value']), row['kernel_provider'])] = Decimal(row['y_value_50'])
-for bt in sorted({k[0] for k in mem}):
-    hf, lg = mem[(bt, 'huggingface')] * 1048576, mem[(bt, 'liger')] * 1048576
-    print(bt, int(hf), int(lg), '%.9f' % (lg / hf), '%.6f' % (ms[(bt, 'huggingface')] / ms[(bt, 'liger')]))
-PY
+H "WITH m AS (SELECT x_value::int AS bt, kernel_provider AS p, metric_name AS metric, y50 FROM csv
+             WHERE kernel_name = 'fused_linear_cross_entropy' AND kernel_operation_mode = 'full' AND gpu_name LIKE 'NVIDIA A100%')
+   SELECT hf.bt, (hf.y50 * 1048576)::bigint, (lg.y50 * 1048576)::bigint, round(lg.y50 / hf.y50, 9), round(shf.y50 / slg.y50, 6)
+     FROM m hf JOIN m lg ON lg.bt = hf.bt AND lg.p = 'liger' AND lg.metric = 'memory'
+     JOIN m shf ON shf.bt = hf.bt AND shf.p = 'huggingface' AND shf.metric = 'speed'
+     JOIN m slg ON slg.bt = hf.bt AND slg.p = 'liger' AND slg.metric = 'speed'
+    WHERE hf.p = 'huggingface' AND hf.metric = 'memory' ORDER BY hf.bt" | tr '|' ' ' >"$TMP/flce.txt"
 ok "$(cat "$TMP/flce.txt" | tr '\n' ';')" \
    "4096 6388220928 4451779584 0.696873141 0.460896;8192 9607382016 4683957248 0.487537317 0.668560;16384 16045704192 5148967936 0.320893859 0.796717;32768 28922347520 6076105728 0.210083422 0.885352;" \
    "by hand from the CSV: FLCE full on the A100, huggingface and liger peak bytes, liger/huggingface memory and speed ratios"
@@ -148,20 +139,20 @@ ok "$(DB=dst q "SELECT present || ' ' || inserted FROM kbench_import_catalog('$T
 
 # ---- bad memory rows of an export are rejected with reasons
 line=$(grep -m1 '"table": "memory_observations"' "$TMP/export1.jsonl")
-bad() {	# jq-free edit of one export line: $1 a python expression over r
-  python3 -c "import json,sys; d=json.loads(sys.argv[1]); r=d['row']; $1; print(json.dumps(d))" "$line"
+bad() {	# one export line edited: $1 an SQL expression over the line as jsonb d
+  psql -X -At -q -v ON_ERROR_STOP=1 -d src -v line="$line" <<<"SELECT ($1)::text FROM (SELECT :'line'::jsonb AS d) x"
 }
 {
-  bad "del r['p50Bytes']"
-  bad "r['p50Bytes'] = 1.5"
-  bad "r['p20Bytes'] = '12'"
-  bad "r['p80Bytes'] = -3"
-  bad "r['pass'] = 'sideways'"
-  bad "r['observedAt'] = '2024-09-03 15:31:42'"
-  bad "r['workloadDigest'] = 'sha256:abc'"
-  bad "r['protocolDigest'] = 'sha256:' + '0' * 64"
-  bad "r['environment']['spec']['hardware']['product'] = 'Another GPU'"
-  bad "r['externalId'] = 'new/one'; r['p50Bytes'] = 10**20"
+  bad "d #- '{row,p50Bytes}'"
+  bad "jsonb_set(d, '{row,p50Bytes}', '1.5')"
+  bad "jsonb_set(d, '{row,p20Bytes}', '\"12\"')"
+  bad "jsonb_set(d, '{row,p80Bytes}', '-3')"
+  bad "jsonb_set(d, '{row,pass}', '\"sideways\"')"
+  bad "jsonb_set(d, '{row,observedAt}', '\"2024-09-03 15:31:42\"')"
+  bad "jsonb_set(d, '{row,workloadDigest}', '\"sha256:abc\"')"
+  bad "jsonb_set(d, '{row,protocolDigest}', to_jsonb('sha256:' || repeat('0', 64)))"
+  bad "jsonb_set(d, '{row,environment,spec,hardware,product}', '\"Another GPU\"')"
+  bad "jsonb_set(jsonb_set(d, '{row,externalId}', '\"new/one\"'), '{row,p50Bytes}', '100000000000000000000')"
 } >"$TMP/bad.jsonl"
 chmod 644 "$TMP/bad.jsonl"
 ok "$(DB=dst q "SELECT lines || ' ' || rejected || ' ' || inserted FROM kbench_import_catalog('$TMP/bad.jsonl')")" "10 10 0" \
