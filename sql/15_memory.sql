@@ -87,6 +87,20 @@ BEGIN
 		outcome := 'invalid memory observation: needs ' || bad;
 		RETURN;
 	END IF;
+	-- what it names must agree with the catalog, where the catalog knows it
+	SELECT string_agg(what, '; ') INTO bad FROM (
+		SELECT format('its workload is of operation %s, not %s', w.operation_digest, r->>'operationDigest') AS what
+		  FROM kbench_workloads w WHERE w.digest = r->>'workloadDigest' AND w.operation_digest <> r->>'operationDigest'
+		UNION ALL
+		SELECT format('its implementation is of operation %s, not %s', i.operation_digest, r->>'operationDigest')
+		  FROM kbench_implementations i WHERE i.digest = r->>'implementationDigest' AND i.operation_digest <> r->>'operationDigest'
+		UNION ALL
+		SELECT format('pass %s, but its protocol %s times %s', r->>'pass', p.name, coalesce(kbench_protocol_mode(p.name), 'another pass'))
+		  FROM kbench_protocols p WHERE p.digest = r->>'protocolDigest' AND kbench_protocol_mode(p.name) IS DISTINCT FROM r->>'pass') x;
+	IF bad IS NOT NULL THEN
+		outcome := 'invalid memory observation: ' || bad;
+		RETURN;
+	END IF;
 	BEGIN
 		at := (r->>'observedAt')::timestamptz;
 		IF pg_catalog.to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') <> r->>'observedAt' THEN
