@@ -90,6 +90,9 @@ ok "$(q "SELECT string_agg(concat_ws(' ', axes->>'tokens', regexp_replace(implem
           FROM kbench_memory_records WHERE operation = 'liger-fused-linear-cross-entropy' AND mode = 'full' AND product = 'NVIDIA A100'")" \
    "$(awk '{printf "%s liger %s 1 t 1.000;%s huggingface %s 2 f %.3f;", $1, $3, $1, $2, $2 / $3}' "$TMP/flce.txt" | sed 's/;$//')" \
    "kbench_memory_records: liger holds every FLCE full A100 memory record, huggingface ranks 2 at the hand-computed multiple"
+ok "$(q "SELECT (SELECT count(*) FROM kbench_memory_records) || ' ' || count(*) || ' ' || count(*) FILTER (WHERE (r.*)::text IN (SELECT (v.*)::text FROM kbench_memory_records v))
+          FROM kbench_operations o, kbench_memory_records(o.digest) r")" "692 692 692" \
+   "kbench_memory_records(operation) over every operation gives the view's 692 records, row for row"
 ok "$(q "SELECT count(*) FROM kbench_memory_records('fused_linear_cross_entropy', 'full', 'A100')")" 8 \
    "kbench_memory_records('fused_linear_cross_entropy', ...) answers by short name from the imported rows"
 ok "$(q "SELECT round(geomean_memory_ratio::numeric, 6) FROM kbench_memory_ratio_summary('fused_linear_cross_entropy', 'huggingface', 'liger', 'full', 'A100')")" \
