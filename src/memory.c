@@ -74,15 +74,21 @@ store_carried(ki_arena *a, ki_value *row, const char *key, ki_kind want, const c
 
 	if (m == NULL || m->type == KI_NULL)
 		return NULL;
-	if (m->type != KI_OBJECT)
-		return psprintf("invalid memory observation: %s is not a manifest", key);
+	{
+		const ki_value *kind = m->type == KI_OBJECT ? ki_get(m, "kind") : NULL;
+		const char *want_name = ki_kind_name(want);
+
+		/* checked first, so that nothing else (a composite run document) is stored */
+		if (kind == NULL || kind->type != KI_STRING || kind->u.str.len != strlen(want_name) ||
+			memcmp(kind->u.str.ptr, want_name, kind->u.str.len) != 0)
+			return psprintf("invalid memory observation: %s is not a %s manifest", key, want_name);
+	}
 	ki_errors_init(&errs, a);
 	n = ki_ingest_tree(a, m, "kernelindex-catalog", (Datum) 0, out, &errs);
 	if (n < 0)
 		return psprintf("invalid %s manifest: %s%s%s (rule %s)", key, errs.items[0].message,
 						errs.items[0].path[0] ? " at " : "", errs.items[0].path, errs.items[0].rule);
-	if (n != 1 || out[0].kind != want)
-		return psprintf("invalid memory observation: %s is not a %s", key, ki_kind_name(want));
+	Assert(n == 1 && out[0].kind == want);
 	if (d == NULL || d->type != KI_STRING || d->u.str.len != KI_DIGEST_LEN ||
 		memcmp(d->u.str.ptr, out[0].digest, KI_DIGEST_LEN) != 0)
 		return psprintf("digest mismatch: %s says %.*s but the %s manifest digests to %s", digest_key,

@@ -158,21 +158,23 @@ bad() {	# one export line edited: $1 an SQL expression over the line as jsonb d
   bad "jsonb_set(jsonb_set(d, '{row,externalId}', '\"new/one\"'), '{row,p50Bytes}', '100000000000000000000')"
   bad "jsonb_set(d, '{row,operationDigest}', to_jsonb('sha256:' || repeat('1', 64)))"
   bad "jsonb_set(jsonb_set(d, '{row,pass}', '\"forward\"'), '{row,externalId}', '\"new/two\"')"
+  bad "jsonb_set(d, '{row,protocol}', jsonb_build_object('run', d->'row'->'protocol'))"
 } >"$TMP/bad.jsonl"
 chmod 644 "$TMP/bad.jsonl"
-ok "$(DB=dst q "SELECT lines || ' ' || rejected || ' ' || inserted FROM kbench_import_catalog('$TMP/bad.jsonl')")" "12 12 0" \
-   "12 bad memory_observations rows: all rejected, nothing stored"
+ok "$(DB=dst q "SELECT lines || ' ' || rejected || ' ' || inserted FROM kbench_import_catalog('$TMP/bad.jsonl')")" "13 13 0" \
+   "13 bad memory_observations rows: all rejected, nothing stored"
 DB=dst q "SELECT line || ': ' || reason FROM kbench_import_rejections WHERE import_id = (SELECT max(id) FROM kbench_imports) ORDER BY line" >"$TMP/reasons.txt"
 n=0
 for want in "needs p50Bytes (a whole number)" "needs p50Bytes (a whole number)" "needs p20Bytes (a whole number)" \
             "violates check constraint" "pass sideways, but its protocol" "is not an ISO 8601 UTC instant with milliseconds" \
             "violates check constraint" "digest mismatch: protocolDigest" "digest mismatch: environmentDigest" "out of range" \
-            "its workload is of operation sha256:14cde8c6" "pass forward, but its protocol liger-bench-do-bench-full times full"; do
+            "its workload is of operation sha256:14cde8c6" "pass forward, but its protocol liger-bench-do-bench-full times full" \
+            "protocol is not a BenchmarkProtocol manifest"; do
   n=$((n + 1))
   got=$(sed -n "${n}p" "$TMP/reasons.txt")
   case "$got" in "$n: "*"$want"*) echo "ok - bad row $n rejected: $want";; *) echo "not ok - bad row $n rejected: $want (got '$got')";; esac
 done
-ok "$(DB=dst q "SELECT memory_rejected FROM kbench_imports ORDER BY id DESC LIMIT 1")" 12 "the report counts them as rejected memory observations"
+ok "$(DB=dst q "SELECT memory_rejected FROM kbench_imports ORDER BY id DESC LIMIT 1")" 13 "the report counts them as rejected memory observations"
 
 # ---- bad memory rows of a Liger CSV are rejected with reasons, not dropped
 hdr=$(head -1 "$CSV")
