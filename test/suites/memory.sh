@@ -16,7 +16,8 @@ source bin/pgcluster.sh
 TMP=$(mktemp -d /tmp/kernelindex-memory.XXXXXX)
 chmod 755 "$TMP"
 trap 'ki_cluster_stop; rm -rf "$TMP"' EXIT
-ki_cluster_start || { echo "not ok - the cluster starts"; exit 1; }
+ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'src'" "kernelindex.devices = 'cpu'" ||
+  { echo "not ok - the cluster starts"; exit 1; }
 CSV="$(pwd)/data/liger/all_benchmark_data.csv"
 ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
 q() { psql -X -At -q -v ON_ERROR_STOP=1 -d "${DB:-src}" -c "$1"; }
@@ -114,6 +115,25 @@ ok "$(q "SELECT candidate_peak_bytes || ' ' || (candidate_ref = '$digest') FROM 
    "4000000000 true" "kbench_memory_ratio reads the run's peak_memory too"
 q "SELECT kbench_retract('$digest', 'a test run')" >/dev/null
 ok "$(q "SELECT count(*) FROM kbench_memory WHERE ref = '$digest'")" 0 "a retracted run's peak_memory no longer counts"
+
+# ---- a run the worker makes on the CPU, when it carries peak_memory (issue 15 item 2, the
+# "byo" branch): it joins the memory analytics.  Until runs carry it this prints a skip, which
+# counts as nothing.
+job=$(q "SELECT kbench_run('layer_norm', 'forward', '{\"rows\": 64, \"hidden\": 256, \"dtype\": \"fp32\"}',
+          protocol => '{\"warmup_ms\": 0, \"rep_ms\": 0.01, \"flush_bytes\": 0, \"max_samples\": 3}')")
+q "SELECT status FROM kbench_wait($job, '60 seconds')" >/dev/null
+run=$(q "SELECT run_digest FROM kbench_jobs WHERE id = $job AND status = 'passed'")
+peak=$(q "SELECT round(value)::bigint FROM kbench_measurements WHERE run_digest = '$run' AND metric = 'peak_memory' AND unit = 'bytes' ORDER BY ordinal LIMIT 1")
+if [ -z "$run" ]; then
+  echo "not ok - the worker runs a CPU job (job $job: $(q "SELECT status || ' ' || coalesce(error, '') FROM kbench_jobs WHERE id = $job"))"
+elif [ -z "$peak" ]; then
+  echo "# skip: the worker's runs carry no peak_memory measurement yet (issue 15 item 2)"
+else
+  ok "$(q "SELECT origin || ' ' || peak_bytes || ' ' || rank FROM kbench_memory_records WHERE ref = '$run'")" "run $peak 1" \
+     "a CPU run of the worker carries peak_memory ($peak bytes) and holds its cohort's memory record"
+  ok "$(q "SELECT count(*) FROM kbench_memory_records('layer_norm', 'forward') WHERE ref = '$run'")" 1 \
+     "kbench_memory_records('layer_norm', 'forward', ...) finds it by name"
+fi
 
 # ---- append-only
 for stmt in "UPDATE kbench_memory_observations SET p50_bytes = 1" "DELETE FROM kbench_memory_observations" \
