@@ -52,6 +52,13 @@ q "SELECT FROM kbench_import_liger(pg_read_file('$CSV'))"
 ok "$(q "SELECT memory_inserted || ' ' || memory_present || ' ' || inserted || ' ' || present FROM kbench_imports ORDER BY id DESC LIMIT 1")" \
    "0 799 0 2448" "importing the CSV again: 799 memory observations already there, nothing new"
 
+# ---- two sessions importing the CSV at once: each observation stored once, counted once
+createdb conc && DB=conc q "CREATE EXTENSION kernelindex"
+for i in 1 2; do DB=conc q "SELECT FROM kbench_import_liger(pg_read_file('$CSV'))" & done
+wait
+ok "$(DB=conc q "SELECT (SELECT count(*) FROM kbench_memory_observations) || ' ' || sum(memory_inserted) || ' ' || sum(memory_present) || ' ' || sum(memory_rejected) FROM kbench_imports")" \
+   "799 799 799 0" "two concurrent imports: 799 observations, inserted by one and found present by the other"
+
 # ---- values: every row against the CSV's MiB x 2^20
 q "CREATE TABLE expected (line bigint, kernel text, provider text, pass text, p50 bigint, p20 bigint, p80 bigint, version text)"
 psql -X -q -d src -c "\\copy expected FROM '$TMP/expected.tsv'"
