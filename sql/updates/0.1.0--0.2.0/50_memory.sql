@@ -192,7 +192,7 @@ $$;
 -- Every peak memory value with its cohort and what names it.
 CREATE VIEW kbench_memory AS
 SELECT m.workload_digest, m.protocol_digest, m.environment_digest,
-       coalesce(w.operation_digest, m.operation_digest) AS operation_digest,
+       m.operation_digest,                -- the workload's own (checked when it is stored)
        o.name AS operation, m.pass AS mode, w.name AS workload, w.axes,
        kbench__float_dtype(w.dtypes) AS dtype, e.product, e.form_factor,
        m.implementation_digest, i.name AS implementation,
@@ -200,7 +200,7 @@ SELECT m.workload_digest, m.protocol_digest, m.environment_digest,
        m.p50_bytes AS peak_bytes, m.p20_bytes, m.p80_bytes, m.observed_at
   FROM kbench_memory_observations m
   LEFT JOIN kbench_workloads w ON w.digest = m.workload_digest
-  LEFT JOIN kbench_operations o ON o.digest = coalesce(w.operation_digest, m.operation_digest)
+  LEFT JOIN kbench_operations o ON o.digest = m.operation_digest
   LEFT JOIN kbench_environments e ON e.digest = m.environment_digest
   LEFT JOIN kbench_implementations i ON i.digest = m.implementation_digest
 UNION ALL
@@ -210,11 +210,12 @@ SELECT r.workload_digest, r.protocol_digest, r.environment_digest,
        r.implementation_digest, i.name,
        'run', r.digest,
        pm.bytes, NULL::bigint, NULL::bigint, r.observed_at
-  FROM (SELECT DISTINCT ON (x.run_digest) x.run_digest, round(x.value)::bigint AS bytes
-          FROM kbench_measurements x
-         WHERE x.metric = 'peak_memory' AND x.unit = 'bytes' AND x.value >= 0 AND x.value < 9.2e18
-         ORDER BY x.run_digest, x.ordinal) pm
-  JOIN kbench_runs r ON r.digest = pm.run_digest
+  FROM kbench_runs r
+  -- per run, so that a query about one operation reads only its runs' measurements
+  CROSS JOIN LATERAL (SELECT round(x.value)::bigint AS bytes FROM kbench_measurements x
+                       WHERE x.run_digest = r.digest AND x.metric = 'peak_memory' AND x.unit = 'bytes'
+                         AND x.value >= 0 AND x.value < 9.2e18
+                       ORDER BY x.ordinal LIMIT 1) pm
   LEFT JOIN kbench_workloads w ON w.digest = r.workload_digest
   LEFT JOIN kbench_operations o ON o.digest = w.operation_digest
   LEFT JOIN kbench_protocols p ON p.digest = r.protocol_digest
