@@ -226,20 +226,28 @@ COMMENT ON VIEW kbench_memory IS 'every peak memory value in bytes: memory obser
 
 -- Per cohort, each implementation's lowest peak memory, ranked: rank 1 uses
 -- the least memory (equal bytes share a rank); vs_leader is peak / the
--- leader's peak.
+-- leader's peak.  The names a cohort determines (operation, mode, workload,
+-- dtype, device) are in the DISTINCT ON and PARTITION BY lists too: it
+-- changes no group, and lets a filter on them reach the tables before the
+-- ranking (WHERE operation = ... reads only that operation's values).
 CREATE VIEW kbench_memory_records AS
 SELECT b.workload_digest, b.protocol_digest, b.environment_digest, b.operation_digest,
        b.operation, b.mode, b.workload, b.axes, b.dtype, b.product, b.form_factor,
        b.implementation_digest, b.implementation, b.origin, b.ref,
        b.peak_bytes, round(b.peak_bytes / 1048576.0, 3) AS peak_mib, b.p20_bytes, b.p80_bytes, b.observed_at,
-       rank() OVER (PARTITION BY b.workload_digest, b.protocol_digest, b.environment_digest ORDER BY b.peak_bytes) AS rank,
+       rank() OVER (PARTITION BY b.workload_digest, b.protocol_digest, b.environment_digest,
+                                 b.operation_digest, b.operation, b.mode, b.workload, b.dtype, b.product, b.form_factor
+                    ORDER BY b.peak_bytes) AS rank,
        first_value(b.ref) OVER cohort = b.ref AS leader,
        round(b.peak_bytes::numeric / nullif(first_value(b.peak_bytes) OVER cohort, 0), 3) AS vs_leader
-  FROM (SELECT DISTINCT ON (m.workload_digest, m.protocol_digest, m.environment_digest, m.implementation_digest) m.*
+  FROM (SELECT DISTINCT ON (m.workload_digest, m.protocol_digest, m.environment_digest, m.implementation_digest,
+                            m.operation_digest, m.operation, m.mode, m.workload, m.dtype, m.product, m.form_factor) m.*
           FROM kbench_memory m
          ORDER BY m.workload_digest, m.protocol_digest, m.environment_digest, m.implementation_digest,
+                  m.operation_digest, m.operation, m.mode, m.workload, m.dtype, m.product, m.form_factor,
                   m.peak_bytes, m.observed_at, m.ref) b
-WINDOW cohort AS (PARTITION BY b.workload_digest, b.protocol_digest, b.environment_digest
+WINDOW cohort AS (PARTITION BY b.workload_digest, b.protocol_digest, b.environment_digest,
+                               b.operation_digest, b.operation, b.mode, b.workload, b.dtype, b.product, b.form_factor
                   ORDER BY b.peak_bytes, b.observed_at, b.ref);
 COMMENT ON VIEW kbench_memory_records IS 'per cohort, each implementation''s lowest peak memory in bytes, ranked (rank 1: least memory; equal bytes share a rank)';
 
