@@ -252,9 +252,8 @@ WINDOW cohort AS (PARTITION BY b.workload_digest, b.protocol_digest, b.environme
 COMMENT ON VIEW kbench_memory_records IS 'per cohort, each implementation''s lowest peak memory in bytes, ranked (rank 1: least memory; equal bytes share a rank)';
 
 -- The same for one operation (by name, short name or digest), mode and
--- device, as the other analytics name them.  The view's query with the
--- filters applied before ranking (they select whole cohorts, so the ranks
--- are the view's), so that only the operation's values are read.
+-- device, as the other analytics name them.  The filters are on the view's
+-- partition keys, so they reach the tables before the ranking.
 CREATE FUNCTION kbench_memory_records(operation text, mode text DEFAULT NULL, environment text DEFAULT NULL)
 	RETURNS SETOF kbench_memory_records
 	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp STABLE AS $$
@@ -264,25 +263,11 @@ DECLARE
 	envs text[] := kbench__resolve_environments(environment);
 BEGIN
 	RETURN QUERY
-	SELECT b.workload_digest, b.protocol_digest, b.environment_digest, b.operation_digest,
-	       b.operation, b.mode, b.workload, b.axes, b.dtype, b.product, b.form_factor,
-	       b.implementation_digest, b.implementation, b.origin, b.ref,
-	       b.peak_bytes, round(b.peak_bytes / 1048576.0, 3), b.p20_bytes, b.p80_bytes, b.observed_at,
-	       rank() OVER (PARTITION BY b.workload_digest, b.protocol_digest, b.environment_digest ORDER BY b.peak_bytes),
-	       first_value(b.ref) OVER cohort = b.ref,
-	       round(b.peak_bytes::numeric / nullif(first_value(b.peak_bytes) OVER cohort, 0), 3)
-	  FROM (SELECT DISTINCT ON (m.workload_digest, m.protocol_digest, m.environment_digest, m.implementation_digest) m.*
-	          FROM kbench_memory m
-	         WHERE m.operation_digest = ANY (ops)
-	           AND (protos IS NULL OR m.protocol_digest = ANY (protos))
-	           AND (envs IS NULL OR m.environment_digest = ANY (envs))
-	         ORDER BY m.workload_digest, m.protocol_digest, m.environment_digest, m.implementation_digest,
-	                  m.peak_bytes, m.observed_at, m.ref) b
-	WINDOW cohort AS (PARTITION BY b.workload_digest, b.protocol_digest, b.environment_digest
-	                  ORDER BY b.peak_bytes, b.observed_at, b.ref)
-	 ORDER BY b.product, b.form_factor, b.mode, b.dtype, kbench__axes_key(b.axes), b.workload,
-	          rank() OVER (PARTITION BY b.workload_digest, b.protocol_digest, b.environment_digest ORDER BY b.peak_bytes),
-	          b.implementation;
+	SELECT r.* FROM kbench_memory_records r
+	 WHERE r.operation_digest = ANY (ops)
+	   AND (protos IS NULL OR r.protocol_digest = ANY (protos))
+	   AND (envs IS NULL OR r.environment_digest = ANY (envs))
+	 ORDER BY r.product, r.form_factor, r.mode, r.dtype, kbench__axes_key(r.axes), r.workload, r.rank, r.implementation;
 END $$;
 COMMENT ON FUNCTION kbench_memory_records(text, text, text) IS 'kbench_memory_records of one operation (name, short name or digest), optionally one mode and device';
 
