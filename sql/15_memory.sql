@@ -47,7 +47,7 @@ COMMENT ON TABLE kbench_memory_observations IS 'peak device memory measured besi
 
 -- Refuse UPDATE, DELETE and TRUNCATE: observations are never changed or removed.
 CREATE FUNCTION kbench__memory_append_only() RETURNS trigger
-	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 BEGIN
 	RAISE EXCEPTION 'cannot % kbench_memory_observations: memory observations are append-only', lower(TG_OP)
 		USING ERRCODE = 'restrict_violation',
