@@ -236,9 +236,14 @@ done
 q "CREATE ROLE reader LOGIN"
 ok "$(psql -X -At -q -U reader -d src -c "SELECT count(*) FROM kbench_memory_records('fused_linear_cross_entropy', 'full', 'A100')")" 8 \
    "a role with no grants reads the memory records"
+ok "$(psql -X -At -q -U reader -d src -c "SELECT memory_inserted FROM kbench_imports ORDER BY id LIMIT 1")" 799 \
+   "a role with no grants reads an import's memory counts"
 out=$(psql -X -At -q -U reader -d src -c "INSERT INTO kbench_memory_observations SELECT * FROM kbench_memory_observations LIMIT 1" 2>&1)
 case "$out" in *"permission denied"*) echo "ok - a role with no grants cannot insert observations";; *) echo "not ok - a role with no grants cannot insert observations ($out)";; esac
-for f in "kbench__memory_import('{}')" "kbench__memory_export_row(m, NULL, NULL) FROM kbench_memory_observations m"; do
+# (kbench__memory_export_row, IMMUTABLE, stays executable: kbench_export_catalog() is for every role)
+ok "$(psql -X -At -q -U reader -d src -c "SELECT count(*) FROM kbench_export_catalog() l WHERE l LIKE '%\"table\": \"memory_observations\"}'")" 799 \
+   "a role with no grants exports the memory observations"
+for f in "kbench__memory_import('{}')"; do
   out=$(psql -X -At -q -U reader -d src -c "SELECT $f" 2>&1)
   case "$out" in *"permission denied for function"*) echo "ok - not executable by PUBLIC: ${f%%(*}";; *) echo "not ok - not executable by PUBLIC: ${f%%(*} ($out)";; esac
 done

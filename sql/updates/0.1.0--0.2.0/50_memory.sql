@@ -131,7 +131,6 @@ CREATE FUNCTION kbench__memory_export_row(m kbench_memory_observations, protocol
 		'observedAt', to_char(m.observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
 		'sourceLine', m.source_line))
 	|| jsonb_strip_nulls(jsonb_build_object('protocol', protocol, 'environment', environment));
-REVOKE EXECUTE ON FUNCTION kbench__memory_export_row(kbench_memory_observations, jsonb, jsonb) FROM PUBLIC;
 
 SELECT pg_catalog.pg_extension_config_dump('kbench_memory_observations', '');
 
