@@ -143,7 +143,11 @@ ALTER TABLE kbench_imports
 
 -- The catalog as JSON lines in the kernelindex.dev export format
 -- ({"table": ..., "row": {...}}), which re-import to the same rows and digests.
--- Rows that came from an export keep that export's columns.
+-- Rows that came from an export keep that export's columns.  A run's kept
+-- raw samples (rawSamplesNs), its retraction (retractedAt, retractionReason)
+-- and supersession (supersededBy, supersessionReason) go out in its row and
+-- come back in through kbench_import_catalog: export, import into an empty
+-- database and export again gives the same bytes.
 CREATE OR REPLACE FUNCTION kbench_export_catalog() RETURNS SETOF text
 	LANGUAGE sql STABLE SET search_path = @extschema@, pg_temp AS $$
 	SELECT jsonb_build_object('table', t, 'row', row)::text FROM (
@@ -165,6 +169,13 @@ CREATE OR REPLACE FUNCTION kbench_export_catalog() RETURNS SETOF text
 		SELECT 5, 'benchmark_runs', r.digest,
 		       coalesce(s.row, '{}') || jsonb_build_object('runDigest', r.digest, 'manifest',
 		           jsonb_build_object('run', r.manifest, 'protocol', p.manifest, 'environment', e.manifest))
+		       || CASE WHEN r.raw_samples_ns IS NOT NULL
+		               THEN jsonb_build_object('rawSamplesNs', to_jsonb(r.raw_samples_ns)) ELSE '{}' END
+		       || CASE WHEN r.retracted_at IS NOT NULL
+		               THEN jsonb_build_object('retractedAt', to_char(r.retracted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+		                                       'retractionReason', r.retraction_reason) ELSE '{}' END
+		       || CASE WHEN r.superseded_by IS NOT NULL
+		               THEN jsonb_build_object('supersededBy', r.superseded_by, 'supersessionReason', r.supersession_reason) ELSE '{}' END
 		  FROM kbench_runs r
 		  JOIN kbench_protocols p ON p.digest = r.protocol_digest
 		  JOIN kbench_environments e ON e.digest = r.environment_digest
