@@ -167,7 +167,7 @@ CREATE OR REPLACE FUNCTION kbench_export_catalog() RETURNS SETOF text
 		  FROM kbench_implementations i LEFT JOIN kbench_catalog_source_rows s ON s.table_name = 'implementations' AND s.digest = i.digest
 		UNION ALL
 		SELECT 5, 'benchmark_runs', r.digest,
-		       coalesce(s.row, '{}') || jsonb_build_object('runDigest', r.digest, 'manifest',
+		       coalesce(s.row, '{}') || kbench_reproduction_marks(r.digest) || jsonb_build_object('runDigest', r.digest, 'manifest',
 		           jsonb_build_object('run', r.manifest, 'protocol', p.manifest, 'environment', e.manifest))
 		       || CASE WHEN r.raw_samples_ns IS NOT NULL
 		               THEN jsonb_build_object('rawSamplesNs', to_jsonb(r.raw_samples_ns)) ELSE '{}' END
