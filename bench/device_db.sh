@@ -87,7 +87,9 @@ fi
 
 say "importing Liger's CSV: $(q -F ' ' <<EOF
 \set csv \`cat '$PWD/data/liger/all_benchmark_data.csv'\`
-SELECT format('%s lines, %s runs inserted, %s skipped, %s rejected', lines, inserted, skipped, rejected) FROM kbench_import_liger(:'csv');
+SELECT import_id FROM kbench_import_liger(:'csv') \\gset
+SELECT format('%s lines, %s runs inserted, %s memory observations, %s skipped, %s rejected', lines,
+              inserted - memory_inserted, memory_inserted, skipped, rejected) FROM kbench_imports WHERE id = :import_id;
 EOF
 )"
 

@@ -37,7 +37,8 @@ echo
 echo "== 2. The Liger-Kernel history (data/liger/all_benchmark_data.csv)"
 psql <<'SQL'
 \set csv `cat data/liger/all_benchmark_data.csv`
-SELECT lines, inserted AS runs_imported, present AS already_there, skipped, rejected FROM kbench_import_liger(:'csv');
+SELECT lines, inserted AS imported, present AS already_there, skipped, rejected FROM kbench_import_liger(:'csv');
+SELECT inserted - memory_inserted AS runs, memory_inserted AS memory_observations FROM kbench_imports ORDER BY id DESC LIMIT 1;
 SQL
 psql -c "SELECT count(*) AS runs, count(DISTINCT workload_digest) AS workloads, count(DISTINCT environment_digest) AS gpus,
                 count(*) FILTER (WHERE cardinality(unresolved) > 0) AS unresolved FROM kbench_runs"

@@ -286,7 +286,11 @@ CREATE TABLE kbench_imports (
 	inserted bigint NOT NULL DEFAULT 0,
 	present bigint NOT NULL DEFAULT 0,
 	skipped bigint NOT NULL DEFAULT 0,
-	rejected bigint NOT NULL DEFAULT 0
+	rejected bigint NOT NULL DEFAULT 0,
+	-- the memory observations among them (sql/15_memory.sql): new, already there, rejected
+	memory_inserted bigint NOT NULL DEFAULT 0,
+	memory_present bigint NOT NULL DEFAULT 0,
+	memory_rejected bigint NOT NULL DEFAULT 0
 );
 
 CREATE TABLE kbench_import_rejections (
@@ -617,6 +621,11 @@ CREATE FUNCTION kbench_export_catalog() RETURNS SETOF text
 		  LEFT JOIN kbench_catalog_source_rows s ON s.digest = m.digest AND s.table_name LIKE 'serving%' OR s.digest = m.digest AND s.table_name = 'model_revisions'
 		UNION ALL
 		SELECT 7, c.table_name, c.row_id, c.row FROM kbench_catalog_rows c
+		UNION ALL
+		SELECT 8, 'memory_observations', m.source || '/' || m.external_id, kbench__memory_export_row(m, p.manifest, e.manifest)
+		  FROM kbench_memory_observations m
+		  LEFT JOIN kbench_protocols p ON p.digest = m.protocol_digest
+		  LEFT JOIN kbench_environments e ON e.digest = m.environment_digest
 	) x ORDER BY ord, digest
 $$;
 

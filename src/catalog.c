@@ -36,6 +36,7 @@
 #include "liger/liger.h"
 #include "store.h"
 #include "catalog_import.h"
+#include "memory.h"
 
 /*
  * Store one validated, normalized manifest; true when it was new.  The
@@ -275,6 +276,7 @@ typedef struct import_counts
 	int64		present;
 	int64		skipped;
 	int64		rejected;
+	ki_memory_counts memory;	/* memory observations (src/memory.c) */
 } import_counts;
 
 static int64
@@ -312,6 +314,7 @@ finish_import(import_counts *c)
 									   "inserted = $3, present = $4, skipped = $5, rejected = $6 WHERE id = $1",
 									   ext_schema()), 6, types, args, NULL, false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "could not record the import's counts");
+	ki_memory_import_finish(c->id, &c->memory);
 }
 
 static Datum
@@ -828,6 +831,22 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 			keep_plain_row(st, tname, row);
 			return;
 		}
+	if (strcmp(tname, "memory_observations") == 0)
+	{
+		bool		inserted;
+		const char *why = ki_import_memory_row(a, row, &inserted);
+
+		if (why)
+		{
+			c->memory.rejected++;
+			record_rejection(st, lineno, why, false);
+		}
+		else if (inserted)
+			c->memory.inserted++, c->inserted++;
+		else
+			c->memory.present++, c->present++;
+		return;
+	}
 	record_rejection(st, lineno, psprintf("unknown table \"%s\"", tname), false);
 }
 
@@ -940,6 +959,7 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 	const char *err = NULL;
 	MemoryContext rowcxt,
 				oldcxt;
+	bool		keep_memory;
 
 	ki_pg_arena_init(&a);
 	if (!ki_liger_reader_init(&reader, &a, VARDATA_ANY(csv), VARSIZE_ANY_EXHDR(csv), &err))
@@ -951,6 +971,7 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 						 "y_value_20, y_value_80, extra_benchmark_config_str, gpu_name, timestamp, liger_version.")));
 	SPI_connect();
 	import_init(&ist, "liger", source);
+	keep_memory = ki_memory_available();
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "kbench liger row", 0, 512 * 1024, 8 * 1024 * 1024);
 	for (;;)
 	{
@@ -979,10 +1000,15 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 		oldcxt = MemoryContextSwitchTo(rowcxt);
 		ki_arena_rewind(ra);
 		ki_liger_map(ra, &row, &res);
-		if (res.outcome == KI_LIGER_SKIPPED_MEMORY)
-			record_rejection(&ist, row.line, "memory row: not a timing", true);
+		if (res.outcome == KI_LIGER_MAPPED_MEMORY && !keep_memory)
+			record_rejection(&ist, row.line, "memory row: this install has no kbench_memory_observations "
+							 "(ALTER EXTENSION kernelindex UPDATE)", true);
 		else if (res.outcome == KI_LIGER_SKIPPED)
+		{
+			if (strcmp(row.metric_name, "memory") == 0)
+				c->memory.rejected++;
 			record_rejection(&ist, row.line, res.reason, true);
+		}
 		else
 		{
 			/* dependencies first, so nothing is left unresolved */
@@ -999,11 +1025,22 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 			{
 				int			part = order[p];
 				bool		first;
-				ki_store_item *item = ki_store_add(ist.store, kinds[part], res.digest[part], res.manifest[part],
-												   source ? source : "liger-kernel-bench", (Datum) 0, &first);
+				ki_store_item *item;
 
+				if (res.manifest[part] == NULL)
+					continue;	/* a memory row has no run */
+				item = ki_store_add(ist.store, kinds[part], res.digest[part], res.manifest[part],
+									source ? source : "liger-kernel-bench", (Datum) 0, &first);
 				if (part == KI_LIGER_RUN)
 					count_line(&ist, item, first);
+			}
+			if (res.outcome == KI_LIGER_MAPPED_MEMORY)
+			{
+				/* its manifests wait in the store; the observation names them by digest */
+				if (ki_store_memory_observation(&res, row.line))
+					c->memory.inserted++, c->inserted++;
+				else
+					c->memory.present++, c->present++;
 			}
 		}
 		MemoryContextSwitchTo(oldcxt);

@@ -121,7 +121,9 @@ ki_liger_read_status ki_liger_reader_next(ki_liger_reader *r, ki_liger_row *row,
 typedef enum ki_liger_outcome
 {
 	KI_LIGER_MAPPED = 0,		/* all six manifests built, validated, digested */
-	KI_LIGER_SKIPPED_MEMORY,	/* a memory row: not a timing, not imported */
+	KI_LIGER_MAPPED_MEMORY,		/* a memory row: the five manifests other than
+								 * the run, and a memory observation (no run:
+								 * a BenchmarkRun needs a latency) */
 	KI_LIGER_SKIPPED			/* not mapped; reason says why */
 } ki_liger_outcome;
 
@@ -140,6 +142,23 @@ typedef enum ki_liger_part
 /* "run", "protocol", ... (the member names of the expected JSON lines). */
 extern const char *const ki_liger_part_names[KI_LIGER_NPARTS];
 
+/*
+ * A memory row's observation: torch.cuda.max_memory_allocated() after the
+ * timed pass, which the CSV gives in MiB (metric_unit "MB"), as bytes
+ * (MiB x 2^20, a whole number).  spread is false when y_value_20 or
+ * y_value_80 is not a number (p20_bytes and p80_bytes are then 0).
+ */
+typedef struct ki_liger_memory
+{
+	const char *pass;			/* kernel_operation_mode: forward, backward, full */
+	int64_t		p50_bytes;
+	int64_t		p20_bytes;
+	int64_t		p80_bytes;
+	bool		spread;
+	const char *observed_at;	/* ISO 8601 UTC with milliseconds, as runs */
+	const char *liger_version;
+} ki_liger_memory;
+
 typedef struct ki_liger_result
 {
 	ki_liger_outcome outcome;
@@ -154,13 +173,20 @@ typedef struct ki_liger_result
 	 * first and counts the others as duplicates.
 	 */
 	const char *external_id;
+	/* The observation, when outcome is KI_LIGER_MAPPED_MEMORY. */
+	ki_liger_memory memory;
 } ki_liger_result;
 
 /*
  * Map one row.  Speed rows of a known kernel, timed pass, provider, config
  * shape and GPU become six manifests (each validated and normalized by the
- * core; the run names the digests of the other five).  Memory rows return
- * KI_LIGER_SKIPPED_MEMORY; anything not understood returns KI_LIGER_SKIPPED
+ * core; the run names the digests of the other five).  Memory rows (unit
+ * MB) go through the same rules and return KI_LIGER_MAPPED_MEMORY with the
+ * five manifests other than the run (manifest[KI_LIGER_RUN] is NULL and its
+ * digest empty), the external id and out->memory; their operation,
+ * workload, implementation, protocol and environment digests are the ones
+ * a speed row of the same kernel, provider, pass, sizes and GPU gets.
+ * Anything not understood returns KI_LIGER_SKIPPED
  * with a reason ("unknown gpu 'X'", "unknown kernel 'X'", ...), never a
  * guess.  Everything is allocated in a (reasons may also be static
  * strings): the result does not point into the row, which may be freed.

@@ -1125,16 +1125,22 @@ typedef struct timing
 	const char *observed_at;
 } timing;
 
+/* kernel/mode/provider/gpu slug/case key/timestamp slug: a row's identity. */
+static const char *
+external_id_of(ki_arena *a, const ki_liger_kernel *k, const ki_liger_row *row, const char *key)
+{
+	return cat(a, k->csv_name, "/", row->kernel_operation_mode, "/", row->kernel_provider, "/",
+			   kebab(a, row->gpu_name), "/", key, "/", kebab(a, row->timestamp), (char *) NULL);
+}
+
 static bool
 build_run(build *bd, const ki_liger_kernel *k, const ki_liger_row *row, const char *key,
 		  const timing *t)
 {
 	ki_arena   *a = bd->a;
 	jw			w;
-	const char *external_id;
+	const char *external_id = external_id_of(a, k, row, key);
 
-	external_id = cat(a, k->csv_name, "/", row->kernel_operation_mode, "/", row->kernel_provider, "/",
-					  kebab(a, row->gpu_name), "/", key, "/", kebab(a, row->timestamp), (char *) NULL);
 	bd->out->external_id = external_id;
 
 	jw_init(&w, a);
@@ -1208,6 +1214,23 @@ build_run(build *bd, const ki_liger_kernel *k, const ki_liger_row *row, const ch
 
 /* ---------------------------------------------------------------- entry */
 
+/*
+ * MiB -> bytes: max_memory_allocated() is a whole number of bytes and the
+ * CSV writes bytes / 2^20 in full (a power-of-two scale is exact in binary
+ * floating point), so the product must be whole; anything else is refused,
+ * not rounded.
+ */
+static bool
+mib_bytes(double mib, int64_t *bytes)
+{
+	double		b = mib * 1048576.0;
+
+	if (!(b > 0) || b > 9007199254740992.0 || b != floor(b))
+		return false;
+	*bytes = (int64_t) b;
+	return true;
+}
+
 static ki_liger_outcome
 skip(ki_liger_result *out, const char *reason)
 {
@@ -1236,6 +1259,7 @@ ki_liger_map(ki_arena *a, const ki_liger_row *row, ki_liger_result *out)
 	timing		t;
 	double		x;
 	const char *key;
+	bool		memory;
 	build		bd = {a, out, NULL};
 
 	memset(out, 0, sizeof *out);
@@ -1253,15 +1277,16 @@ ki_liger_map(ki_arena *a, const ki_liger_row *row, ki_liger_result *out)
 				return skip(out, afmt(a, "row lacks column %s", ki_liger_columns[c]));
 	}
 
-	if (strcmp(row->metric_name, "memory") == 0)
+	memory = strcmp(row->metric_name, "memory") == 0;
+	if (memory)
 	{
-		out->outcome = KI_LIGER_SKIPPED_MEMORY;
-		out->reason = "memory row: not a timing";
-		return KI_LIGER_SKIPPED_MEMORY;
+		/* torch.cuda.max_memory_allocated() / 2^20, written "MB" */
+		if (strcmp(row->metric_unit, "MB") != 0)
+			return skip(out, afmt(a, "memory unit '%s' is not MB", row->metric_unit));
 	}
-	if (strcmp(row->metric_name, "speed") != 0)
+	else if (strcmp(row->metric_name, "speed") != 0)
 		return skip(out, afmt(a, "unknown metric_name '%s'", row->metric_name));
-	if (strcmp(row->metric_unit, "ms") != 0)
+	else if (strcmp(row->metric_unit, "ms") != 0)
 		return skip(out, afmt(a, "speed unit '%s' is not ms", row->metric_unit));
 
 	k = ki_liger_kernel_find(row->kernel_name);
@@ -1303,19 +1328,41 @@ ki_liger_map(ki_arena *a, const ki_liger_row *row, ki_liger_result *out)
 	t.observed_at = utc_instant(a, row->timestamp);
 	if (t.observed_at == NULL)
 		return skip(out, afmt(a, "timestamp '%s' is not understood", row->timestamp));
+	if (memory)
+	{
+		const char *bad = NULL;
+
+		if (!mib_bytes(t.ms50, &out->memory.p50_bytes))
+			bad = row->y_value_50;
+		else if (t.spread && !mib_bytes(t.ms20, &out->memory.p20_bytes))
+			bad = row->y_value_20;
+		else if (t.spread && !mib_bytes(t.ms80, &out->memory.p80_bytes))
+			bad = row->y_value_80;
+		if (bad)
+			return skip(out, afmt(a, "memory '%s' MiB is not a positive whole number of bytes below 2^53", bad));
+		if (!t.spread)
+			out->memory.p20_bytes = out->memory.p80_bytes = 0;
+		out->memory.spread = t.spread;
+		out->memory.pass = ki_strndup(a, row->kernel_operation_mode, strlen(row->kernel_operation_mode));
+		out->memory.observed_at = t.observed_at;
+		out->memory.liger_version = ki_strndup(a, row->liger_version, strlen(row->liger_version));
+	}
 
 	key = case_key(a, &b);
 	if (!build_operation(&bd, k) ||
 		!build_implementation(&bd, k, prov) ||
 		!build_workload(&bd, k, &b, key) ||
 		!build_protocol(&bd, mode) ||
-		!build_environment(&bd, row->gpu_name, &hw) ||
-		!build_run(&bd, k, row, key, &t))
+		!build_environment(&bd, row->gpu_name, &hw))
+		return skip(out, bd.reason);
+	if (memory)
+		out->external_id = external_id_of(a, k, row, key);
+	else if (!build_run(&bd, k, row, key, &t))
 		return skip(out, bd.reason);
 	if (a->failed)
 		return skip(out, "out of memory");
 
-	out->outcome = KI_LIGER_MAPPED;
+	out->outcome = memory ? KI_LIGER_MAPPED_MEMORY : KI_LIGER_MAPPED;
 	out->reason = NULL;
-	return KI_LIGER_MAPPED;
+	return out->outcome;
 }

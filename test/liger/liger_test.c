@@ -258,6 +258,42 @@ streq(const char *a, const char *b)
 	return a && b && strcmp(a, b) == 0;
 }
 
+/* ---------------------------------------------------------------- twins */
+
+/*
+ * The speed row of the same kernel, provider, pass, sizes and GPU as a
+ * memory row (its "twin"): what the memory row's digests must equal.
+ */
+typedef struct twin
+{
+	char	   *key;
+	char		digest[KI_LIGER_NPARTS][KI_DIGEST_LEN + 1];
+} twin;
+
+static twin twins[4096];
+static long ntwins = 0;
+
+static char *
+twin_key(const ki_liger_row *r)
+{
+	size_t		n = strlen(r->kernel_name) + strlen(r->kernel_provider) + strlen(r->kernel_operation_mode) +
+		strlen(r->x_name) + strlen(r->x_value) + strlen(r->extra_benchmark_config_str) + strlen(r->gpu_name) + 8;
+	char	   *k = malloc(n);
+
+	snprintf(k, n, "%s|%s|%s|%s|%s|%s|%s", r->kernel_name, r->kernel_provider, r->kernel_operation_mode,
+			 r->x_name, r->x_value, r->extra_benchmark_config_str, r->gpu_name);
+	return k;
+}
+
+static const twin *
+twin_find(const char *key)
+{
+	for (long i = 0; i < ntwins; i++)
+		if (strcmp(twins[i].key, key) == 0)
+			return &twins[i];
+	return NULL;
+}
+
 /* ---------------------------------------------------------------- main */
 
 int
@@ -288,6 +324,10 @@ main(int argc, char **argv)
 				printed_d = 0,
 				printed_m = 0,
 				printed_s = 0;
+	long		mem_twins = 0,
+				mem_twin_bad = 0,
+				mem_bad = 0,
+				mem_sample = 0;
 	expected_line *expected;
 	double		t0,
 				elapsed;
@@ -342,6 +382,27 @@ main(int argc, char **argv)
 	ki_arena_reset(&arena);
 	mapped = 0;
 
+	/* ---- the speed rows' digests by shape, for their memory twins */
+	if (!ki_liger_reader_init(&rd, &arena, csv, csv_len, &err))
+	{
+		printf("Bail out! header: %s\n", err);
+		return 1;
+	}
+	while ((st = ki_liger_reader_next(&rd, &row, &err)) == KI_LIGER_READ_ROW)
+	{
+		ki_liger_result res;
+
+		if (ki_liger_map(&scratch, &row, &res) == KI_LIGER_MAPPED &&
+			ntwins < (long) (sizeof twins / sizeof twins[0]))
+		{
+			twins[ntwins].key = twin_key(&row);
+			memcpy(twins[ntwins].digest, res.digest, sizeof res.digest);
+			ntwins++;
+		}
+		ki_arena_reset(&scratch);
+	}
+	ki_arena_reset(&arena);
+
 	/* ---- 2. the full comparison */
 	for (const char *p = csv; *p; p++)
 		if (*p == '\n')
@@ -372,8 +433,41 @@ main(int argc, char **argv)
 		oc = ki_liger_map(&scratch, &row, &res);
 		if (strcmp(row.metric_name, "speed") == 0)
 			speed++;
-		if (oc == KI_LIGER_SKIPPED_MEMORY)
+		if (oc == KI_LIGER_MAPPED_MEMORY)
+		{
+			char	   *key = twin_key(&row);
+			const twin *tw = twin_find(key);
+
 			memory++;
+			if (res.manifest[KI_LIGER_RUN] != NULL || res.digest[KI_LIGER_RUN][0] != '\0' ||
+				res.memory.p50_bytes <= 0 || !res.memory.spread || res.external_id == NULL ||
+				strcmp(res.memory.pass, row.kernel_operation_mode) != 0 ||
+				strcmp(res.memory.liger_version, row.liger_version) != 0 ||
+				(double) res.memory.p50_bytes != strtod(row.y_value_50, NULL) * 1048576.0 ||
+				(double) res.memory.p20_bytes != strtod(row.y_value_20, NULL) * 1048576.0 ||
+				(double) res.memory.p80_bytes != strtod(row.y_value_80, NULL) * 1048576.0)
+				mem_bad++;
+			for (int i = KI_LIGER_PROTOCOL; i < KI_LIGER_NPARTS; i++)
+				if (res.manifest[i] == NULL)
+					mem_bad++;
+			if (tw)
+			{
+				mem_twins++;
+				for (int i = KI_LIGER_PROTOCOL; i < KI_LIGER_NPARTS; i++)
+					if (strcmp(tw->digest[i], res.digest[i]) != 0)
+					{
+						mem_twin_bad++;
+						fprintf(stderr, "# line %ld: memory %s digest %s, its speed twin's %s\n", row.line,
+								ki_liger_part_names[i], res.digest[i], tw->digest[i]);
+					}
+			}
+			/* the first memory row: cross_entropy, liger, full, V=4096, A100: 256.32861328125 MiB */
+			if (row.line == 26 && res.memory.p50_bytes == 268780032 &&
+				strcmp(res.external_id, "cross_entropy/full/liger/nvidia-a100-sxm4-80gb/tokens16384-vocab4096-fp32/2024-09-03-15-31-42") == 0 &&
+				strcmp(res.memory.observed_at, "2024-09-03T15:31:42.000Z") == 0)
+				mem_sample++;
+			free(key);
+		}
 		else if (oc == KI_LIGER_SKIPPED)
 		{
 			skipped++;
@@ -460,7 +554,13 @@ main(int argc, char **argv)
 	tap(bad_records == 0 && records == 2448, "the CSV reads as 2448 records under a valid header");
 	tap(mapped == 1649 && speed == 1649 && skipped == 0, "all 1649 speed rows map (%ld mapped, %ld skipped)",
 		mapped, skipped);
-	tap(memory == 799, "799 memory rows skipped and counted (%ld)", memory);
+	tap(memory == 799, "799 memory rows map to memory observations (%ld)", memory);
+	tap(mem_bad == 0, "every memory observation: no run, five manifests, pass, version, p20/p50/p80 = MiB x 2^20 (%ld bad)",
+		mem_bad);
+	tap(mem_twins == 791 && mem_twin_bad == 0,
+		"memory rows with a speed twin name its operation, workload, implementation, protocol, environment digests (%ld rows, %ld mismatches)",
+		mem_twins, mem_twin_bad);
+	tap(mem_sample == 1, "line 26 (cross_entropy full V=4096 A100, 256.32861328125 MiB) is 268780032 bytes with its external id");
 	for (size_t i = 0; i < sizeof kernel_seen / sizeof kernel_seen[0]; i++)
 		if (ki_liger_kernel_at(i))
 		{
@@ -669,10 +769,66 @@ main(int argc, char **argv)
 			memcpy(v, base, sizeof v);
 			v[3] = "memory";
 			v[4] = "MB";
+			v[8] = "1.5";
+			v[9] = "1.25";
+			v[10] = "2";
 			r = row_from(v, 9200);
-			if (ki_liger_map(&scratch, &r, &res) == KI_LIGER_SKIPPED_MEMORY)
+			if (ki_liger_map(&scratch, &r, &res) == KI_LIGER_MAPPED_MEMORY && res.memory.p50_bytes == 1572864 &&
+				res.memory.p20_bytes == 1310720 && res.memory.p80_bytes == 2097152)
 				good++;
 			tap(good == n + 1, "unknown kernel/provider/mode/unit/metric/config/x/y rows are skipped with reasons (%d of %d)",
+				good, n + 1);
+		}
+
+		/* memory rows it cannot map are skipped with a reason, never rounded */
+		{
+			struct
+			{
+				int			col;
+				const char *value;
+				const char *reason;
+			}			cases[] = {
+				{4, "GB", "memory unit 'GB' is not MB"},
+				{8, "0.1", "'0.1' MiB is not a positive whole number of bytes"},
+				{9, "0.3", "'0.3' MiB is not a positive whole number of bytes"},
+				{8, "-1", "y_value_50 '-1' is not a positive number"},
+				{8, "", "y_value_50 '' is not a positive number"},
+				{8, "9000000000", "MiB is not a positive whole number of bytes below 2^53"},
+				{12, "Imaginary Accelerator X9", "unknown gpu"},
+				{0, "flash_attention_9", "unknown kernel"},
+			};
+			int			good = 0,
+						n = (int) (sizeof cases / sizeof cases[0]);
+
+			for (int i = 0; i < n; i++)
+			{
+				memcpy(v, base, sizeof v);
+				v[3] = "memory";
+				v[4] = "MB";
+				v[8] = "1.5";
+				v[9] = "1.25";
+				v[10] = "2";
+				v[cases[i].col] = cases[i].value;
+				r = row_from(v, 9300 + i);
+				oc = ki_liger_map(&scratch, &r, &res);
+				if (oc == KI_LIGER_SKIPPED && res.reason && strstr(res.reason, cases[i].reason))
+					good++;
+				else
+					fprintf(stderr, "# memory case %d: outcome %d, reason %s\n", i, (int) oc,
+							res.reason ? res.reason : "(none)");
+			}
+			/* no spread: p20/p80 that are not numbers */
+			memcpy(v, base, sizeof v);
+			v[3] = "memory";
+			v[4] = "MB";
+			v[8] = "3";
+			v[9] = "";
+			v[10] = "";
+			r = row_from(v, 9400);
+			if (ki_liger_map(&scratch, &r, &res) == KI_LIGER_MAPPED_MEMORY && res.memory.p50_bytes == 3145728 &&
+				!res.memory.spread)
+				good++;
+			tap(good == n + 1, "bad memory rows (unit, fractional bytes, sign, size, gpu, kernel) are skipped with reasons (%d of %d)",
 				good, n + 1);
 		}
 		ki_arena_reset(&scratch);

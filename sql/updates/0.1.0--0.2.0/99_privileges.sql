@@ -55,7 +55,8 @@ GRANT SELECT ON kbench_catalog_rows, kbench_catalog_source_rows TO PUBLIC;
 -- What each import did, for everyone; where it read from (a server path),
 -- for kbench_admin.
 REVOKE ALL ON kbench_imports FROM PUBLIC;
-GRANT SELECT (id, kind, started_at, finished_at, lines, inserted, present, skipped, rejected) ON kbench_imports TO PUBLIC;
+GRANT SELECT (id, kind, started_at, finished_at, lines, inserted, present, skipped, rejected,
+	memory_inserted, memory_present, memory_rejected) ON kbench_imports TO PUBLIC;
 GRANT SELECT ON kbench_imports TO kbench_admin;
 
 -- Rules over every function of the extension, so that functions added

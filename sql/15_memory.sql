@@ -1,0 +1,146 @@
+-- Memory observations: peak device memory measured beside a timing, kept
+-- where a BenchmarkRun cannot hold it (a run must carry a latency).
+--
+-- Today they come from Liger-Kernel's CSV (metric_name = memory: the
+-- quantiles of torch.cuda.max_memory_allocated() after the timed pass, in
+-- MiB; docs/LIGER.md, "Memory rows") and name the same operation, workload,
+-- implementation, protocol and environment digests as the speed rows of the
+-- same kernel, provider, pass, sizes and GPU.  Runs kernelindex makes carry
+-- their peak memory as a run measurement (peak_memory, bytes) instead; the
+-- memory analytics read both (sql/45_memory_analytics.sql).
+--
+-- Append-only like the rest of the catalog: rows are added by the Liger
+-- import and the catalog import (src/memory.c), never changed or deleted,
+-- and they travel in kbench_export_catalog() as "memory_observations" rows.
+-- (This part comes before sql/20_catalog.sql because the export reads it.)
+
+CREATE TABLE kbench_memory_observations (
+	source text NOT NULL,                 -- who measured: 'liger-kernel-bench'
+	external_id text NOT NULL,            -- the source's identity of the measurement (as a run's sourceNative.externalId)
+	operation_digest text NOT NULL,
+	workload_digest text NOT NULL,
+	implementation_digest text NOT NULL,
+	protocol_digest text NOT NULL,        -- the timed pass the memory was measured on
+	environment_digest text NOT NULL,
+	pass text NOT NULL,                   -- forward, backward or full
+	p50_bytes bigint NOT NULL,            -- the median peak, in bytes
+	p20_bytes bigint,                     -- the spread, when the source gives one
+	p80_bytes bigint,
+	liger_version text,                   -- the Liger-Kernel release that ran
+	observed_at timestamptz NOT NULL,     -- milliseconds at most
+	source_line bigint,                   -- the physical line of the CSV it came from
+	ingested_at timestamptz NOT NULL DEFAULT now(),
+	PRIMARY KEY (source, external_id),
+	CHECK (operation_digest ~ '^sha256:[0-9a-f]{64}$' AND workload_digest ~ '^sha256:[0-9a-f]{64}$'
+	       AND implementation_digest ~ '^sha256:[0-9a-f]{64}$' AND protocol_digest ~ '^sha256:[0-9a-f]{64}$'
+	       AND environment_digest ~ '^sha256:[0-9a-f]{64}$'),
+	CHECK (pass IN ('forward', 'backward', 'full')),
+	CHECK (p50_bytes > 0 AND p20_bytes > 0 AND p80_bytes > 0),
+	CHECK ((p20_bytes IS NULL) = (p80_bytes IS NULL)),
+	CHECK (source <> '' AND external_id <> ''),
+	CHECK (date_trunc('milliseconds', observed_at) = observed_at),
+	CHECK (source_line > 0)
+);
+CREATE INDEX ON kbench_memory_observations (workload_digest, protocol_digest, environment_digest, implementation_digest);
+CREATE INDEX ON kbench_memory_observations (operation_digest);
+COMMENT ON TABLE kbench_memory_observations IS 'peak device memory measured beside a timing (Liger''s memory rows), in bytes, with the digests of what was measured; append-only';
+
+-- Refuse UPDATE, DELETE and TRUNCATE: observations are never changed or removed.
+CREATE FUNCTION kbench__memory_append_only() RETURNS trigger
+	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+BEGIN
+	RAISE EXCEPTION 'cannot % kbench_memory_observations: memory observations are append-only', lower(TG_OP)
+		USING ERRCODE = 'restrict_violation',
+		      DETAIL = 'A memory observation records a measurement; it is never changed or removed.',
+		      HINT = 'Import the corrected measurement under an external id of its own.';
+END $$;
+REVOKE EXECUTE ON FUNCTION kbench__memory_append_only() FROM PUBLIC;
+
+CREATE TRIGGER append_only BEFORE UPDATE OR DELETE ON kbench_memory_observations
+	FOR EACH ROW EXECUTE FUNCTION kbench__memory_append_only();
+CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_memory_observations
+	FOR EACH STATEMENT EXECUTE FUNCTION kbench__memory_append_only();
+
+-- One memory_observations row of a catalog export (its manifests already
+-- stored by the caller): 'inserted', 'present', or why it is rejected.
+-- Internal: src/memory.c calls it.
+CREATE FUNCTION kbench__memory_import(r jsonb, OUT outcome text)
+	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+DECLARE
+	n int;
+	bad text;
+	at timestamptz;
+BEGIN
+	SELECT string_agg(k || CASE WHEN want = 'number' THEN ' (a whole number)' ELSE ' (a string)' END, ', ' ORDER BY ord) INTO bad
+	  FROM (VALUES (1, 'source', 'string', true), (2, 'externalId', 'string', true),
+	               (3, 'operationDigest', 'string', true), (4, 'workloadDigest', 'string', true),
+	               (5, 'implementationDigest', 'string', true), (6, 'protocolDigest', 'string', true),
+	               (7, 'environmentDigest', 'string', true), (8, 'pass', 'string', true),
+	               (9, 'p50Bytes', 'number', true), (10, 'p20Bytes', 'number', false), (11, 'p80Bytes', 'number', false),
+	               (12, 'ligerVersion', 'string', false), (13, 'observedAt', 'string', true),
+	               (14, 'sourceLine', 'number', false)) f(ord, k, want, required)
+	 WHERE CASE WHEN r->k IS NULL OR jsonb_typeof(r->k) = 'null' THEN required
+	            WHEN jsonb_typeof(r->k) <> want THEN true
+	            WHEN want = 'number' THEN (r->>k)::numeric <> trunc((r->>k)::numeric)
+	            ELSE false END;
+	IF bad IS NOT NULL THEN
+		outcome := 'invalid memory observation: needs ' || bad;
+		RETURN;
+	END IF;
+	-- what it names must agree with the catalog, where the catalog knows it
+	SELECT string_agg(what, '; ') INTO bad FROM (
+		SELECT format('its workload is of operation %s, not %s', w.operation_digest, r->>'operationDigest') AS what
+		  FROM kbench_workloads w WHERE w.digest = r->>'workloadDigest' AND w.operation_digest <> r->>'operationDigest'
+		UNION ALL
+		SELECT format('its implementation is of operation %s, not %s', i.operation_digest, r->>'operationDigest')
+		  FROM kbench_implementations i WHERE i.digest = r->>'implementationDigest' AND i.operation_digest <> r->>'operationDigest'
+		UNION ALL
+		SELECT format('pass %s, but its protocol %s times %s', r->>'pass', p.name, coalesce(kbench_protocol_mode(p.name), 'another pass'))
+		  FROM kbench_protocols p WHERE p.digest = r->>'protocolDigest' AND kbench_protocol_mode(p.name) IS DISTINCT FROM r->>'pass') x;
+	IF bad IS NOT NULL THEN
+		outcome := 'invalid memory observation: ' || bad;
+		RETURN;
+	END IF;
+	BEGIN
+		at := (r->>'observedAt')::timestamptz;
+		IF pg_catalog.to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') <> r->>'observedAt' THEN
+			outcome := format('invalid memory observation: observedAt %s is not an ISO 8601 UTC instant with milliseconds (2024-09-03T15:31:42.000Z)',
+			                  r->>'observedAt');
+			RETURN;
+		END IF;
+		INSERT INTO kbench_memory_observations (source, external_id, operation_digest, workload_digest,
+		                                        implementation_digest, protocol_digest, environment_digest, pass,
+		                                        p50_bytes, p20_bytes, p80_bytes, liger_version, observed_at, source_line)
+		VALUES (r->>'source', r->>'externalId', r->>'operationDigest', r->>'workloadDigest',
+		        r->>'implementationDigest', r->>'protocolDigest', r->>'environmentDigest', r->>'pass',
+		        (r->>'p50Bytes')::bigint, (r->>'p20Bytes')::bigint, (r->>'p80Bytes')::bigint, r->>'ligerVersion',
+		        at, (r->>'sourceLine')::bigint)
+		ON CONFLICT DO NOTHING;
+		GET DIAGNOSTICS n = ROW_COUNT;
+	EXCEPTION WHEN data_exception OR integrity_constraint_violation THEN
+		outcome := 'invalid memory observation: ' || SQLERRM;
+		RETURN;
+	END;
+	outcome := CASE WHEN n > 0 THEN 'inserted' ELSE 'present' END;
+END $$;
+REVOKE EXECUTE ON FUNCTION kbench__memory_import(jsonb) FROM PUBLIC;
+
+-- A memory observation as a row of the catalog export, carrying its
+-- protocol's and environment's manifests (the export has no table of its
+-- own for them; the other three travel in theirs).
+CREATE FUNCTION kbench__memory_export_row(m kbench_memory_observations, protocol jsonb, environment jsonb)
+	RETURNS jsonb LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+	RETURN jsonb_strip_nulls(jsonb_build_object(
+		'source', m.source, 'externalId', m.external_id,
+		'operationDigest', m.operation_digest, 'workloadDigest', m.workload_digest,
+		'implementationDigest', m.implementation_digest, 'protocolDigest', m.protocol_digest,
+		'environmentDigest', m.environment_digest, 'pass', m.pass,
+		'p50Bytes', m.p50_bytes, 'p20Bytes', m.p20_bytes, 'p80Bytes', m.p80_bytes,
+		'ligerVersion', m.liger_version,
+		'observedAt', to_char(m.observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+		'sourceLine', m.source_line))
+	|| jsonb_strip_nulls(jsonb_build_object('protocol', protocol, 'environment', environment));
+
+SELECT pg_catalog.pg_extension_config_dump('kbench_memory_observations', '');
+
+GRANT SELECT ON kbench_memory_observations TO PUBLIC;
