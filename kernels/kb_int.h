@@ -1,6 +1,7 @@
 /*
- * kb_int.h: internals of libkbench shared by registry.c, run.c, the
- * backends and the operations in ops/.  Not installed, not for callers.
+ * kb_int.h: internals of libkbench shared by its files (registry, parse,
+ * workload, manifests, plan, measure, run, list, request), the backends
+ * and the operations in ops/.  Not installed, not for callers.
  */
 #ifndef KB_INT_H
 #define KB_INT_H
@@ -114,8 +115,36 @@ typedef struct kb_case
 
 enum { KB_EXT_NONE = 0, KB_EXT_PYTHON = 1, KB_EXT_LIBRARY = 2 };
 
-/* Parse and validate a request into a case (no device access). */
+/* Parse and validate a request into a case (no device access): parse.c. */
 kb_status	kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen);
+
+/* snprintf into err (when err and errlen), ignoring truncation. */
+void		kb_seterr(char *err, size_t errlen, const char *fmt,...)
+			__attribute__((format(printf, 3, 4)));
+/* snprintf into res->message. */
+void		kb_setmsg(kb_result *res, const char *fmt,...) __attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------ plan (plan.c) */
+
+/* Fill c (shapes, dtypes) and p (initialisers) for the case. */
+void		kb_plan_call(const kb_case *cs, kb_call *c, kb_plan *p);
+/* Bytes of every tensor and the workspace of a planned call. */
+int64_t		kb_call_bytes(const kb_call *c);
+/* The flush buffer's size of a request (its own, or the default). */
+int64_t		kb_flush_bytes(const kb_request *req);
+/* Refuse what cannot fit on the case's device before anything is allocated. */
+kb_status	kb_check_fit(const kb_case *cs, int64_t flush, char *err, size_t errlen);
+
+/* ------------------------------------------------------------ measurement (measure.c) */
+
+/* The timeout of one call: the time left to the deadline, within [1 s, 120 s]. */
+double		kb_call_timeout(const kb_request *req);
+/* A backend return code as a status, with the backend's message in res. */
+kb_status	kb_be_status(kb_backend *be, int rc, kb_result *res, const char *what);
+/* Warm up, estimate, time; fills res->samples_ns and res->stats. */
+kb_status	kb_measure(kb_backend *be, const kb_call *c, const kb_request *req, kb_result *res,
+					   void *flush, int64_t flush_bytes, double warmup_ms, double rep_ms,
+					   int64_t max_samples);
 
 /* ------------------------------------------------------------ json writer */
 
@@ -157,9 +186,15 @@ char	   *kb_jw_take(kb_jw *w);
 
 /* ------------------------------------------------------------ manifests */
 
-/* The OperationSpec / WorkloadCase text built from the registry tables. */
+/* The OperationSpec / WorkloadCase text built from the registry tables (workload.c). */
 char	   *kb_operation_text(const kb_op *op);
 char	   *kb_workload_text(const kb_case *cs, const char *operation_digest);
+
+/* manifests.c: the operation, workload and implementation manifests of a case into res. */
+bool		kb_describe_case(const kb_case *cs, const kb_request *req, kb_result *res);
+/* manifests.c: build, validate and digest every manifest of a finished (or failed) run. */
+void		kb_finish_manifests(const kb_case *cs, const kb_request *req, kb_backend *be, kb_result *res,
+								double warmup_ms, double rep_ms, int64_t flush, int64_t max_samples);
 
 /*
  * Validate + normalize + canonicalize a manifest text through the identity

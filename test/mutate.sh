@@ -36,7 +36,7 @@ incorrect_job_passes|src/worker.c|s/^\t\tcase KB_PASSED:$/\t\tcase KB_PASSED:\n\
 utf8_overlong|src/core/json_parse.c|s/if (c >= 0xC2 \&\& c <= 0xDF)/if (c >= 0xC0 \&\& c <= 0xDF)/|core|overlong 2-byte UTF-8 accepted
 unsorted_large_objects|src/core/json_canon.c|s/qsort(order, n, sizeof(ki_member \*), member_cmp);/(void) 0;/|FUZZ_SECONDS=30 fuzz|the canonical writer leaves objects of more than 16 members unsorted
 guc_only_preloaded|src/worker.c|s/? PGC_POSTMASTER : PGC_SIGHUP;/? PGC_POSTMASTER : PGC_POSTMASTER;/|no_preload|kernelindex.database defined the preloaded way without the preload
-unchecked_competes|kernels/run.c|s/\t\treturn "incomplete_evidence";/\t\treturn kb_status_name(r->status);/|gate|a run with "check": false is filed as passed and competes
+unchecked_competes|kernels/request.c|s/\t\treturn "incomplete_evidence";/\t\treturn kb_status_name(r->status);/|gate|a run with "check": false is filed as passed and competes
 cancel_queued_silent|src/queue.c|s/" SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",/" SELECT pg_catalog.pg_notify('kbench_nobody', '') FROM j",/|guards|cancelling a queued job notifies no listener
 budget_by_time|bench/device.sh|s/\[ "\$N" -gt "\${MAX_ROWS:-1000}" \]/[ "$N" -gt "$((${MAX_ROWS:-1000} + 1))" ]/|fault|device.sh times one row more than MAX_ROWS
 EOF

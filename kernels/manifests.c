@@ -1,0 +1,540 @@
+/*
+ * manifests.c: the manifests of a request (kb_describe) and of a run
+ * (protocol, environment, implementation, run, and the composite), each
+ * validated, normalized and digested by the identity core.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kb_int.h"
+#ifndef KB_VERSION
+#error "KB_VERSION is set by kernels/Makefile from kernelindex.control"
+#endif
+#include "ki_json.h"
+
+#if __has_include("build/kb_git.h")
+#include "build/kb_git.h"
+#endif
+
+bool
+kb_manifest_finish(const char *text, char **canon, char digest[72], char *err, size_t errlen)
+{
+	ki_arena	a;
+	ki_errors	errs;
+	ki_value   *doc;
+	ki_value   *norm = NULL;
+	ki_kind		kind;
+	bool		ok = false;
+
+	*canon = NULL;
+	if (!text)
+	{
+		kb_seterr(err, errlen, "out of memory building a manifest");
+		return false;
+	}
+	ki_arena_init_malloc(&a);
+	ki_errors_init(&errs, &a);
+	doc = ki_parse(&a, text, strlen(text), &errs);
+	if (doc)
+		norm = ki_manifest_normalize(&a, doc, &kind, &errs);
+	if (norm)
+	{
+		ki_buf		b;
+
+		ki_identity_digest(&a, norm, digest);
+		ki_buf_init(&b, &a, 1024);
+		ki_canonical(norm, &b);
+		*canon = malloc(b.len + 1);
+		if (*canon)
+		{
+			memcpy(*canon, b.data, b.len);
+			(*canon)[b.len] = '\0';
+			ok = !a.failed;
+		}
+	}
+	if (!ok)
+	{
+		if (errs.count)
+			kb_seterr(err, errlen, "manifest rejected by the identity core: %s: %s (%s)",
+				   errs.items[0].path && errs.items[0].path[0] ? errs.items[0].path : "(root)",
+				   errs.items[0].message, errs.items[0].rule);
+		else
+			kb_seterr(err, errlen, "manifest rejected by the identity core (out of memory)");
+		free(*canon);
+		*canon = NULL;
+	}
+	ki_arena_reset(&a);
+	return ok;
+}
+
+/* Operation and workload manifests of a parsed case. */
+static char *implementation_text(const kb_case *cs, const char *op_digest, const kb_request *req,
+								 const kb_backend *be, char *err, size_t errlen);
+
+bool
+kb_describe_case(const kb_case *cs, const kb_request *req, kb_result *res)
+{
+	char	   *text = kb_operation_text(cs->op);
+	bool		ok = kb_manifest_finish(text, &res->operation_json, res->operation_digest,
+										res->message, sizeof(res->message));
+
+	free(text);
+	if (!ok)
+		return false;
+	text = kb_workload_text(cs, res->operation_digest);
+	ok = kb_manifest_finish(text, &res->workload_json, res->workload_digest,
+							res->message, sizeof(res->message));
+	free(text);
+	if (!ok)
+		return false;
+	text = implementation_text(cs, res->operation_digest, req, NULL, res->message, sizeof(res->message));
+	if (!text && res->message[0])
+		return false;
+	ok = kb_manifest_finish(text, &res->implementation_json, res->implementation_digest,
+							res->message, sizeof(res->message));
+	free(text);
+	return ok;
+}
+
+kb_status
+kb_describe(const kb_request *req, kb_result *res)
+{
+	kb_case		cs;
+
+	memset(res, 0, sizeof(*res));
+	res->status = kb_parse_case(req, &cs, res->message, sizeof(res->message));
+	if (res->status != KB_PASSED)
+		return res->status;
+	if (!kb_describe_case(&cs, req, res))
+		res->status = cs.ext ? KB_INVALID_REQUEST : KB_RUNTIME_ERROR;
+	return res->status;
+}
+
+/* ------------------------------------------------------------ manifests of a run */
+
+static void
+slugify(const char *in, char *out, size_t len)
+{
+	size_t		n = 0;
+
+	for (; *in && n + 1 < len; in++)
+	{
+		unsigned char ch = (unsigned char) tolower((unsigned char) *in);
+
+		if (isalnum(ch))
+			out[n++] = (char) ch;
+		else if (n && out[n - 1] != '-')
+			out[n++] = '-';
+	}
+	while (n && out[n - 1] == '-')
+		n--;
+	out[n] = '\0';
+}
+
+static char *
+protocol_text(const kb_case *cs, const kb_request *req, double warmup_ms, double rep_ms,
+			  int64_t flush, int64_t max_samples)
+{
+	kb_jw		w;
+	char		name[200];
+	char		title[200];
+	char		notes[1000];
+	char		reference[500];
+	const char *timer = cs->cuda ? "cuda_events" : "clock_monotonic";
+
+	snprintf(name, sizeof(name), "kbench-%s-%s-%s", cs->cuda ? "cuda" : "cpu", cs->op->slug, kb_mode_name(cs->mode));
+	snprintf(title, sizeof(title), "kbench protocol \xc2\xb7 %s \xc2\xb7 %s \xc2\xb7 %s",
+			 cs->op->name, kb_mode_name(cs->mode), cs->cuda ? "CUDA events" : "CPU monotonic clock");
+	snprintf(notes, sizeof(notes),
+			 "Timed: %s. do_bench-compatible: warm-up %g ms and repetition %g ms turned into iteration "
+			 "counts from a five-call estimate (flush included), at most %lld samples; a %lld-byte buffer "
+			 "cleared before every timed call outside the timed region; %s per call; inputs generated once "
+			 "(counter-based generator, seed %llu). Reported: median, p20, p80 (linear interpolation), mean, "
+			 "min, max, MAD, distribution-free 95%% order-statistic interval of the median; raw samples kept.",
+			 cs->op->timed[cs->mode], warmup_ms, rep_ms, (long long) max_samples, (long long) flush,
+			 cs->cuda ? "one CUDA event pair" : "one CLOCK_MONOTONIC pair",
+			 (unsigned long long) req->seed);
+	if (cs->op->id != KB_OP_DISTILL_JSD)
+		snprintf(reference, sizeof(reference),
+				 "C float64 reference (%s) on the same inputs, all rows or a deterministic sample of rows; "
+				 "pass when every compared value is within a tolerance derived from the output dtype and the "
+				 "terms it sums (kernelindex docs/KERNELS.md, Tolerances); metrics.tolerance_ratio is the "
+				 "worst error over its tolerance.", cs->op->c_path);
+	else
+		snprintf(reference, sizeof(reference),
+				 "C float64 reference (%s) on the same inputs, all rows or a deterministic sample of rows; "
+				 "pass when every compared value has |got-ref| <= rtol*|ref| + rtol*max|ref| with rtol 1e-5 "
+				 "(fp32) or 1e-2 (bf16); metrics.tolerance_ratio is the worst error over it.", cs->op->c_path);
+
+	kb_jw_manifest(&w, "BenchmarkProtocol", name, title);
+	kb_jw_spec(&w);
+	kb_jw_key(&w, "harness");
+	kb_jw_obj(&w);
+	kb_jw_kstr(&w, "name", "kbench");
+	kb_jw_kstr(&w, "version", KB_VERSION);
+	kb_jw_end_obj(&w);
+	kb_jw_key(&w, "measurement");
+	kb_jw_obj(&w);
+	kb_jw_kstr(&w, "timer", timer);
+	kb_jw_kstr(&w, "synchronization", cs->cuda ? "event_synchronize_per_sample" : "blocking_call");
+	kb_jw_key(&w, "compileIncluded");
+	kb_jw_bool(&w, false);
+	kb_jw_key(&w, "setupIncluded");
+	kb_jw_bool(&w, false);
+	kb_jw_kint(&w, "warmupDuration", (int64_t) llround(warmup_ms * 1e6));
+	kb_jw_kstr(&w, "inputRegeneration", "none");
+	kb_jw_kstr(&w, "outlierPolicy", cs->cuda
+			   ? "Samples taken while the SM clock (NVML, read after each sample) was below 75% of its default "
+			   "application clock are discarded and counted (sourceNative.metrics.discarded_throttled); no other "
+			   "sample is dropped. Without NVML nothing is discarded and metrics.clock_sampled is 0."
+			   : "No sample is discarded (no clock to sample on the CPU); metrics.clock_sampled is 0.");
+	kb_jw_kstr(&w, "primaryStatistic", "median");
+	kb_jw_end_obj(&w);
+	kb_jw_key(&w, "correctness");
+	kb_jw_obj(&w);
+	kb_jw_kstr(&w, "reference", reference);
+	kb_jw_kstr(&w, "comparator", "allclose_by_dtype");
+	kb_jw_end_obj(&w);
+	kb_jw_key(&w, "comparability");
+	kb_jw_obj(&w);
+	kb_jw_kstr(&w, "family", "kbench_do_bench");
+	kb_jw_kstr(&w, "notes", notes);
+	kb_jw_end_obj(&w);
+	kb_jw_end_obj(&w);
+	kb_jw_end_obj(&w);
+	return kb_jw_take(&w);
+}
+
+static char *
+implementation_text(const kb_case *cs, const char *op_digest, const kb_request *req,
+					const kb_backend *be, char *err, size_t errlen)
+{
+	kb_jw		w;
+	char		name[200];
+	char		title[200];
+
+	char		desc[600];
+	const char *vnote = cs->variant <= 4 ? cs->op->variant_notes[cs->variant - 1] : NULL;
+
+	if (cs->ext)
+		return kb_ext_implementation_text(cs, op_digest, req, be, err, errlen);
+
+	/* v1 keeps the names it always had, so its history stays one implementation. */
+	if (cs->cuda && cs->variant > 1)
+	{
+		snprintf(name, sizeof(name), "kbench-%s-cuda-v%d", cs->op->slug, cs->variant);
+		snprintf(title, sizeof(title), "%s \xc2\xb7 kbench CUDA v%d", cs->op->title, cs->variant);
+	}
+	else
+	{
+		snprintf(name, sizeof(name), "kbench-%s-%s", cs->op->slug, cs->cuda ? "cuda" : "cpu");
+		snprintf(title, sizeof(title), "%s \xc2\xb7 kbench %s", cs->op->title, cs->cuda ? "CUDA" : "C");
+	}
+	if (cs->cuda)
+		snprintf(desc, sizeof(desc), "kernelindex kbench CUDA implementation (libkbench_cuda.so), built for sm_90 "
+				 "with PTX for newer GPUs.%s%s%s", cs->variant > 1 ? " Kernel variant " : "",
+				 cs->variant > 1 && vnote ? vnote : "", cs->variant > 1 ? "." : "");
+	else
+		snprintf(desc, sizeof(desc), "kernelindex kbench plain C implementation (fp32 accumulation), the cpu backend.");
+	kb_jw_manifest(&w, "ImplementationRevision", name, title);
+	kb_jw_kstr(&w, "description", desc);
+	kb_jw_spec(&w);
+	kb_jw_key(&w, "projectRevision");
+	kb_jw_obj(&w);
+	kb_jw_kstr(&w, "version", KB_VERSION);
+#ifdef KB_GIT_COMMIT
+	if (strlen(KB_GIT_COMMIT) == 40)
+		kb_jw_kstr(&w, "commit", KB_GIT_COMMIT);
+#endif
+	kb_jw_end_obj(&w);
+	kb_jw_key(&w, "operation");
+	kb_jw_obj(&w);
+	kb_jw_kstr(&w, "specDigest", op_digest);
+	kb_jw_end_obj(&w);
+	kb_jw_key(&w, "callable");
+	kb_jw_obj(&w);
+	kb_jw_kstr(&w, "language", cs->cuda ? "cuda" : "c");
+	kb_jw_kstr(&w, "path", cs->cuda ? cs->op->cu_path : cs->op->c_path);
+	if (cs->cuda && cs->variant > 1)
+	{
+		char		sym[160];
+
+		/* the entry point called with kb_call.variant: part of the identity, so v2 is its own implementation */
+		snprintf(sym, sizeof(sym), "%s/v%d", cs->op->cu_symbol, cs->variant);
+		kb_jw_kstr(&w, "symbol", sym);
+	}
+	else if (cs->cuda)
+		kb_jw_kstr(&w, "symbol", cs->op->cu_symbol);
+	kb_jw_kstr(&w, "interface", "kbench");
+	kb_jw_end_obj(&w);
+	kb_jw_key(&w, "support");
+	kb_jw_obj(&w);
+	kb_jw_key(&w, "hardwareArchitectures");
+	kb_jw_arr(&w);
+	if (cs->cuda)
+		kb_jw_str(&w, "sm_90");
+	kb_jw_end_arr(&w);
+	kb_jw_key(&w, "dtypes");
+	kb_jw_arr(&w);
+	for (int i = 0; i < cs->op->ndtypes; i++)
+		kb_jw_str(&w, kb_dtype_name(cs->op->dtypes[i]));
+	kb_jw_end_arr(&w);
+	kb_jw_end_obj(&w);
+	kb_jw_key(&w, "licensing");
+	kb_jw_obj(&w);
+	kb_jw_end_obj(&w);
+	kb_jw_end_obj(&w);
+	kb_jw_end_obj(&w);
+	return kb_jw_take(&w);
+}
+
+/* Integer nanoseconds for latencyNs members. */
+static int64_t
+ns(double v)
+{
+	return v < 0 ? 0 : (int64_t) llround(v);
+}
+
+static void
+measurement(kb_jw *w, const char *metric, const char *unit, const char *stat, double v, int64_t count)
+{
+	kb_jw_obj(w);
+	kb_jw_kstr(w, "metric", metric);
+	kb_jw_kstr(w, "unit", unit);
+	kb_jw_kstr(w, "statistic", stat);
+	kb_jw_knum(w, "value", v);
+	if (count > 0)
+		kb_jw_kint(w, "sampleCount", count);
+	kb_jw_end_obj(w);
+}
+
+static char *
+run_text(const kb_case *cs, const kb_backend *be, const kb_result *res, const char *observed)
+{
+	kb_jw		w;
+	char		name[200];
+	char		title[200];
+	char		bench[64];
+	char		wl[120];
+	char		ts[40];
+	const kb_stats *st = &res->stats;
+	const char *p;
+
+	/* The workload's name without its "liger-<op>-" prefix. */
+	p = strstr(res->workload_json, "\"name\":\"liger-");
+	wl[0] = '\0';
+	if (p)
+	{
+		size_t		skip = strlen("\"name\":\"liger-") + strlen(cs->op->slug) + 1;
+		const char *e = strchr(p + skip, '"');
+
+		if (e && (size_t) (e - p) > skip)
+			snprintf(wl, sizeof(wl), "%.*s", (int) (e - (p + skip)), p + skip);
+	}
+	slugify(observed, ts, sizeof(ts));
+	if (cs->ext)
+	{
+		/* another implementation, run by kbench: its name in the run's name and title */
+		char		label[80];
+
+		slugify(kb_ext_label(cs), label, sizeof(label));
+		snprintf(name, sizeof(name), "kbench-%s-%s-%s-%s-%s-%s", cs->op->slug, kb_mode_name(cs->mode),
+				 label, cs->cuda ? "cuda" : "cpu", wl, ts);
+		snprintf(title, sizeof(title), "%s \xc2\xb7 %s (%s) \xc2\xb7 %s", cs->op->title, kb_ext_label(cs),
+				 cs->ext == KB_EXT_PYTHON ? "python" : "library", kb_mode_name(cs->mode));
+	}
+	else
+	{
+		snprintf(name, sizeof(name), "kbench-%s-%s-%s-%s-%s", cs->op->slug, kb_mode_name(cs->mode),
+				 cs->cuda ? "cuda" : "cpu", wl, ts);
+		snprintf(title, sizeof(title), "%s \xc2\xb7 kbench %s \xc2\xb7 %s", cs->op->title,
+				 cs->cuda ? "CUDA" : "C", kb_mode_name(cs->mode));
+	}
+	snprintf(bench, sizeof(bench), "%s/%s", cs->op->name, kb_mode_name(cs->mode));
+
+	kb_jw_manifest(&w, "BenchmarkRun", name, title);
+	if (res->message[0])
+		kb_jw_kstr(&w, "description", res->message);
+	kb_jw_spec(&w);
+	kb_jw_kstr(&w, "implementationDigest", res->implementation_digest);
+	kb_jw_kstr(&w, "workloadDigest", res->workload_digest);
+	kb_jw_kstr(&w, "protocolDigest", res->protocol_digest);
+	kb_jw_kstr(&w, "environmentDigest", res->environment_digest);
+	kb_jw_kstr(&w, "status", kb_result_run_status(res));
+	kb_jw_kstr(&w, "observedAt", observed);
+	if (res->correctness.checked)
+	{
+		kb_jw_key(&w, "correctness");
+		kb_jw_obj(&w);
+		kb_jw_kstr(&w, "comparator", "allclose_by_dtype");
+		kb_jw_knum(&w, "maximumAbsoluteError", res->correctness.max_abs_error);
+		kb_jw_knum(&w, "maximumRelativeError", res->correctness.max_rel_error);
+		kb_jw_knum(&w, "matchedRatio", res->correctness.matched_ratio);
+		kb_jw_end_obj(&w);
+	}
+	if (st->samples > 0)
+	{
+		kb_jw_key(&w, "timing");
+		kb_jw_obj(&w);
+		kb_jw_kstr(&w, "primaryStatistic", "median");
+		kb_jw_kint(&w, "samples", st->samples);
+		kb_jw_key(&w, "latencyNs");
+		kb_jw_obj(&w);
+		kb_jw_kint(&w, "median", ns(st->median));
+		kb_jw_kint(&w, "mean", ns(st->mean));
+		kb_jw_kint(&w, "p05", ns(st->p05));
+		kb_jw_kint(&w, "p95", ns(st->p95));
+		kb_jw_kint(&w, "minimum", ns(st->minimum));
+		kb_jw_kint(&w, "maximum", ns(st->maximum));
+		kb_jw_kint(&w, "mad", ns(st->mad));
+		kb_jw_key(&w, "confidence95");
+		kb_jw_arr(&w);
+		kb_jw_int(&w, ns(st->ci95_lo));
+		kb_jw_int(&w, ns(st->ci95_hi));
+		kb_jw_end_arr(&w);
+		kb_jw_end_obj(&w);
+		kb_jw_end_obj(&w);
+		kb_jw_key(&w, "measurements");
+		kb_jw_arr(&w);
+		measurement(&w, "latency", "ns", "p20", st->p20, st->samples);
+		measurement(&w, "latency", "ns", "p80", st->p80, st->samples);
+		if (res->bytes > 0)
+			measurement(&w, "bandwidth", "gb_per_s", "median", res->achieved_gbps, st->samples);
+		if (res->flops > 0)
+			measurement(&w, "throughput", "tflop_per_s", "median", res->achieved_tflops, st->samples);
+		/* last, so the measurements before it keep their places */
+		if (res->peak_memory_bytes > 0)
+			measurement(&w, "peak_memory", "bytes", "max", (double) res->peak_memory_bytes, 0);
+		kb_jw_end_arr(&w);
+	}
+	kb_jw_key(&w, "sourceNative");
+	kb_jw_obj(&w);
+	kb_jw_kstr(&w, "source", "kbench");
+	kb_jw_kstr(&w, "benchmark", bench);
+	kb_jw_key(&w, "metrics");
+	kb_jw_obj(&w);
+	kb_jw_knum(&w, "bytes", res->bytes);
+	kb_jw_knum(&w, "flops", res->flops);
+	if (st->samples > 0)
+	{
+		kb_jw_knum(&w, "achieved_gb_per_s", res->achieved_gbps);
+		kb_jw_knum(&w, "achieved_tflop_per_s", res->achieved_tflops);
+		kb_jw_kint(&w, "warmup_iterations", st->warmup_iterations);
+		kb_jw_kint(&w, "estimate_ns", st->estimate_ns);
+		kb_jw_kint(&w, "raw_samples", res->nsamples);
+	}
+	kb_jw_kint(&w, "discarded_throttled", st->discarded_throttled);
+	kb_jw_kint(&w, "clock_sampled", st->clock_available);
+	if (st->clock_available)
+	{
+		kb_jw_knum(&w, "sm_clock_min_mhz", st->clock_mhz_min);
+		kb_jw_knum(&w, "sm_clock_default_mhz", st->clock_mhz_default);
+	}
+	if (cs->cuda)
+	{
+		kb_jw_kint(&w, "sm_count", be->info.sm_count);
+		kb_jw_kint(&w, "l2_bytes", be->info.l2_bytes);
+	}
+	if (res->correctness.checked)
+	{
+		kb_jw_kint(&w, "compared_values", res->correctness.compared);
+		kb_jw_knum(&w, "tolerance_ratio", res->correctness.worst_ratio);
+	}
+	kb_jw_end_obj(&w);
+	kb_jw_end_obj(&w);
+	kb_jw_end_obj(&w);
+	kb_jw_end_obj(&w);
+	return kb_jw_take(&w);
+}
+
+/* Build, validate and digest every manifest of a finished (or failed) run. */
+void
+kb_finish_manifests(const kb_case *cs, const kb_request *req, kb_backend *be, kb_result *res,
+				 double warmup_ms, double rep_ms, int64_t flush, int64_t max_samples)
+{
+	char		observed[96];
+	char		err[512] = "";
+	char	   *text;
+	char	   *protocol = NULL,
+			   *env = NULL,
+			   *run = NULL;
+	struct timespec now;
+	struct tm	tm;
+	bool		ok;
+	kb_jw		w;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	snprintf(observed, sizeof(observed), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int) (now.tv_nsec / 1000000));
+
+	text = protocol_text(cs, req, warmup_ms, rep_ms, flush, max_samples);
+	ok = kb_manifest_finish(text, &protocol, res->protocol_digest, err, sizeof(err));
+	free(text);
+	if (ok)
+	{
+		text = kb_environment_text(be);
+		ok = kb_manifest_finish(text, &env, res->environment_digest, err, sizeof(err));
+		free(text);
+	}
+	if (ok)
+	{
+		text = implementation_text(cs, res->operation_digest, req, be, err, sizeof(err));
+		free(res->implementation_json);
+		ok = kb_manifest_finish(text, &res->implementation_json, res->implementation_digest, err, sizeof(err));
+		free(text);
+	}
+	if (ok)
+	{
+		text = run_text(cs, be, res, observed);
+		ok = kb_manifest_finish(text, &run, res->run_digest, err, sizeof(err));
+		free(text);
+	}
+	if (ok)
+	{
+		kb_jw_init(&w);
+		kb_jw_obj(&w);
+		kb_jw_key(&w, "run");
+		kb_jw_json(&w, run);
+		kb_jw_key(&w, "protocol");
+		kb_jw_json(&w, protocol);
+		kb_jw_key(&w, "environment");
+		kb_jw_json(&w, env);
+		kb_jw_end_obj(&w);
+		res->composite_json = kb_jw_take(&w);
+		if (res->composite_json)
+		{
+			/* The same composite check the ingest path applies. */
+			ki_arena	a;
+			ki_errors	errs;
+			ki_value   *doc;
+			ki_composite comp;
+
+			ki_arena_init_malloc(&a);
+			ki_errors_init(&errs, &a);
+			doc = ki_parse(&a, res->composite_json, strlen(res->composite_json), &errs);
+			if (!doc || !ki_composite_validate(&a, doc, &comp, &errs))
+			{
+				snprintf(err, sizeof(err), "composite rejected by the identity core: %s",
+						 errs.count ? errs.items[0].message : "?");
+				ok = false;
+			}
+			ki_arena_reset(&a);
+		}
+	}
+	if (!ok)
+	{
+		res->status = KB_RUNTIME_ERROR;
+		snprintf(res->message, sizeof(res->message), "%s", err);
+		free(res->composite_json);
+		res->composite_json = NULL;
+	}
+	free(protocol);
+	free(env);
+	free(run);
+}

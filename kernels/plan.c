@@ -1,0 +1,109 @@
+/*
+ * plan.c: the tensors a case allocates, and whether they fit on its device
+ * (checked before anything is allocated).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kb_int.h"
+
+#define DEFAULT_FLUSH_BYTES ((int64_t) 256 << 20)
+
+/* Bytes of every tensor and the workspace of a planned call. */
+int64_t
+kb_call_bytes(const kb_call *c)
+{
+	int64_t		b = c->ws_bytes;
+
+	for (int i = 0; i < c->ntensors; i++)
+		b += c->rows[i] * c->cols[i] * (int64_t) kb_dtype_size(c->tdtype[i]);
+	return b;
+}
+
+void
+kb_plan_call(const kb_case *cs, kb_call *c, kb_plan *p)
+{
+	memset(c, 0, sizeof(*c));
+	memset(p, 0, sizeof(*p));
+	c->op = cs->op->id;
+	c->mode = cs->mode;
+	c->dtype = cs->dtype;
+	memcpy(c->ax, cs->ax, sizeof(c->ax));
+	c->variant = cs->variant;
+	cs->op->plan(c, p, cs->cuda);
+}
+
+/* Memory the run needs on its device, including the flush buffer. */
+static int64_t
+run_bytes(const kb_case *cs, int64_t flush)
+{
+	kb_call		c;
+	kb_plan		p;
+
+	kb_plan_call(cs, &c, &p);
+	return kb_call_bytes(&c) + flush + ((int64_t) 64 << 20);	/* + cuBLASLt and driver slack */
+}
+
+int64_t
+kb_flush_bytes(const kb_request *req)
+{
+	return req->flush_bytes < 0 ? DEFAULT_FLUSH_BYTES : req->flush_bytes;
+}
+
+/* Refuse what cannot fit before anything is allocated. */
+kb_status
+kb_check_fit(const kb_case *cs, int64_t flush, char *err, size_t errlen)
+{
+	int64_t		need = run_bytes(cs, flush);
+
+	if (cs->cuda)
+	{
+		char		why[256];
+		const kbc_api *api = kb_cuda_api(why, sizeof(why));
+		kbc_device_info info;
+		int			n;
+
+		if (!api)
+		{
+			snprintf(err, errlen, "%s", why);
+			return KB_DEVICE_UNAVAILABLE;
+		}
+		n = api->device_count(why, sizeof(why));
+		if (cs->device >= n)
+		{
+			if (n > 0)
+				snprintf(err, errlen, "device cuda:%d does not exist; allowed: cpu, cuda:0..cuda:%d", cs->device, n - 1);
+			else
+				snprintf(err, errlen, "device cuda:%d does not exist (%s); allowed: cpu", cs->device, n == 0 ? "no CUDA device" : why);
+			return KB_DEVICE_UNAVAILABLE;
+		}
+		if (api->device_info(cs->device, &info, why, sizeof(why)) != KBC_OK)
+		{
+			snprintf(err, errlen, "cuda:%d: %s", cs->device, why);
+			return KB_DEVICE_UNAVAILABLE;
+		}
+		if (need > info.free_mem)
+		{
+			snprintf(err, errlen, "workload needs %.2f GiB on cuda:%d, which has %.2f GiB free of %.2f GiB",
+					 need / 1073741824.0, cs->device, info.free_mem / 1073741824.0, info.total_mem / 1073741824.0);
+			return KB_RESOURCE_EXCEEDED;
+		}
+	}
+	else
+	{
+		long		avail = sysconf(_SC_AVPHYS_PAGES);
+		long		psize = sysconf(_SC_PAGESIZE);
+		double		have = (double) avail * (double) psize;
+
+		if (avail > 0 && psize > 0 && (double) need > have)
+		{
+			snprintf(err, errlen, "workload needs %.2f GiB of host memory, %.2f GiB are free",
+					 need / 1073741824.0, have / 1073741824.0);
+			return KB_RESOURCE_EXCEEDED;
+		}
+	}
+	return KB_PASSED;
+}
