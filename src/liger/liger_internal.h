@@ -122,4 +122,113 @@ void		ki_liger_bind_scalar(ki_liger_binding *b, const char *name, double v);
 bool		ki_liger_bind_fail(const ki_liger_input *in, ki_liger_binding *b, const char *fmt,...)
 			__attribute__((format(printf, 3, 4)));
 
+/* ------------------------------------------------------ mapping (liger_map.c tables) */
+
+/* The timed pass of each kernel_operation_mode, as the protocol states it. */
+typedef struct ki_liger_mode
+{
+	const char *mode;
+	const char *timed;
+} ki_liger_mode;
+
+/* kernel_provider -> who implements it, in what, under which license. */
+typedef struct ki_liger_provider
+{
+	const char *provider;
+	const char *title;			/* "<kernel title> · <this>" */
+	const char *language;
+	const char *description;
+	const char *declared;		/* declared license */
+	const char *concluded;		/* concluded license, NULL when not concluded */
+	const char *pip_package;	/* NULL when not a pip build of Liger */
+	bool		baseline;		/* an eager reference the benchmark compares against */
+} ki_liger_provider;
+
+/* ------------------------------------------------------ text (liger_text.c) */
+
+/* Concatenate NUL-terminated strings (ended by NULL) into the arena. */
+char	   *ki_liger_cat(ki_arena *a,...);
+/* printf into the arena (at most 599 bytes). */
+const char *ki_liger_afmt(ki_arena *a, const char *fmt,...) __attribute__((format(printf, 2, 3)));
+/* The slug form of a name (lower-case [a-z0-9] runs joined by "-", at most 100 bytes). */
+char	   *ki_liger_kebab(ki_arena *a, const char *s);
+/* A decimal number as JavaScript's Number() reads one from text. */
+bool		ki_liger_parse_number(const char *s, double *out);
+/* Math.round: the nearest integer, halves toward +infinity. */
+double		ki_liger_js_round(double v);
+
+/* ------------------------------------------------------ time (liger_time.c) */
+
+/* A CSV timestamp as "YYYY-MM-DDTHH:MM:SS.mmmZ" (UTC), or NULL. */
+const char *ki_liger_utc_instant(ki_arena *a, const char *ts);
+
+/* ------------------------------------------------------ axes (liger_expr.c) */
+
+/* Bound axes: the row's, then the derived ones. */
+typedef struct ki_liger_env
+{
+	int			n;
+	const char *name[KI_LIGER_MAX_AXES * 2];
+	double		value[KI_LIGER_MAX_AXES * 2];
+} ki_liger_env;
+
+bool		ki_liger_env_get(const ki_liger_env *env, const char *name, size_t len, double *v);
+/* Evaluate a derived-axis expression over env; false when it is not one or an axis is unbound. */
+bool		ki_liger_eval_expression(const char *text, const ki_liger_env *env, double *out);
+
+/* ------------------------------------------------------ JSON writer (liger_jw.c) */
+
+typedef struct ki_liger_jw
+{
+	ki_buf		buf;
+	bool		first[KI_MAX_DEPTH + 1];
+	int			depth;
+	bool		after_key;
+} ki_liger_jw;
+
+void		ki_liger_jw_init(ki_liger_jw *w, ki_arena *a);
+void		ki_liger_jw_open(ki_liger_jw *w, char c);
+void		ki_liger_jw_close(ki_liger_jw *w, char c);
+void		ki_liger_jw_key(ki_liger_jw *w, const char *k);
+void		ki_liger_jw_str(ki_liger_jw *w, const char *s);
+void		ki_liger_jw_num(ki_liger_jw *w, double d);
+void		ki_liger_jw_kv(ki_liger_jw *w, const char *k, const char *v);
+void		ki_liger_jw_kn(ki_liger_jw *w, const char *k, double v);
+/* {"apiVersion":..,"kind":kind with the object left open */
+void		ki_liger_jw_header(ki_liger_jw *w, const char *kind);
+
+/* ------------------------------------------------------ builders (liger_build.c) */
+
+/* One row's manifests under construction: the result they fill, and why one failed. */
+typedef struct ki_liger_build
+{
+	ki_arena   *a;
+	ki_liger_result *out;
+	const char *reason;
+} ki_liger_build;
+
+/* What a speed row measured. */
+typedef struct ki_liger_timing
+{
+	double		ms50,
+				ms20,
+				ms80;
+	bool		spread;
+	const char *observed_at;
+} ki_liger_timing;
+
+/* "axis<value>-..." over the axes sorted by name, then "-<dtype>". */
+char	   *ki_liger_case_key(ki_arena *a, const ki_liger_binding *b);
+/* kernel/mode/provider/gpu slug/case key/timestamp slug: a row's identity. */
+const char *ki_liger_external_id(ki_arena *a, const ki_liger_kernel *k, const ki_liger_row *row, const char *key);
+/* Each builds, validates and digests one manifest into bd->out; false with bd->reason. */
+bool		ki_liger_build_operation(ki_liger_build *bd, const ki_liger_kernel *k);
+bool		ki_liger_build_implementation(ki_liger_build *bd, const ki_liger_kernel *k, const ki_liger_provider *p);
+bool		ki_liger_build_workload(ki_liger_build *bd, const ki_liger_kernel *k, const ki_liger_binding *b,
+									const char *key);
+bool		ki_liger_build_protocol(ki_liger_build *bd, const ki_liger_mode *m);
+bool		ki_liger_build_environment(ki_liger_build *bd, const char *gpu_name, const ki_liger_hardware *hw);
+bool		ki_liger_build_run(ki_liger_build *bd, const ki_liger_kernel *k, const ki_liger_row *row,
+							   const char *key, const ki_liger_timing *t);
+
 #endif							/* KI_LIGER_INTERNAL_H */
