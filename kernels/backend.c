@@ -15,7 +15,7 @@
  * (the driver reclaims them, and stops the kernel, when the process exits),
  * and no later run may open it here.  The caller ends the process: the
  * kbench CLI exits after printing the timeout; the server's worker records
- * the job and exits, and the postmaster starts a fresh one (src/worker.c).
+ * the job and exits, and the postmaster starts a fresh one (src/worker_run.c).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

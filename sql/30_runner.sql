@@ -1,5 +1,5 @@
 -- Runner: benchmark jobs queued from SQL and run by background workers
--- (src/queue.c, src/worker.c).  Workers start with the server when
+-- (src/queue.c, src/worker_*.c).  Workers start with the server when
 -- kernelindex is in shared_preload_libraries: one for the CPU backend and one
 -- per visible GPU.
 

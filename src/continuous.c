@@ -28,7 +28,7 @@
 
 static bool ki_confirm_alerts = true;
 
-/* Called by _PG_init (worker.c), before the prefix is reserved. */
+/* Called by _PG_init (init.c), before the prefix is reserved. */
 void
 ki_continuous_init(void)
 {

@@ -10,7 +10,7 @@
 
 #include "core/ki_json.h"
 
-/* continuous.c: its GUCs, defined by _PG_init (worker.c). */
+/* continuous.c: its GUCs, defined by _PG_init (init.c). */
 void		ki_continuous_init(void);
 
 /* An arena whose blocks are palloc'd in CurrentMemoryContext. */

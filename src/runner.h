@@ -1,6 +1,6 @@
 /*
  * runner.h: what the job functions (queue.c) and the background workers
- * (worker.c) share: GUCs and the shared-memory worker slots.
+ * (src/worker_*.c) share: GUCs and the shared-memory worker slots.
  */
 #ifndef KI_RUNNER_H
 #define KI_RUNNER_H

@@ -4,7 +4,7 @@
 # "file: name(" per such call; exits 1 when there is one.
 #
 # The extension runs this SQL as its owner (src/queue.c) or in a background
-# worker as the bootstrap superuser (src/worker.c), or as callers who may be
+# worker as the bootstrap superuser (src/worker_*.c), or as callers who may be
 # the owner: a bare name would be resolved through a search_path that some
 # other role may control (docs/ARCHITECTURE.md, "Name resolution and
 # rights").  SQL keywords that look like calls (IN (...), VALUES (...),

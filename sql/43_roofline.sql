@@ -1,0 +1,266 @@
+--------------------------------------------------------------------------
+-- Roofline: bytes and FLOPs per operation and pass, device peaks
+--------------------------------------------------------------------------
+
+-- Known devices and their datasheet peaks (dense, no sparsity; boost clocks).
+-- An environment matches the row with its product and form factor, else the
+-- product's row without a form factor.  Add rows for other devices; rows
+-- you add (seeded = false) are kept by pg_dump.
+CREATE TABLE kbench_devices (
+	name text PRIMARY KEY,
+	vendor text NOT NULL,
+	product text NOT NULL,                -- as kbench_environments.product
+	form_factor text,                     -- as kbench_environments.form_factor; NULL: any
+	architecture text,
+	memory_bytes bigint,
+	peak_bandwidth_bytes_per_s float8 NOT NULL CHECK (peak_bandwidth_bytes_per_s > 0),
+	peak_flops_fp32 float8 CHECK (peak_flops_fp32 > 0),    -- vector (CUDA core / SIMD) fp32
+	peak_flops_tf32 float8 CHECK (peak_flops_tf32 > 0),    -- matrix (tensor core)
+	peak_flops_bf16 float8 CHECK (peak_flops_bf16 > 0),    -- matrix, fp32 accumulate
+	peak_flops_fp16 float8 CHECK (peak_flops_fp16 > 0),    -- matrix, fp32 accumulate
+	peak_flops_fp8 float8 CHECK (peak_flops_fp8 > 0),      -- matrix
+	source text,
+	seeded boolean NOT NULL DEFAULT false,
+	UNIQUE NULLS NOT DISTINCT (product, form_factor)
+);
+COMMENT ON TABLE kbench_devices IS 'device peaks for the roofline: memory bandwidth and FLOP rates by precision (datasheet, dense)';
+
+INSERT INTO kbench_devices (name, vendor, product, form_factor, architecture, memory_bytes, peak_bandwidth_bytes_per_s,
+                            peak_flops_fp32, peak_flops_tf32, peak_flops_bf16, peak_flops_fp16, peak_flops_fp8, source, seeded) VALUES
+	('A100 SXM4 40GB', 'nvidia', 'NVIDIA A100', 'SXM4-40GB', 'sm_80', 40 * 2^30, 1555e9, 19.5e12, 156e12, 312e12, 312e12, NULL, 'NVIDIA A100 datasheet', true),
+	('A100 SXM4 80GB', 'nvidia', 'NVIDIA A100', 'SXM4-80GB', 'sm_80', 80 * 2^30, 2039e9, 19.5e12, 156e12, 312e12, 312e12, NULL, 'NVIDIA A100 datasheet', true),
+	('A100 PCIe 40GB', 'nvidia', 'NVIDIA A100', 'PCIE-40GB', 'sm_80', 40 * 2^30, 1555e9, 19.5e12, 156e12, 312e12, 312e12, NULL, 'NVIDIA A100 datasheet', true),
+	('A100 PCIe 80GB', 'nvidia', 'NVIDIA A100', '80GB PCIe', 'sm_80', 80 * 2^30, 1935e9, 19.5e12, 156e12, 312e12, 312e12, NULL, 'NVIDIA A100 datasheet', true),
+	('H100 SXM5 80GB', 'nvidia', 'NVIDIA H100', '80GB HBM3', 'sm_90', 80 * 2^30, 3350e9, 67e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12, 'NVIDIA H100 datasheet (SXM5)', true),
+	('H100 PCIe 80GB', 'nvidia', 'NVIDIA H100', 'PCIe', 'sm_90', 80 * 2^30, 2000e9, 51.2e12, 378e12, 756e12, 756e12, 1513e12, 'NVIDIA H100 datasheet (PCIe)', true),
+	('H100 NVL 94GB', 'nvidia', 'NVIDIA H100', 'NVL', 'sm_90', 94 * 2^30, 3900e9, 60e12, 417.5e12, 835e12, 835e12, 1670e12, 'NVIDIA H100 datasheet (NVL)', true),
+	('H200 SXM 141GB', 'nvidia', 'NVIDIA H200', NULL, 'sm_90', 141 * 2^30, 4800e9, 67e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12, 'NVIDIA H200 datasheet (SXM)', true),
+	('H200 NVL 141GB', 'nvidia', 'NVIDIA H200', 'NVL', 'sm_90', 141 * 2^30, 4800e9, 60e12, 417.5e12, 835e12, 835e12, 1670e12, 'NVIDIA H200 datasheet (NVL)', true),
+	('B200 180GB', 'nvidia', 'NVIDIA B200', NULL, 'sm_100', 180 * 2^30, 8000e9, 75e12, 1125e12, 2250e12, 2250e12, 4500e12, 'NVIDIA HGX B200 datasheet, per GPU', true),
+	('L4 24GB', 'nvidia', 'NVIDIA L4', NULL, 'sm_89', 24 * 2^30, 300e9, 30.3e12, 60e12, 121e12, 121e12, 242e12, 'NVIDIA L4 datasheet', true),
+	('L40S 48GB', 'nvidia', 'NVIDIA L40S', NULL, 'sm_89', 48 * 2^30, 864e9, 91.6e12, 183e12, 362e12, 362e12, 733e12, 'NVIDIA L40S datasheet', true),
+	('MI300X 192GB', 'amd', 'AMD Instinct MI300X', NULL, 'gfx942', 192 * 2^30, 5300e9, 163.4e12, 653.7e12, 1307.4e12, 1307.4e12, 2614.9e12, 'AMD Instinct MI300X datasheet', true),
+	('GeForce RTX 3090', 'nvidia', 'NVIDIA GeForce RTX 3090', NULL, 'sm_86', 24 * 2^30, 936e9, 35.6e12, 35.6e12, 71e12, 71e12, NULL, 'NVIDIA Ampere GA102 whitepaper', true),
+	('GeForce RTX 4090', 'nvidia', 'NVIDIA GeForce RTX 4090', NULL, 'sm_89', 24 * 2^30, 1008e9, 82.6e12, 82.6e12, 165.2e12, 165.2e12, 330.3e12, 'NVIDIA Ada Lovelace whitepaper', true);
+
+-- The device row of an environment.
+CREATE FUNCTION kbench_device_of(environment_digest text) RETURNS kbench_devices
+	LANGUAGE sql STABLE
+	RETURN (SELECT d FROM kbench_environments e JOIN kbench_devices d ON d.product = e.product
+	                  AND (d.form_factor = e.form_factor OR d.form_factor IS NULL)
+	         WHERE e.digest = environment_digest
+	         ORDER BY d.form_factor IS NULL LIMIT 1);
+COMMENT ON FUNCTION kbench_device_of(text) IS 'the kbench_devices row of an environment: same product and form factor, else the product''s row without one';
+
+-- Whether a cost expression uses only axis names, numbers, + - * /,
+-- parentheses and least(a, b) / greatest(a, b) ('dtype_bytes' is the bytes
+-- of the workload's float dtype).
+CREATE FUNCTION kbench__cost_expression_ok(expr text) RETURNS boolean
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	RETURN expr ~ '^[-+*/(),. a-z_0-9]+$' AND expr !~ '--|/\*' AND expr ~ '[a-z0-9]';
+
+-- Bytes moved and FLOPs done per call, by operation (its short name:
+-- layer_norm for liger-layer-norm) and pass, as expressions over the
+-- workload's axes.  compute says which peak bounds the FLOPs: vector (fp32
+-- CUDA-core rate) or tensor (the matrix rate of the workload's dtype).
+CREATE TABLE kbench_operation_costs (
+	operation text NOT NULL,
+	mode text NOT NULL CHECK (mode IN ('forward', 'backward', 'full')),
+	bytes text NOT NULL CHECK (kbench__cost_expression_ok(bytes)),
+	flops text NOT NULL CHECK (kbench__cost_expression_ok(flops)),
+	compute text NOT NULL DEFAULT 'vector' CHECK (compute IN ('vector', 'tensor')),
+	note text,
+	seeded boolean NOT NULL DEFAULT false,
+	PRIMARY KEY (operation, mode)
+);
+COMMENT ON TABLE kbench_operation_costs IS 'compulsory bytes and FLOPs per call of an operation''s pass, as expressions over the workload''s axes and dtype_bytes';
+
+-- R rows, H hidden; s = dtype_bytes.  The layer_norm, megatron_cross_entropy,
+-- jsd and distill_jsd_loss formulas are kernels/ops/*.c's (ln_cost, ce_cost,
+-- jsd_cost, dj_cost); the registry has no mode for jsd and distill_jsd_loss,
+-- which Liger times with the gradient computed in the forward pass.
+INSERT INTO kbench_operation_costs (operation, mode, bytes, flops, compute, note, seeded) VALUES
+	('layer_norm', 'forward', 'dtype_bytes * (2 * rows * hidden + 2 * hidden) + 8 * rows', '8 * rows * hidden', 'vector',
+	 'read x, weight, bias; write y and fp32 mean, rstd per row (kernels/ops/layer_norm.c)', true),
+	('layer_norm', 'backward', 'dtype_bytes * (3 * rows * hidden + 3 * hidden) + 8 * rows', '14 * rows * hidden', 'vector',
+	 'read x, dy, weight, mean, rstd; write dx, dweight, dbias (kernels/ops/layer_norm.c)', true),
+	('layer_norm', 'full', 'dtype_bytes * (5 * rows * hidden + 5 * hidden) + 16 * rows', '22 * rows * hidden', 'vector',
+	 'forward + backward (kernels/ops/layer_norm.c)', true),
+	('rms_norm', 'forward', 'dtype_bytes * (2 * rows * hidden + hidden) + 4 * rows', '4 * rows * hidden', 'vector',
+	 'read x, weight; write y and fp32 rstd per row', true),
+	('rms_norm', 'backward', 'dtype_bytes * (3 * rows * hidden + 2 * hidden) + 4 * rows', '9 * rows * hidden', 'vector',
+	 'read x, dy, weight, rstd; write dx, dweight', true),
+	('rms_norm', 'full', 'dtype_bytes * (5 * rows * hidden + 3 * hidden) + 8 * rows', '13 * rows * hidden', 'vector',
+	 'forward + backward', true),
+	('softmax', 'forward', 'dtype_bytes * 2 * rows * hidden', '5 * rows * hidden', 'vector',
+	 'read x, write y (max, subtract, exp, sum, divide)', true),
+	('softmax', 'backward', 'dtype_bytes * 3 * rows * hidden', '4 * rows * hidden', 'vector',
+	 'read y, dy; write dx', true),
+	('softmax', 'full', 'dtype_bytes * 5 * rows * hidden', '9 * rows * hidden', 'vector', 'forward + backward', true),
+	('cross_entropy', 'forward', 'dtype_bytes * tokens * vocab + 12 * tokens', '4 * tokens * vocab', 'vector',
+	 'read logits, int64 targets; write fp32 losses (as megatron_cross_entropy)', true),
+	('cross_entropy', 'backward', '2 * dtype_bytes * tokens * vocab + 16 * tokens', '9 * tokens * vocab', 'vector',
+	 'read logits once, write the gradient (as megatron_cross_entropy)', true),
+	('cross_entropy', 'full', '2 * dtype_bytes * tokens * vocab + 16 * tokens', '9 * tokens * vocab', 'vector',
+	 'one fused pass: read logits once, write the gradient (as megatron_cross_entropy)', true),
+	('megatron_cross_entropy', 'forward', 'dtype_bytes * batch * seq * vocab + 12 * batch * seq', '4 * batch * seq * vocab', 'vector',
+	 'read logits, int64 targets; write fp32 losses (kernels/ops/megatron_cross_entropy.c)', true),
+	('megatron_cross_entropy', 'backward', '2 * dtype_bytes * batch * seq * vocab + 16 * batch * seq', '9 * batch * seq * vocab', 'vector',
+	 'Liger times forward + backward here; read logits once, write the gradient (kernels/ops/megatron_cross_entropy.c)', true),
+	('megatron_cross_entropy', 'full', '2 * dtype_bytes * batch * seq * vocab + 16 * batch * seq', '9 * batch * seq * vocab', 'vector',
+	 'read logits once, write the gradient (kernels/ops/megatron_cross_entropy.c)', true),
+	('jsd', 'forward', '3 * dtype_bytes * tokens * vocab + 4 * tokens + 4', '12 * tokens * vocab', 'vector',
+	 'read X and Y, write dX (Liger computes the gradient in the forward pass; kernels/ops/jsd.c)', true),
+	('jsd', 'backward', '3 * dtype_bytes * tokens * vocab + 4 * tokens + 4', '12 * tokens * vocab', 'vector',
+	 'as forward (kernels/ops/jsd.c has one cost for every pass)', true),
+	('jsd', 'full', '3 * dtype_bytes * tokens * vocab + 4 * tokens + 4', '12 * tokens * vocab', 'vector',
+	 'as forward (kernels/ops/jsd.c has one cost for every pass)', true),
+	('kl_div', 'forward', '2 * dtype_bytes * tokens * vocab + 4 * tokens', '4 * tokens * vocab', 'vector',
+	 'read input (log-probabilities) and target; write the loss', true),
+	('kl_div', 'backward', '2 * dtype_bytes * tokens * vocab', 'tokens * vocab', 'vector',
+	 'read target, write the gradient', true),
+	('kl_div', 'full', '4 * dtype_bytes * tokens * vocab + 4 * tokens', '5 * tokens * vocab', 'vector', 'forward + backward', true),
+	('distill_jsd_loss', 'forward',
+	 'dtype_bytes * (tokens * (hidden / 2 + hidden) + vocab * (hidden / 2 + hidden)) + 8 * tokens + dtype_bytes * (tokens * hidden / 2 + vocab * hidden / 2) + 4 * tokens',
+	 '2 * tokens * vocab * (3 * hidden / 2 + hidden)', 'tensor',
+	 'four GEMMs (student and teacher logits, student input and weight gradients); inputs, weights, targets read once, gradients written once (kernels/ops/distill_jsd_loss.c, with 2 bytes generalised to dtype_bytes)', true),
+	('distill_jsd_loss', 'backward',
+	 'dtype_bytes * (tokens * (hidden / 2 + hidden) + vocab * (hidden / 2 + hidden)) + 8 * tokens + dtype_bytes * (tokens * hidden / 2 + vocab * hidden / 2) + 4 * tokens',
+	 '2 * tokens * vocab * (3 * hidden / 2 + hidden)', 'tensor', 'as forward (kernels/ops/distill_jsd_loss.c has one cost)', true),
+	('distill_jsd_loss', 'full',
+	 'dtype_bytes * (tokens * (hidden / 2 + hidden) + vocab * (hidden / 2 + hidden)) + 8 * tokens + dtype_bytes * (tokens * hidden / 2 + vocab * hidden / 2) + 4 * tokens',
+	 '2 * tokens * vocab * (3 * hidden / 2 + hidden)', 'tensor', 'as forward (kernels/ops/distill_jsd_loss.c has one cost)', true),
+	('swiglu', 'forward', 'dtype_bytes * (2 * batch * seq * hidden + 3 * hidden * intermediate)',
+	 '6 * batch * seq * hidden * intermediate + 5 * batch * seq * intermediate', 'tensor',
+	 'the LLaMA MLP: gate, up and down projections and silu(gate) * up; read x and the three weights, write y', true),
+	('swiglu', 'backward', 'dtype_bytes * (3 * batch * seq * hidden + 6 * hidden * intermediate + 2 * batch * seq * intermediate)',
+	 '12 * batch * seq * hidden * intermediate + 10 * batch * seq * intermediate', 'tensor',
+	 'read dy, x, the saved gate and up projections and the weights; write dx and the three weight gradients', true),
+	('swiglu', 'full', 'dtype_bytes * (5 * batch * seq * hidden + 9 * hidden * intermediate + 2 * batch * seq * intermediate)',
+	 '18 * batch * seq * hidden * intermediate + 15 * batch * seq * intermediate', 'tensor', 'forward + backward', true),
+	('geglu', 'forward', 'dtype_bytes * (2 * batch * seq * hidden + 3 * hidden * intermediate)',
+	 '6 * batch * seq * hidden * intermediate + 10 * batch * seq * intermediate', 'tensor',
+	 'the gated MLP with tanh-approximated gelu; read x and the three weights, write y', true),
+	('geglu', 'backward', 'dtype_bytes * (3 * batch * seq * hidden + 6 * hidden * intermediate + 2 * batch * seq * intermediate)',
+	 '12 * batch * seq * hidden * intermediate + 16 * batch * seq * intermediate', 'tensor',
+	 'read dy, x, the saved gate and up projections and the weights; write dx and the three weight gradients', true),
+	('geglu', 'full', 'dtype_bytes * (5 * batch * seq * hidden + 9 * hidden * intermediate + 2 * batch * seq * intermediate)',
+	 '18 * batch * seq * hidden * intermediate + 26 * batch * seq * intermediate', 'tensor', 'forward + backward', true),
+	('embedding', 'forward', 'dtype_bytes * (batch * seq * hidden + least(batch * seq, vocab) * hidden) + 8 * batch * seq', '0', 'vector',
+	 'read int64 ids, read each distinct row at most once (at most vocab of them), write y', true),
+	('embedding', 'backward', 'dtype_bytes * (2 * batch * seq * hidden + vocab * hidden) + 8 * batch * seq', 'batch * seq * hidden', 'vector',
+	 'read dy and ids, write the (zeroed) weight gradient and accumulate the gathered rows', true),
+	('embedding', 'full', 'dtype_bytes * (3 * batch * seq * hidden + least(batch * seq, vocab) * hidden + vocab * hidden) + 16 * batch * seq', 'batch * seq * hidden', 'vector',
+	 'forward + backward', true);
+
+SELECT pg_catalog.pg_extension_config_dump('kbench_devices', 'WHERE NOT seeded');
+SELECT pg_catalog.pg_extension_config_dump('kbench_operation_costs', 'WHERE NOT seeded');
+
+-- Evaluate a cost expression for a workload's axes (and dtype_bytes).
+CREATE FUNCTION kbench_cost_eval(expr text, axes jsonb, dtype_bytes int) RETURNS float8
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE PARALLEL SAFE AS $$
+DECLARE
+	sql text := ' ' || expr || ' ';
+	id text;
+	v jsonb;
+	result float8;
+BEGIN
+	IF NOT kbench__cost_expression_ok(expr) THEN
+		RAISE EXCEPTION 'invalid cost expression "%"', expr USING ERRCODE = 'invalid_parameter_value',
+			DETAIL = 'A cost expression is made of axis names, dtype_bytes, numbers, + - * /, parentheses, least() and greatest().';
+	END IF;
+	FOR id IN SELECT DISTINCT m[1] FROM regexp_matches(expr, '([a-z_][a-z_0-9]*)', 'g') m LOOP
+		CONTINUE WHEN id IN ('least', 'greatest') AND expr ~ ('(^|[^a-z_0-9])' || id || ' *\(');
+		IF id = 'dtype_bytes' THEN
+			IF dtype_bytes IS NULL THEN
+				RETURN NULL;
+			END IF;
+			v := to_jsonb(dtype_bytes);
+		ELSE
+			v := axes -> id;
+		END IF;
+		IF v IS NULL OR jsonb_typeof(v) <> 'number' THEN
+			RAISE EXCEPTION 'unknown axis "%" in cost expression "%"', id, expr USING ERRCODE = 'undefined_object',
+				DETAIL = format('The workload''s axes are %s.', coalesce((SELECT string_agg(k, ', ' ORDER BY k) FROM jsonb_object_keys(axes) k), 'none'));
+		END IF;
+		sql := regexp_replace(sql, '([^a-z_0-9])' || id || '(?![a-z_0-9])', '\1' || (v::text)::float8::text || '::float8', 'g');
+	END LOOP;
+	EXECUTE 'SELECT (' || sql || ')::float8' INTO result;
+	RETURN result;
+END $$;
+COMMENT ON FUNCTION kbench_cost_eval(text, jsonb, int) IS 'value of a kbench_operation_costs expression for a workload''s axes';
+
+-- The bytes and FLOPs of one call of a workload's pass, when its operation
+-- has costs.
+CREATE FUNCTION kbench_workload_cost(workload_digest text, mode text, OUT bytes float8, OUT flops float8, OUT compute text)
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
+DECLARE
+	c record;
+	w record;
+BEGIN
+	SELECT wl.axes, wl.dtypes, o.name INTO w FROM kbench_workloads wl JOIN kbench_operations o ON o.digest = wl.operation_digest
+	 WHERE wl.digest = workload_digest;
+	IF NOT FOUND THEN
+		RETURN;
+	END IF;
+	SELECT * INTO c FROM kbench_operation_costs k WHERE k.operation = kbench__op_key(w.name) AND k.mode = kbench_workload_cost.mode;
+	IF NOT FOUND THEN
+		RETURN;
+	END IF;
+	bytes := kbench_cost_eval(c.bytes, w.axes, kbench__dtype_bytes(kbench__float_dtype(w.dtypes)));
+	flops := kbench_cost_eval(c.flops, w.axes, kbench__dtype_bytes(kbench__float_dtype(w.dtypes)));
+	compute := c.compute;
+END $$;
+COMMENT ON FUNCTION kbench_workload_cost(text, text) IS 'bytes moved and FLOPs done by one call of a workload''s pass (kbench_operation_costs), and which peak bounds the FLOPs';
+
+-- Every competing run whose operation has costs: achieved bandwidth and FLOP
+-- rate, and how close it is to its device's peaks and roofline.
+CREATE VIEW kbench_roofline AS
+SELECT r.digest AS run_digest, o.name AS operation, kbench_protocol_mode(p.name) AS mode, w.name AS workload, w.axes,
+       kbench__float_dtype(w.dtypes) AS dtype, i.name AS implementation,
+       concat_ws(' ', e.product, e.form_factor) AS environment, (d).name AS device,
+       r.primary_ns, c.bytes, c.flops, c.flops / nullif(c.bytes, 0) AS arithmetic_intensity,
+       c.bytes / (r.primary_ns * 1e-9) AS achieved_bytes_per_s,
+       c.flops / (r.primary_ns * 1e-9) AS achieved_flops_per_s,
+       (d).peak_bandwidth_bytes_per_s,
+       pk.peak_flops,
+       100 * c.bytes / (r.primary_ns * 1e-9) / (d).peak_bandwidth_bytes_per_s AS pct_peak_bandwidth,
+       100 * c.flops / (r.primary_ns * 1e-9) / pk.peak_flops AS pct_peak_flops,
+       CASE WHEN (d).name IS NULL OR pk.peak_flops IS NULL THEN NULL
+            WHEN c.flops / nullif(c.bytes, 0) < pk.peak_flops / (d).peak_bandwidth_bytes_per_s THEN 'memory'
+            ELSE 'compute' END AS bound,
+       1e9 * greatest(c.bytes / (d).peak_bandwidth_bytes_per_s, coalesce(c.flops / pk.peak_flops, 0)) AS floor_ns,
+       100 * 1e9 * greatest(c.bytes / (d).peak_bandwidth_bytes_per_s, coalesce(c.flops / pk.peak_flops, 0)) / r.primary_ns AS pct_of_roofline,
+       r.workload_digest, r.protocol_digest, r.environment_digest, r.implementation_digest
+  FROM kbench_runs r
+  JOIN kbench_workloads w ON w.digest = r.workload_digest
+  JOIN kbench_operations o ON o.digest = w.operation_digest
+  JOIN kbench_protocols p ON p.digest = r.protocol_digest
+  JOIN kbench_operation_costs k ON k.operation = kbench__op_key(o.name) AND k.mode = kbench_protocol_mode(p.name)
+  CROSS JOIN LATERAL kbench_workload_cost(r.workload_digest, k.mode) c
+  LEFT JOIN kbench_environments e ON e.digest = r.environment_digest
+  LEFT JOIN kbench_implementations i ON i.digest = r.implementation_digest
+  CROSS JOIN LATERAL (SELECT kbench_device_of(r.environment_digest) AS d) dv
+  CROSS JOIN LATERAL (SELECT CASE WHEN c.compute = 'vector' THEN (d).peak_flops_fp32
+                                  WHEN kbench__float_dtype(w.dtypes) = 'bf16' THEN (d).peak_flops_bf16
+                                  WHEN kbench__float_dtype(w.dtypes) = 'fp16' THEN (d).peak_flops_fp16
+                                  WHEN kbench__float_dtype(w.dtypes) LIKE 'fp8%' THEN (d).peak_flops_fp8
+                                  WHEN kbench__float_dtype(w.dtypes) = 'tf32' THEN (d).peak_flops_tf32
+                                  ELSE (d).peak_flops_fp32 END AS peak_flops) pk
+ WHERE r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL;
+COMMENT ON VIEW kbench_roofline IS 'competing runs with achieved bytes/s and FLOP/s from kbench_operation_costs, against their device''s peaks (kbench_devices)';
+
+-- What the runs themselves show a device can do: the best bandwidth and FLOP
+-- rate any competing run achieved on it, beside the datasheet peak.
+CREATE VIEW kbench_device_observed AS
+SELECT environment, device, count(*) AS runs,
+       max(achieved_bytes_per_s) AS best_bytes_per_s, max(pct_peak_bandwidth) AS best_pct_peak_bandwidth,
+       max(achieved_flops_per_s) AS best_flops_per_s,
+       (array_agg(run_digest ORDER BY achieved_bytes_per_s DESC))[1] AS best_bandwidth_run,
+       max(peak_bandwidth_bytes_per_s) AS peak_bandwidth_bytes_per_s
+  FROM kbench_roofline
+ GROUP BY environment, device;
+COMMENT ON VIEW kbench_device_observed IS 'per environment, the best achieved bandwidth and FLOP rate over all runs with costs, beside the datasheet peak';
+
+-- Reading the roofline is for everyone, as reading the catalog is.
+GRANT SELECT ON kbench_devices, kbench_operation_costs, kbench_roofline, kbench_device_observed TO PUBLIC;

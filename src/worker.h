@@ -1,0 +1,76 @@
+/*
+ * worker.h: what the background worker's files (src/worker_*.c) share; the
+ * rest of the extension sees runner.h.
+ *
+ *   worker_main.c      the loop of one device's worker, its signals and slot
+ *   worker_devices.c   which devices get a worker, registering them, their product names
+ *   worker_shmem.c     the shared worker slots, waking them
+ *   worker_cancel.c    the cancel API: a running job's flag, or a pending note
+ *   worker_jobs.c      the statements on kbench_jobs: claim, store and finish, re-queue, retention
+ *   worker_recovery.c  ending the jobs a stopped worker left behind
+ *   worker_run.c       running one claimed job through the kernels library, the watchdog
+ */
+#ifndef KI_WORKER_H
+#define KI_WORKER_H
+
+#include "runner.h"
+
+#include <signal.h>
+
+#include "utils/memutils.h"
+
+#include "../kernels/kbench.h"
+
+/* This worker's slot in shared memory (NULL outside a worker). */
+extern KiWorkerSlot *ki_my_slot;
+
+/* Set by SIGTERM: the worker re-queues its job and stops. */
+extern volatile sig_atomic_t ki_got_sigterm;
+
+/*
+ * The extension's schema, looked up inside a transaction by
+ * ki_worker_extension_ready(): the worker builds SQL text outside
+ * transactions too.
+ */
+extern char *ki_worker_schema;
+
+/* worker_devices.c */
+void		ki_register_workers(void);
+int			ki_registered_device_count(void);
+const char *ki_registered_device(int i);
+char	   *ki_cuda_product(const char *device);
+
+/* worker_shmem.c */
+void		ki_shmem_install_hooks(void);
+
+/* worker_cancel.c */
+bool		ki_take_pending_cancel(int64 job_id);
+
+/* worker_jobs.c */
+typedef struct claimed_job
+{
+	int64		id;
+	char	   *operation;
+	char	   *mode;
+	char	   *workload;
+	char	   *implementation;
+	char	   *protocol;
+	double		timeout_ms;
+} claimed_job;
+
+void		ki_run_in_xact(const char *what, const char *sql);
+bool		ki_worker_extension_ready(void);
+bool		ki_claim_job(const char *device, claimed_job *job, MemoryContext cxt);
+void		ki_finish_job(const claimed_job *job, const char *status, const kb_result *res, const char *error);
+void		ki_requeue_job(int64 id);
+void		ki_apply_retention(void);
+
+/* worker_recovery.c */
+void		ki_recover_jobs(const char *device);
+void		ki_recover_orphaned_jobs(void);
+
+/* worker_run.c */
+void		ki_watchdog_register(void);
+bool		ki_run_job(claimed_job *job, const char *device);
+
+#endif							/* KI_WORKER_H */

@@ -1,0 +1,69 @@
+/*
+ * worker_recovery.c: the jobs a stopped worker left behind.  A worker that
+ * starts finds the jobs its device left "running" (the worker was killed, or
+ * the server restarted) and fails them with the reason, or re-queues those
+ * that asked for a retry; the first worker also ends the jobs of devices no
+ * worker serves any more.
+ */
+#include "kernelindex.h"
+#include "worker.h"
+
+#include "lib/stringinfo.h"
+#include "utils/builtins.h"
+
+/*
+ * Fail (or re-queue) the jobs this device left running.  One already past
+ * its timeout ends as timeout and is not retried: its worker was stopped by
+ * the watchdog (a device that never returned) or died after the deadline.
+ */
+void
+ki_recover_jobs(const char *device)
+{
+	char	   *sql = psprintf(
+							   "UPDATE %s.kbench_jobs j SET "
+							   " status = CASE WHEN o.overdue THEN 'timeout' WHEN retries_left > 0 THEN 'queued' ELSE 'failed' END,"
+							   " retries_left = CASE WHEN o.overdue THEN retries_left ELSE greatest(retries_left - 1, 0) END,"
+							   " finished_at = CASE WHEN retries_left > 0 AND NOT o.overdue THEN NULL ELSE pg_catalog.clock_timestamp() END,"
+							   " error = CASE WHEN o.overdue THEN"
+							   "   pg_catalog.format('stopped after the job''s timeout of %%s: the device did not return, and the worker for %%s (pid %%s) was restarted',"
+							   "          timeout, device, worker_pid)"
+							   " ELSE pg_catalog.format('the worker for %%s (pid %%s) stopped while running the job: it was killed or the server restarted%%s',"
+							   "             device, worker_pid, CASE WHEN retries_left > 0 THEN '; re-queued for its retry' ELSE '' END) END,"
+							   " worker_pid = NULL "
+							   "FROM (SELECT id, started_at + timeout < pg_catalog.clock_timestamp() AS overdue FROM %s.kbench_jobs"
+							   "      WHERE status = 'running' AND device = %s) o "
+							   "WHERE j.id = o.id",
+							   ki_worker_schema, ki_worker_schema, quote_literal_cstr(device));
+
+	ki_run_in_xact("recovering jobs", sql);
+}
+
+/*
+ * End the jobs of devices that no worker serves any more (the device left
+ * kernelindex.devices): those left running fail, as their worker will never
+ * come back; those queued are canceled, as none will ever claim them.  Run
+ * by the first worker when it starts.
+ */
+void
+ki_recover_orphaned_jobs(void)
+{
+	StringInfoData served;
+	int			i;
+
+	initStringInfo(&served);
+	for (i = 0; i < ki_shared->nslots; i++)
+		appendStringInfo(&served, "%s%s", i ? ", " : "", quote_literal_cstr(ki_shared->slots[i].device));
+	if (served.len == 0)
+		return;
+	ki_run_in_xact("recovering jobs of devices no worker serves",
+				psprintf("UPDATE %s.kbench_jobs SET"
+						 " status = CASE WHEN status = 'running' THEN 'failed' ELSE 'canceled' END,"
+						 " finished_at = pg_catalog.clock_timestamp(),"
+						 " error = CASE WHEN status = 'running'"
+						 "   THEN pg_catalog.format('the worker for %%s (pid %%s) stopped while running the job,"
+						 " and no worker serves %%s any more (kernelindex.devices)', device, worker_pid, device)"
+						 "   ELSE pg_catalog.format('no worker serves %%s any more (kernelindex.devices)', device) END,"
+						 " worker_pid = NULL"
+						 " WHERE status IN ('queued', 'running') AND device NOT IN (%s)",
+						 ki_worker_schema, served.data));
+}
