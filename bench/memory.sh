@@ -39,8 +39,8 @@ SQL
 echo "== $(psql -X -At -c "SELECT count(*) FROM kbench_memory_observations") memory observations and $(psql -X -At -c "SELECT count(*) FROM kbench_memory WHERE origin = 'run'") runs with peak_memory, loaded in $(( $(date +%s) - start )) s"
 
 queries=(
-  "kbench_memory_records of one operation (FLCE: ~2,000 observations, ~1,000 runs)|SELECT * FROM kbench_memory_records('fused_linear_cross_entropy')"
-  "kbench_memory_records of one operation, pass and GPU|SELECT * FROM kbench_memory_records('fused_linear_cross_entropy', 'full', 'A100')"
+  "kbench_memory_records_of one operation (FLCE: ~2,000 observations, ~1,000 runs)|SELECT * FROM kbench_memory_records_of('fused_linear_cross_entropy')"
+  "kbench_memory_records_of one operation, pass and GPU|SELECT * FROM kbench_memory_records_of('fused_linear_cross_entropy', 'full', 'A100')"
   "kbench_memory_ratio, one operation (huggingface -> liger)|SELECT * FROM kbench_memory_ratio('fused_linear_cross_entropy', 'huggingface', 'liger')"
   "kbench_memory_sweep, one operation and pass|SELECT * FROM kbench_memory_sweep('cross_entropy', 'full', 'vocab')"
   "the view kbench_memory_records, every record|SELECT * FROM kbench_memory_records"

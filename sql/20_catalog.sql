@@ -12,8 +12,9 @@ CREATE TYPE kbench_status AS ENUM (
 	'incomplete_evidence', 'revoked');
 
 -- The typed shape of a run, a protocol and an environment: what the tables
--- store beside the manifest, and what kbench_run_of() & co. return.
-CREATE TYPE kbench_run AS (
+-- store beside the manifest, and what kbench_run_of() & co. return.  (The
+-- _row names leave kbench_run to the function that queues a job.)
+CREATE TYPE kbench_run_row AS (
 	digest text,
 	implementation_digest text,
 	workload_digest text,
@@ -37,7 +38,7 @@ CREATE TYPE kbench_run AS (
 	external_id text            -- sourceNative.externalId
 );
 
-CREATE TYPE kbench_protocol AS (
+CREATE TYPE kbench_protocol_row AS (
 	digest text,
 	family text,                -- comparability.family
 	harness text,
@@ -46,7 +47,7 @@ CREATE TYPE kbench_protocol AS (
 	warmup_ns bigint
 );
 
-CREATE TYPE kbench_environment AS (
+CREATE TYPE kbench_environment_row AS (
 	digest text,
 	vendor text,
 	product text,
@@ -74,7 +75,7 @@ CREATE FUNCTION kbench__measurement_ns(spec jsonb, statistic text) RETURNS bigin
 	         LIMIT 1);
 
 -- The typed run of a normalized BenchmarkRun manifest.
-CREATE FUNCTION kbench_run_of(digest text, manifest jsonb) RETURNS kbench_run
+CREATE FUNCTION kbench_run_of(digest text, manifest jsonb) RETURNS kbench_run_row
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
 	RETURN (SELECT ROW(
 		digest,
@@ -90,25 +91,25 @@ CREATE FUNCTION kbench_run_of(digest text, manifest jsonb) RETURNS kbench_run
 		coalesce(kbench__measurement_ns(s, 'p80'), kbench__ns(l->'p95')),
 		kbench__ns(l->'confidence95'->0), kbench__ns(l->'confidence95'->1),
 		(s->'timing'->>'samples')::bigint,
-		s->'sourceNative'->>'source', s->'sourceNative'->>'externalId')::kbench_run
+		s->'sourceNative'->>'source', s->'sourceNative'->>'externalId')::kbench_run_row
 	   FROM (SELECT manifest->'spec' AS s, manifest->'spec'->'timing'->'latencyNs' AS l,
 	                coalesce(manifest->'spec'->'timing'->>'primaryStatistic',
 	                         manifest->'spec'->'measurements'->0->>'statistic') AS ps) x);
 
 -- The typed protocol of a normalized BenchmarkProtocol manifest.
-CREATE FUNCTION kbench_protocol_of(digest text, manifest jsonb) RETURNS kbench_protocol
+CREATE FUNCTION kbench_protocol_of(digest text, manifest jsonb) RETURNS kbench_protocol_row
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
 	RETURN ROW(digest, manifest->'spec'->'comparability'->>'family', manifest->'spec'->'harness'->>'name',
 	           manifest->'spec'->'measurement'->>'timer', manifest->'spec'->'measurement'->>'primaryStatistic',
-	           kbench__ns(manifest->'spec'->'measurement'->'warmupDuration'))::kbench_protocol;
+	           kbench__ns(manifest->'spec'->'measurement'->'warmupDuration'))::kbench_protocol_row;
 
 -- The typed environment of a normalized ExecutionEnvironment manifest.
-CREATE FUNCTION kbench_environment_of(digest text, manifest jsonb) RETURNS kbench_environment
+CREATE FUNCTION kbench_environment_of(digest text, manifest jsonb) RETURNS kbench_environment_row
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
 	RETURN ROW(digest, manifest->'spec'->'hardware'->>'vendor', manifest->'spec'->'hardware'->>'product',
 	           manifest->'spec'->'hardware'->>'architecture', manifest->'spec'->'hardware'->>'formFactor',
 	           (manifest->'spec'->'hardware'->>'memoryBytes')::bigint,
-	           manifest->'spec'->'software'->>'driver', manifest->'spec'->'software'->>'cudaToolkit')::kbench_environment;
+	           manifest->'spec'->'software'->>'driver', manifest->'spec'->'software'->>'cudaToolkit')::kbench_environment_row;
 
 CREATE TABLE kbench_operations (
 	digest text PRIMARY KEY,

@@ -93,11 +93,13 @@ CREATE FUNCTION kbench_wait(job_id bigint, timeout interval DEFAULT '10 minutes'
 CREATE FUNCTION kbench_cancel(job_id bigint)
 	RETURNS boolean AS 'MODULE_PATHNAME', 'kbench_cancel' LANGUAGE C VOLATILE STRICT;
 
--- The workers and what they are doing now (from shared memory).
-CREATE FUNCTION kbench_workers(OUT pid int, OUT device text, OUT product text, OUT state text,
+-- The workers and what they are doing now (from shared memory): the view
+-- kbench_workers, over an internal function that writes nothing (STABLE), so
+-- PUBLIC, who reads the view and must run the function, may run it.
+CREATE FUNCTION kbench__workers(OUT pid int, OUT device text, OUT product text, OUT state text,
 	OUT job_id bigint, OUT progress real, OUT started_at timestamptz)
-	RETURNS SETOF record AS 'MODULE_PATHNAME', 'kbench_workers' LANGUAGE C VOLATILE;
-CREATE VIEW kbench_workers AS SELECT * FROM kbench_workers();
+	RETURNS SETOF record AS 'MODULE_PATHNAME', 'kbench_workers' LANGUAGE C STABLE;
+CREATE VIEW kbench_workers AS SELECT * FROM kbench__workers();
 
 -- The operations each device can run (the kernels' registry, for every
 -- device a worker serves).
@@ -113,7 +115,7 @@ CREATE VIEW kbench_device_operations AS
 	       CASE WHEN w.device = 'cpu' THEN ARRAY['cpu']
 	            ELSE ARRAY(SELECT CASE WHEN v = 'v1' THEN 'cuda' ELSE 'cuda/' || v END
 	                         FROM jsonb_array_elements_text(o->'cudaVariants') v) END AS implementations
-	  FROM kbench_workers() w, jsonb_array_elements(kbench_registry()->'operations') o
+	  FROM kbench__workers() w, jsonb_array_elements(kbench_registry()->'operations') o
 	 WHERE o->'implementations' ? (CASE WHEN w.device = 'cpu' THEN 'cpu' ELSE 'cuda' END);
 
 -- The job list, at a glance: what runs where, how far along, what came out.
@@ -125,7 +127,7 @@ CREATE VIEW kbench_job_status WITH (security_invoker = true) AS
 	       j.finished_at - j.started_at AS run_time,
 	       j.run_status, j.run_digest, r.median_ns, r.p20_ns, r.p80_ns, r.samples, j.error
 	  FROM kbench_jobs j
-	  LEFT JOIN kbench_workers() w ON w.job_id = j.id
+	  LEFT JOIN kbench__workers() w ON w.job_id = j.id
 	  LEFT JOIN kbench_runs r ON r.digest = j.run_digest;
 
 -- Queue a job, commit, wait for it and return the result in one statement:

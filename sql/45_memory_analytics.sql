@@ -75,7 +75,7 @@ COMMENT ON VIEW kbench_memory_records IS 'per cohort, each implementation''s low
 -- The same for one operation (by name, short name or digest), mode and
 -- device, as the other analytics name them.  The filters are on the view's
 -- partition keys, so they reach the tables before the ranking.
-CREATE FUNCTION kbench_memory_records(operation text, mode text DEFAULT NULL, environment text DEFAULT NULL)
+CREATE FUNCTION kbench_memory_records_of(operation text, mode text DEFAULT NULL, environment text DEFAULT NULL)
 	RETURNS SETOF kbench_memory_records
 	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp STABLE AS $$
 DECLARE
@@ -90,7 +90,7 @@ BEGIN
 	   AND (envs IS NULL OR r.environment_digest = ANY (envs))
 	 ORDER BY r.product, r.form_factor, r.mode, r.dtype, kbench__axes_key(r.axes), r.workload, r.rank, r.implementation;
 END $$;
-COMMENT ON FUNCTION kbench_memory_records(text, text, text) IS 'kbench_memory_records of one operation (name, short name or digest), optionally one mode and device';
+COMMENT ON FUNCTION kbench_memory_records_of(text, text, text) IS 'kbench_memory_records of one operation (name, short name or digest), optionally one mode and device';
 
 -- Per workload (and protocol, device) where both have peak memory: the
 -- baseline's and the candidate's lowest peak, memory_ratio = candidate /
@@ -206,7 +206,7 @@ BEGIN
 	SELECT (r.axes ->> axis)::numeric, coalesce(r.implementation, r.implementation_digest),
 	       concat_ws(' ', r.product, r.form_factor), r.dtype, r.axes - axis,
 	       r.peak_bytes, r.p20_bytes, r.p80_bytes, r.ref, r.observed_at
-	  FROM kbench_memory_records(operation, mode, environment) r
+	  FROM kbench_memory_records_of(operation, mode, environment) r
 	 WHERE r.axes ? axis
 	   AND (impls IS NULL OR r.implementation_digest = ANY (impls))
 	 ORDER BY 3, 2, 4, kbench__axes_key(r.axes - axis), 1;

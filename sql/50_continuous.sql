@@ -276,7 +276,7 @@ BEGIN
 		RETURN;                             -- not made here: nothing to rerun
 	END IF;
 	BEGIN
-		IF NOT EXISTS (SELECT 1 FROM kbench_workers() w WHERE w.device = src.device) THEN
+		IF NOT EXISTS (SELECT 1 FROM kbench__workers() w WHERE w.device = src.device) THEN
 			RAISE EXCEPTION 'no worker serves device %', src.device;
 		END IF;
 		job := kbench_run(src.operation, src.mode, src.workload, src.implementation, src.device, src.protocol);

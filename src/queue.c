@@ -4,7 +4,7 @@
  *   kbench_run(...)        validate a request and queue it (workers wake at commit)
  *   kbench_wait(id, t)     wait for a job; cancelling the wait cancels the job
  *   kbench_cancel(id)      cancel a queued or running job
- *   kbench_workers()       the workers and what they do, from shared memory
+ *   kbench__workers()      the workers and what they do, from shared memory (the view kbench_workers)
  *   kbench_registry()      what the kernels library can run
  *
  * kbench_run runs with the caller's rights (EXECUTE is granted per role) and

@@ -101,10 +101,10 @@ ok "$(q "SELECT string_agg(concat_ws(' ', axes->>'tokens', regexp_replace(implem
    "$(awk '{printf "%s liger %s 1 t 1.000;%s huggingface %s 2 f %.3f;", $1, $3, $1, $2, $2 / $3}' "$TMP/flce.txt" | sed 's/;$//')" \
    "kbench_memory_records: liger holds every FLCE full A100 memory record, huggingface ranks 2 at the hand-computed multiple"
 ok "$(q "SELECT (SELECT count(*) FROM kbench_memory_records) || ' ' || count(*) || ' ' || count(*) FILTER (WHERE (r.*)::text IN (SELECT (v.*)::text FROM kbench_memory_records v))
-          FROM kbench_operations o, kbench_memory_records(o.digest) r")" "692 692 692" \
-   "kbench_memory_records(operation) over every operation gives the view's 692 records, row for row"
-ok "$(q "SELECT count(*) FROM kbench_memory_records('fused_linear_cross_entropy', 'full', 'A100')")" 8 \
-   "kbench_memory_records('fused_linear_cross_entropy', ...) answers by short name from the imported rows"
+          FROM kbench_operations o, kbench_memory_records_of(o.digest) r")" "692 692 692" \
+   "kbench_memory_records_of(operation) over every operation gives the view's 692 records, row for row"
+ok "$(q "SELECT count(*) FROM kbench_memory_records_of('fused_linear_cross_entropy', 'full', 'A100')")" 8 \
+   "kbench_memory_records_of('fused_linear_cross_entropy', ...) answers by short name from the imported rows"
 ok "$(q "SELECT round(geomean_memory_ratio::numeric, 6) FROM kbench_memory_ratio_summary('fused_linear_cross_entropy', 'huggingface', 'liger', 'full', 'A100')")" \
    "$(awk '{s += log($4)} END {printf "%.6f", exp(s / NR)}' "$TMP/flce.txt")" "kbench_memory_ratio_summary: the geometric mean of the hand-computed ratios"
 ok "$(q "SELECT string_agg(axis_value || ':' || peak_bytes, ',' ORDER BY axis_value) FROM kbench_memory_sweep('fused_linear_cross_entropy', 'full', 'tokens', 'A100', 'liger')")" \
@@ -140,8 +140,8 @@ elif [ -z "$peak" ]; then
 else
   ok "$(q "SELECT origin || ' ' || peak_bytes || ' ' || rank FROM kbench_memory_records WHERE ref = '$run'")" "run $peak 1" \
      "a CPU run of the worker carries peak_memory ($peak bytes) and holds its cohort's memory record"
-  ok "$(q "SELECT count(*) FROM kbench_memory_records('layer_norm', 'forward') WHERE ref = '$run'")" 1 \
-     "kbench_memory_records('layer_norm', 'forward', ...) finds it by name"
+  ok "$(q "SELECT count(*) FROM kbench_memory_records_of('layer_norm', 'forward') WHERE ref = '$run'")" 1 \
+     "kbench_memory_records_of('layer_norm', 'forward', ...) finds it by name"
 fi
 
 # ---- append-only
@@ -220,13 +220,13 @@ ok "$(DB=dst q "SELECT p20_bytes || ' ' || p50_bytes || ' ' || p80_bytes FROM kb
    "1048576 2097152 3145728" "the good one: 1, 2, 3 MiB as bytes"
 
 # ---- the analytics' errors
-for c in "kbench_memory_records('no_such_op')|42704|unknown operation" \
+for c in "kbench_memory_records_of('no_such_op')|42704|unknown operation" \
          "kbench_memory_ratio('fused_linear_cross_entropy', 'nobody', 'liger')|42704|unknown baseline implementation" \
          "kbench_memory_ratio('fused_linear_cross_entropy', 'huggingface', 'liger', 'sideways')|42704|unknown mode" \
-         "kbench_memory_records('fused_linear_cross_entropy', 'full', 'Z80')|42704|unknown environment" \
+         "kbench_memory_records_of('fused_linear_cross_entropy', 'full', 'Z80')|42704|unknown environment" \
          "kbench_memory_sweep('fused_linear_cross_entropy', NULL, 'tokens')|22004|a mode is required" \
          "kbench_memory_sweep('fused_linear_cross_entropy', 'full', 'width')|42704|unknown axis" \
-         "kbench_memory_records(NULL)|22004|an operation is required"; do
+         "kbench_memory_records_of(NULL)|22004|an operation is required"; do
   IFS='|' read -r call code msg <<<"$c"
   out=$(psql -X -q -d src -v VERBOSITY=verbose -c "\\set VERBOSITY verbose" -c "SELECT * FROM $call" 2>&1 >/dev/null | head -1)
   case "$out" in *"$code"*"$msg"*) echo "ok - $call: $code $msg";; *) echo "not ok - $call: $code $msg (got '$out')";; esac
@@ -234,7 +234,7 @@ done
 
 # ---- PUBLIC reads the memory analytics, writes nothing
 q "CREATE ROLE reader LOGIN"
-ok "$(psql -X -At -q -U reader -d src -c "SELECT count(*) FROM kbench_memory_records('fused_linear_cross_entropy', 'full', 'A100')")" 8 \
+ok "$(psql -X -At -q -U reader -d src -c "SELECT count(*) FROM kbench_memory_records_of('fused_linear_cross_entropy', 'full', 'A100')")" 8 \
    "a role with no grants reads the memory records"
 ok "$(psql -X -At -q -U reader -d src -c "SELECT memory_inserted FROM kbench_imports ORDER BY id LIMIT 1")" 799 \
    "a role with no grants reads an import's memory counts"

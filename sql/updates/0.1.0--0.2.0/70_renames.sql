@@ -1,0 +1,20 @@
+-- One name per concept (docs/ARCHITECTURE.md, "Names"): no function shares
+-- its name with a type, a table or a view.  Renaming keeps each object's
+-- OID, so the functions and views that use them follow; bodies kept as text
+-- (plpgsql, $$...$$) are written with the new names where they are made.
+--
+-- kbench_run is the function that queues a job; the typed shape of a run
+-- (and, alike, of a protocol and an environment) is a *_row type.
+ALTER TYPE kbench_run RENAME TO kbench_run_row;
+ALTER TYPE kbench_protocol RENAME TO kbench_protocol_row;
+ALTER TYPE kbench_environment RENAME TO kbench_environment_row;
+
+-- kbench_workers is the view; the function under it is an internal helper,
+-- STABLE as it writes nothing (PUBLIC, who reads the view, runs it).
+ALTER FUNCTION kbench_workers() RENAME TO kbench__workers;
+ALTER FUNCTION kbench__workers() STABLE;
+CREATE OR REPLACE VIEW kbench_workers AS SELECT * FROM kbench__workers();  -- as a fresh install words it
+
+-- kbench_memory_records (the view) beside kbench_memory_records_of(operation,
+-- mode, environment): made under that name by 50_memory.sql, as it is new in
+-- 0.2.0.
