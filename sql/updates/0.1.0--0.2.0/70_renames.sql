@@ -1,7 +1,8 @@
--- One name per concept (docs/ARCHITECTURE.md, "Names"): no function shares
--- its name with a type, a table or a view.  Renaming keeps each object's
--- OID, so the functions and views that use them follow; bodies kept as text
--- (plpgsql, $$...$$) are written with the new names where they are made.
+-- One name per concept (docs/ARCHITECTURE.md, "Layout and names"): no
+-- function shares its name with a type, a table or a view.  Renaming keeps
+-- each object's OID, so the functions and views that use them follow;
+-- bodies kept as text (plpgsql, $$...$$) are written with the new names
+-- where they are made.
 --
 -- kbench_run is the function that queues a job; the typed shape of a run
 -- (and, alike, of a protocol and an environment) is a *_row type.
