@@ -16,7 +16,7 @@ DROP FUNCTION kbench__store(text, text, jsonb, text, bigint[]);
 -- gives them, written so that the planner inlines it into the store's
 -- INSERT (a set-returning SQL function of one SELECT, the measurements read
 -- in one pass): no function call per run.
-CREATE FUNCTION kbench__run_columns(digest text, manifest jsonb) RETURNS SETOF kbench_run
+CREATE FUNCTION kbench__run_columns(digest text, manifest jsonb) RETURNS SETOF kbench_run_row
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 	SELECT digest,
 	       x.s->>'implementationDigest', x.s->>'workloadDigest', x.s->>'protocolDigest', x.s->>'environmentDigest',

@@ -2,7 +2,9 @@
 -- function shares its name with a type, a table or a view.  Renaming keeps
 -- each object's OID, so the functions and views that use them follow;
 -- bodies kept as text (plpgsql, $$...$$) are written with the new names
--- where they are made.
+-- where they are made.  This fragment runs first, before the fragments that
+-- make objects naming the new names (kbench__run_columns returns
+-- kbench_run_row).
 --
 -- kbench_run is the function that queues a job; the typed shape of a run
 -- (and, alike, of a protocol and an environment) is a *_row type.
@@ -17,5 +19,4 @@ ALTER FUNCTION kbench__workers() STABLE;
 CREATE OR REPLACE VIEW kbench_workers AS SELECT * FROM kbench__workers();  -- as a fresh install words it
 
 -- kbench_memory_records (the view) beside kbench_memory_records_of(operation,
--- mode, environment): made under that name by 50_memory.sql, as it is new in
--- 0.2.0.
+-- mode, environment) is new in 0.2.0: made under its name by its fragment.
