@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # names.sh: one name per concept (docs/ARCHITECTURE.md, "Layout and
 # names").  In the extension's schema no function shares its name with a
-# type, a table or a view (a function and a view both called kbench_workers, or the function
-# kbench_run beside a composite type kbench_run), in a fresh install and in
-# one updated from every released version; every function, table, view and
-# type of the extension is named kbench_*.  Prints TAP lines.
+# type, a table or a view (as a function and a view both called
+# kbench_workers did, or the function kbench_run beside a composite type
+# kbench_run), in a fresh install and in one updated from every released
+# version; every function, table, view and type of the extension is named
+# kbench_*.  Prints TAP lines.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
