@@ -5,6 +5,7 @@
  */
 #include "kernelindex.h"
 #include "security.h"
+#include "store.h"
 #include "worker.h"
 
 #include <math.h>
@@ -127,22 +128,68 @@ ki_claim_job(const char *device, claimed_job *job, MemoryContext cxt)
 	return found;
 }
 
-/* Parse, validate and store one manifest text from the kernels library. */
-static void
-store_text(const char *json, const char *source, Datum raw_samples)
+/*
+ * The manifests of a run reach the store as the kernels library wrote them.
+ * kernels/ built each through the identity core (kb_manifest_finish:
+ * validated, normalized, digested; the {run, protocol, environment}
+ * document checked as the ingest path checks one), so they are validated
+ * once, there: here they are only parsed, for the jsonb the store keeps,
+ * and staged under the digests kernels/ gave them (kb_result).
+ */
+static ki_value *
+parse_kernels_json(ki_arena *a, const char *json)
 {
-	ki_arena	a;
 	ki_errors	errs;
 	ki_value   *doc;
-	ki_stored	out[3];
 
-	ki_pg_arena_init(&a);
-	ki_errors_init(&errs, &a);
-	doc = ki_parse(&a, json, strlen(json), &errs);
+	ki_errors_init(&errs, a);
+	doc = ki_parse(a, json, strlen(json), &errs);
 	if (doc == NULL)
 		ki_pg_report(&errs, "JSON from the kernels library");
-	if (ki_ingest_tree(&a, doc, source, raw_samples, out, &errs) < 0)
-		ki_pg_report(&errs, "manifest from the kernels library");
+	return doc;
+}
+
+/* Stage one manifest (a member of doc when member is not NULL) under digest. */
+static void
+stage_manifest(ki_store *s, const ki_value *doc, const char *member, const char *digest, Datum raw_samples)
+{
+	const ki_value *m = member ? ki_get(doc, member) : doc;
+	const ki_value *name = m ? ki_get(m, "kind") : NULL;
+	ki_kind		kind = KI_KIND_UNKNOWN;
+	bool		first;
+
+	if (name && name->type == KI_STRING)
+		kind = ki_kind_from_name(name->u.str.ptr, name->u.str.len);
+	if (kind == KI_KIND_UNKNOWN)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("the kernels library gave a manifest without a known kind (%s)",
+						member ? member : "document")));
+	(void) ki_store_add(s, kind, digest, m, "kbench", raw_samples, &first);
+}
+
+/* Store the six manifests of a run in one flush. */
+static void
+store_result(const kb_result *res, Datum raw_samples)
+{
+	ki_store   *s = ki_store_begin();
+	ki_arena	a;
+	ki_value   *run;
+
+	ki_pg_arena_init(&a);
+	if (res->operation_json)
+		stage_manifest(s, parse_kernels_json(&a, res->operation_json), NULL, res->operation_digest, (Datum) 0);
+	if (res->workload_json)
+		stage_manifest(s, parse_kernels_json(&a, res->workload_json), NULL, res->workload_digest, (Datum) 0);
+	if (res->implementation_json)
+		stage_manifest(s, parse_kernels_json(&a, res->implementation_json), NULL, res->implementation_digest,
+					   (Datum) 0);
+	run = parse_kernels_json(&a, res->composite_json);
+	stage_manifest(s, run, "protocol", res->protocol_digest, (Datum) 0);
+	stage_manifest(s, run, "environment", res->environment_digest, (Datum) 0);
+	stage_manifest(s, run, "run", res->run_digest, raw_samples);
+	ki_store_flush(s);
+	ki_store_end(s);
 }
 
 /* The kept raw samples as an int8[] datum, or 0. */
@@ -180,13 +227,7 @@ ki_finish_job(const claimed_job *job, const char *status, const kb_result *res, 
 	pgstat_report_activity(STATE_RUNNING, "storing a run");
 	if (have_run)
 	{
-		if (res->operation_json)
-			store_text(res->operation_json, "kbench", (Datum) 0);
-		if (res->workload_json)
-			store_text(res->workload_json, "kbench", (Datum) 0);
-		if (res->implementation_json)
-			store_text(res->implementation_json, "kbench", (Datum) 0);
-		store_text(res->composite_json, "kbench", raw_samples_datum(res));
+		store_result(res, raw_samples_datum(res));
 	}
 	args[0] = Int64GetDatum(job->id);
 	args[1] = CStringGetTextDatum(status);

@@ -24,6 +24,19 @@ SELECT e.vendor IS NOT NULL AS cpu_described, e.architecture IS NOT NULL AS has_
   JOIN kbench_workloads w ON w.digest = r.workload_digest
   JOIN kbench_implementations i ON i.digest = r.implementation_digest
  WHERE j.id = :job;
+-- the six manifests the worker stored as the kernels library wrote them
+-- (validated there, not again): each holds its digest and validates
+SELECT count(*) AS manifests, count(*) FILTER (WHERE kbench_digest(x.manifest) = x.digest) AS digests_hold,
+       count(*) FILTER (WHERE NOT EXISTS (SELECT FROM kbench_validate(x.manifest))) AS valid
+  FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest
+  JOIN kbench_workloads w ON w.digest = r.workload_digest
+ CROSS JOIN LATERAL (SELECT r.digest, r.manifest
+            UNION ALL SELECT digest, manifest FROM kbench_protocols WHERE digest = r.protocol_digest
+            UNION ALL SELECT digest, manifest FROM kbench_environments WHERE digest = r.environment_digest
+            UNION ALL SELECT digest, manifest FROM kbench_workloads WHERE digest = r.workload_digest
+            UNION ALL SELECT digest, manifest FROM kbench_implementations WHERE digest = r.implementation_digest
+            UNION ALL SELECT digest, manifest FROM kbench_operations WHERE digest = w.operation_digest) x
+ WHERE j.id = :job;
 
 -- the one-statement form
 CALL kbench_bench('jsd', 'forward', '{"tokens": 32, "vocab": 1000, "dtype": "fp32"}',
