@@ -15,6 +15,7 @@
 #include "runner.h"
 #include "security.h"
 #include "implementations.h"
+#include "protocol.h"
 
 #include <math.h>
 
@@ -112,63 +113,10 @@ best_device(void)
 static void
 check_protocol(Jsonb *protocol)
 {
-	static const struct
-	{
-		const char *key;
-		double		min;
-		double		max;
-		bool		boolean;
-		bool		integer;
-	}			keys[] =
-	{
-		{"warmup_ms", 0, 600000, false, false},
-		{"rep_ms", 0.001, 3600000, false, false},
-		{"flush_bytes", 0, 1099511627776.0, false, true},
-		{"max_samples", 1, 100000000, false, true},
-		{"seed", 0, 9007199254740991.0, false, true},
-		{"check", 0, 0, true, false},
-	};
 	ki_arena	a;
-	ki_value   *p;
-	size_t		i;
-	int			k;
 
 	ki_pg_arena_init(&a);
-	p = ki_jsonb_to_tree(&a, protocol);
-	if (p == NULL || p->type != KI_OBJECT)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("protocol must be a JSON object"),
-				 errhint("For example {\"warmup_ms\": 25, \"rep_ms\": 100}.")));
-	for (i = 0; i < p->u.obj.count; i++)
-	{
-		const ki_member *m = &p->u.obj.members[i];
-		bool		known = false;
-
-		for (k = 0; k < (int) lengthof(keys); k++)
-		{
-			if (strlen(keys[k].key) != m->key.len || memcmp(keys[k].key, m->key.ptr, m->key.len) != 0)
-				continue;
-			known = true;
-			if (keys[k].boolean ? (m->value->type != KI_TRUE && m->value->type != KI_FALSE)
-				: (m->value->type != KI_NUMBER || m->value->u.num < keys[k].min || m->value->u.num > keys[k].max))
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("protocol setting \"%s\" is out of range", keys[k].key),
-						 keys[k].boolean ? errdetail("It must be true or false.") :
-						 errdetail("It must be a number from %g to %g.", keys[k].min, keys[k].max)));
-			if (keys[k].integer && m->value->u.num != floor(m->value->u.num))
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("protocol setting \"%s\" must be a whole number", keys[k].key),
-						 errdetail("It was %g.", m->value->u.num)));
-		}
-		if (!known)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("unknown protocol setting \"%.*s\"", (int) m->key.len, m->key.ptr),
-					 errhint("Known settings: warmup_ms, rep_ms, flush_bytes, max_samples, seed, check.")));
-	}
+	ki_protocol_check(ki_jsonb_to_tree(&a, protocol));
 }
 
 /* Run sql through SPI as the extension's owner. */

@@ -6,6 +6,7 @@
  */
 #include "kernelindex.h"
 #include "implementations.h"
+#include "protocol.h"
 #include "worker.h"
 
 #include <time.h>
@@ -37,26 +38,10 @@ apply_protocol(kb_request *req, const char *protocol_json)
 {
 	ki_arena	a;
 	ki_errors	errs;
-	ki_value   *p;
-	const ki_value *v;
 
 	ki_pg_arena_init(&a);
 	ki_errors_init(&errs, &a);
-	p = ki_parse(&a, protocol_json, strlen(protocol_json), &errs);
-	if (p == NULL)
-		return;
-	if ((v = ki_get(p, "warmup_ms")) && v->type == KI_NUMBER)
-		req->warmup_ms = v->u.num;
-	if ((v = ki_get(p, "rep_ms")) && v->type == KI_NUMBER)
-		req->rep_ms = v->u.num;
-	if ((v = ki_get(p, "flush_bytes")) && v->type == KI_NUMBER)
-		req->flush_bytes = (int64_t) v->u.num;
-	if ((v = ki_get(p, "max_samples")) && v->type == KI_NUMBER)
-		req->max_samples = (int64_t) v->u.num;
-	if ((v = ki_get(p, "seed")) && v->type == KI_NUMBER)
-		req->seed = (uint64_t) v->u.num;
-	if ((v = ki_get(p, "check")) && (v->type == KI_TRUE || v->type == KI_FALSE))
-		req->check = v->type == KI_TRUE;
+	ki_protocol_apply(req, ki_parse(&a, protocol_json, strlen(protocol_json), &errs));
 }
 
 /*

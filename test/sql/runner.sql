@@ -38,6 +38,11 @@ SELECT count(*) AS manifests, count(*) FILTER (WHERE kbench_digest(x.manifest) =
             UNION ALL SELECT digest, manifest FROM kbench_operations WHERE digest = w.operation_digest) x
  WHERE j.id = :job;
 
+-- the job's protocol settings reached its run (src/protocol.c): the run's
+-- protocol says them (warm-up, seed and check: at the end)
+SELECT p.manifest->'spec'->'comparability'->>'notes' LIKE '%repetition 1 ms%at most 3 samples; a 0-byte buffer%' AS settings_applied
+  FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest JOIN kbench_protocols p ON p.digest = r.protocol_digest
+ WHERE j.id = :job;
 -- the one-statement form
 CALL kbench_bench('jsd', 'forward', '{"tokens": 32, "vocab": 1000, "dtype": "fp32"}',
                   protocol => '{"warmup_ms": 1, "rep_ms": 2, "flush_bytes": 0}') \gset
@@ -128,3 +133,13 @@ REVOKE pg_read_all_data FROM kbench_bob;
 REVOKE kbench_user FROM kbench_alice, kbench_bob;
 DROP ROLE kbench_bob;
 DROP ROLE kbench_alice;
+
+-- warm-up, seed and check reach the run too: an unchecked job (last, as it
+-- adds a job)
+SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}',
+                  protocol => '{"warmup_ms": 1, "rep_ms": 0.01, "flush_bytes": 0, "max_samples": 2, "seed": 7, "check": false}') AS unchecked_job \gset
+SELECT status, run_status FROM kbench_wait(:unchecked_job, '5 minutes');
+SELECT (p.manifest->'spec'->'measurement'->>'warmupDuration')::bigint AS warmup_ns,
+       p.manifest->'spec'->'comparability'->>'notes' LIKE '%at most 2 samples; a 0-byte buffer%seed 7)%' AS seeded
+  FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest JOIN kbench_protocols p ON p.digest = r.protocol_digest
+ WHERE j.id = :unchecked_job;

@@ -1,0 +1,126 @@
+/*
+ * protocol.c: the protocol settings of a job, one table: each setting's
+ * name, range and kind, and the request field it sets.  kbench_run checks
+ * a job's settings against it (ki_protocol_check); the worker sets the
+ * request from them (ki_protocol_apply).
+ */
+#include "protocol.h"
+
+#include <math.h>
+
+#include "lib/stringinfo.h"
+
+typedef enum
+{
+	SET_WARMUP_MS,
+	SET_REP_MS,
+	SET_FLUSH_BYTES,
+	SET_MAX_SAMPLES,
+	SET_SEED,
+	SET_CHECK
+} setting_id;
+
+static const struct
+{
+	const char *key;
+	setting_id	id;
+	double		min;
+	double		max;
+	bool		boolean;
+	bool		integer;
+}			settings[] =
+{
+	{"warmup_ms", SET_WARMUP_MS, 0, 600000, false, false},
+	{"rep_ms", SET_REP_MS, 0.001, 3600000, false, false},
+	{"flush_bytes", SET_FLUSH_BYTES, 0, 1099511627776.0, false, true},
+	{"max_samples", SET_MAX_SAMPLES, 1, 100000000, false, true},
+	{"seed", SET_SEED, 0, 9007199254740991.0, false, true},
+	{"check", SET_CHECK, 0, 0, true, false},
+};
+
+/* The setting named by a member's key, or -1. */
+static int
+setting_of(const ki_member *m)
+{
+	for (int k = 0; k < (int) lengthof(settings); k++)
+		if (strlen(settings[k].key) == m->key.len && memcmp(settings[k].key, m->key.ptr, m->key.len) == 0)
+			return k;
+	return -1;
+}
+
+void
+ki_protocol_check(const ki_value *p)
+{
+	if (p == NULL || p->type != KI_OBJECT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("protocol must be a JSON object"),
+				 errhint("For example {\"warmup_ms\": 25, \"rep_ms\": 100}.")));
+	for (size_t i = 0; i < p->u.obj.count; i++)
+	{
+		const ki_member *m = &p->u.obj.members[i];
+		int			k = setting_of(m);
+
+		if (k < 0)
+		{
+			StringInfoData known;
+
+			initStringInfo(&known);
+			for (int j = 0; j < (int) lengthof(settings); j++)
+				appendStringInfo(&known, "%s%s", j ? ", " : "", settings[j].key);
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown protocol setting \"%.*s\"", (int) m->key.len, m->key.ptr),
+					 errhint("Known settings: %s.", known.data)));
+		}
+		if (settings[k].boolean ? (m->value->type != KI_TRUE && m->value->type != KI_FALSE)
+			: (m->value->type != KI_NUMBER || m->value->u.num < settings[k].min || m->value->u.num > settings[k].max))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("protocol setting \"%s\" is out of range", settings[k].key),
+					 settings[k].boolean ? errdetail("It must be true or false.") :
+					 errdetail("It must be a number from %g to %g.", settings[k].min, settings[k].max)));
+		if (settings[k].integer && m->value->u.num != floor(m->value->u.num))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("protocol setting \"%s\" must be a whole number", settings[k].key),
+					 errdetail("It was %g.", m->value->u.num)));
+	}
+}
+
+void
+ki_protocol_apply(kb_request *req, const ki_value *p)
+{
+	if (p == NULL || p->type != KI_OBJECT)
+		return;
+	for (size_t i = 0; i < p->u.obj.count; i++)
+	{
+		const ki_member *m = &p->u.obj.members[i];
+		const ki_value *v = m->value;
+		int			k = setting_of(m);
+
+		if (k < 0 || (settings[k].boolean ? (v->type != KI_TRUE && v->type != KI_FALSE) : v->type != KI_NUMBER))
+			continue;
+		switch (settings[k].id)
+		{
+			case SET_WARMUP_MS:
+				req->warmup_ms = v->u.num;
+				break;
+			case SET_REP_MS:
+				req->rep_ms = v->u.num;
+				break;
+			case SET_FLUSH_BYTES:
+				req->flush_bytes = (int64_t) v->u.num;
+				break;
+			case SET_MAX_SAMPLES:
+				req->max_samples = (int64_t) v->u.num;
+				break;
+			case SET_SEED:
+				req->seed = (uint64_t) v->u.num;
+				break;
+			case SET_CHECK:
+				req->check = v->type == KI_TRUE;
+				break;
+		}
+	}
+}
