@@ -12,6 +12,7 @@
 
 #include "kb_abi.h"
 #include "kbench.h"
+#include "ki_json.h"
 
 /* ------------------------------------------------------------ registry */
 
@@ -146,43 +147,22 @@ kb_status	kb_measure(kb_backend *be, const kb_call *c, const kb_request *req, kb
 					   void *flush, int64_t flush_bytes, double warmup_ms, double rep_ms,
 					   int64_t max_samples);
 
-/* ------------------------------------------------------------ json writer */
+/* ------------------------------------------------------------ JSON text (text.c) */
 
-typedef struct kb_jw
-{
-	char	   *buf;
-	size_t		len;
-	size_t		cap;
-	bool		need_comma;
-	bool		oom;
-} kb_jw;
-
-void		kb_jw_init(kb_jw *w);
-void		kb_jw_raw(kb_jw *w, const char *s);
-void		kb_jw_obj(kb_jw *w);	/* { */
-void		kb_jw_end_obj(kb_jw *w);	/* } */
-void		kb_jw_arr(kb_jw *w);
-void		kb_jw_end_arr(kb_jw *w);
-void		kb_jw_key(kb_jw *w, const char *k);
-void		kb_jw_str(kb_jw *w, const char *s);
-void		kb_jw_num(kb_jw *w, double d);
-void		kb_jw_int(kb_jw *w, int64_t v);
-void		kb_jw_bool(kb_jw *w, bool b);
-/* Splice already-valid JSON text as a value. */
-void		kb_jw_json(kb_jw *w, const char *json);
-/* Shorthands: key then value. */
-void		kb_jw_kstr(kb_jw *w, const char *k, const char *s);
 /*
- * A manifest's envelope: {"apiVersion":..,"kind":..,"metadata":{"name":..,
- * "title":.. with the metadata object left open for more members;
- * kb_jw_spec closes it and opens "spec".
+ * Text kbench hands out (manifests, listings, the python setup line): the
+ * core's writer (ki_jw, src/core/json_write.c) over a malloc arena of its own.
  */
-void		kb_jw_manifest(kb_jw *w, const char *kind, const char *name, const char *title);
-void		kb_jw_spec(kb_jw *w);
-void		kb_jw_kint(kb_jw *w, const char *k, int64_t v);
-void		kb_jw_knum(kb_jw *w, const char *k, double d);
-/* Take the text (NUL-terminated, malloc'd); the writer is reset. */
-char	   *kb_jw_take(kb_jw *w);
+typedef struct kb_text
+{
+	ki_arena	a;
+	ki_jw		w;
+} kb_text;
+
+/* Start an empty document; returns &t->w. */
+ki_jw	   *kb_text_open(kb_text *t);
+/* Take the text (NUL-terminated, malloc'd; NULL when out of memory) and release the arena. */
+char	   *kb_text_take(kb_text *t);
 
 /* ------------------------------------------------------------ manifests */
 

@@ -12,75 +12,77 @@
 
 /* Write a tensor/shape description as the OperationSpec has it. */
 static void
-write_op_tensor(kb_jw *w, const kb_tensor_def *t)
+write_op_tensor(ki_jw *w, const kb_tensor_def *t)
 {
-	kb_jw_obj(w);
-	kb_jw_kstr(w, "name", t->name);
-	kb_jw_key(w, "tensor");
-	kb_jw_obj(w);
-	kb_jw_key(w, "shape");
-	kb_jw_arr(w);
+	ki_jw_obj(w);
+	ki_jw_kstr(w, "name", t->name);
+	ki_jw_key(w, "tensor");
+	ki_jw_obj(w);
+	ki_jw_key(w, "shape");
+	ki_jw_arr(w);
 	for (int k = 0; k < 3 && t->shape[k]; k++)
 	{
 		if (isdigit((unsigned char) t->shape[k][0]))
-			kb_jw_int(w, atoll(t->shape[k]));
+			ki_jw_int(w, atoll(t->shape[k]));
 		else
-			kb_jw_str(w, t->shape[k]);
+			ki_jw_str(w, t->shape[k]);
 	}
-	kb_jw_end_arr(w);
-	kb_jw_kstr(w, "dtype", t->dtype);
-	kb_jw_end_obj(w);
-	kb_jw_end_obj(w);
+	ki_jw_end_arr(w);
+	ki_jw_kstr(w, "dtype", t->dtype);
+	ki_jw_end_obj(w);
+	ki_jw_end_obj(w);
 }
 
 char *
 kb_operation_text(const kb_op *op)
 {
-	kb_jw		w;
+	kb_text		t;
+	ki_jw	   *w = &t.w;
 	char		name[128];
 
 	snprintf(name, sizeof(name), "liger-%s", op->slug);
-	kb_jw_manifest(&w, "OperationSpec", name, op->title);
-	kb_jw_kstr(&w, "description", op->description);
-	kb_jw_key(&w, "sourceRefs");
-	kb_jw_arr(&w);
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "url", op->source_url);
-	kb_jw_end_obj(&w);
-	kb_jw_end_arr(&w);
-	kb_jw_spec(&w);
-	kb_jw_kstr(&w, "family", op->family);
-	kb_jw_key(&w, "axes");
-	kb_jw_obj(&w);
+	kb_text_open(&t);
+	ki_jw_manifest(w, "OperationSpec", name, op->title);
+	ki_jw_kstr(w, "description", op->description);
+	ki_jw_key(w, "sourceRefs");
+	ki_jw_arr(w);
+	ki_jw_obj(w);
+	ki_jw_kstr(w, "url", op->source_url);
+	ki_jw_end_obj(w);
+	ki_jw_end_arr(w);
+	ki_jw_spec(w);
+	ki_jw_kstr(w, "family", op->family);
+	ki_jw_key(w, "axes");
+	ki_jw_obj(w);
 	for (int i = 0; i < op->naxes; i++)
 	{
-		kb_jw_key(&w, op->axes[i].name);
-		kb_jw_obj(&w);
-		kb_jw_kstr(&w, "role", op->axes[i].role);
-		kb_jw_kstr(&w, "type", "integer");
+		ki_jw_key(w, op->axes[i].name);
+		ki_jw_obj(w);
+		ki_jw_kstr(w, "role", op->axes[i].role);
+		ki_jw_kstr(w, "type", "integer");
 		if (op->axes[i].expression)
-			kb_jw_kstr(&w, "expression", op->axes[i].expression);
-		kb_jw_end_obj(&w);
+			ki_jw_kstr(w, "expression", op->axes[i].expression);
+		ki_jw_end_obj(w);
 	}
-	kb_jw_end_obj(&w);
-	kb_jw_key(&w, "inputs");
-	kb_jw_arr(&w);
+	ki_jw_end_obj(w);
+	ki_jw_key(w, "inputs");
+	ki_jw_arr(w);
 	for (int i = 0; i < op->ninputs; i++)
-		write_op_tensor(&w, &op->inputs[i]);
-	kb_jw_end_arr(&w);
-	kb_jw_key(&w, "outputs");
-	kb_jw_arr(&w);
+		write_op_tensor(w, &op->inputs[i]);
+	ki_jw_end_arr(w);
+	ki_jw_key(w, "outputs");
+	ki_jw_arr(w);
 	for (int i = 0; i < op->noutputs; i++)
-		write_op_tensor(&w, &op->outputs[i]);
-	kb_jw_end_arr(&w);
-	kb_jw_key(&w, "semantics");
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "mutation", "none");
-	kb_jw_kstr(&w, "determinism", "unspecified");
-	kb_jw_end_obj(&w);
-	kb_jw_end_obj(&w);
-	kb_jw_end_obj(&w);
-	return kb_jw_take(&w);
+		write_op_tensor(w, &op->outputs[i]);
+	ki_jw_end_arr(w);
+	ki_jw_key(w, "semantics");
+	ki_jw_obj(w);
+	ki_jw_kstr(w, "mutation", "none");
+	ki_jw_kstr(w, "determinism", "unspecified");
+	ki_jw_end_obj(w);
+	ki_jw_end_obj(w);
+	ki_jw_end_obj(w);
+	return kb_text_take(&t);
 }
 
 /* Value of the axis called name in cs (variable or derived), or -1. */
@@ -109,7 +111,8 @@ kb_workload_text(const kb_case *cs, const char *operation_digest)
 	char		name[256];
 	char		title[256];
 	size_t		n;
-	kb_jw		w;
+	kb_text		t;
+	ki_jw	   *w = &t.w;
 
 	for (int i = 0; i < op->naxes; i++)
 		if (strcmp(op->axes[i].role, "variable") == 0)
@@ -128,53 +131,54 @@ kb_workload_text(const kb_case *cs, const char *operation_digest)
 	if (n < sizeof(title))
 		snprintf(title + n, sizeof(title) - n, " \xc2\xb7 %s", kb_dtype_name(cs->dtype));
 
-	kb_jw_manifest(&w, "WorkloadCase", name, title);
-	kb_jw_spec(&w);
-	kb_jw_kstr(&w, "operationSpecDigest", operation_digest);
-	kb_jw_key(&w, "axes");
-	kb_jw_obj(&w);
+	kb_text_open(&t);
+	ki_jw_manifest(w, "WorkloadCase", name, title);
+	ki_jw_spec(w);
+	ki_jw_kstr(w, "operationSpecDigest", operation_digest);
+	ki_jw_key(w, "axes");
+	ki_jw_obj(w);
 	for (int i = 0; i < op->naxes; i++)
 		if (strcmp(op->axes[i].role, "variable") == 0)
-			kb_jw_kint(&w, op->axes[i].name, cs->ax[i]);
-	kb_jw_end_obj(&w);
-	kb_jw_key(&w, "tensors");
-	kb_jw_obj(&w);
+			ki_jw_kint(w, op->axes[i].name, cs->ax[i]);
+	ki_jw_end_obj(w);
+	ki_jw_key(w, "tensors");
+	ki_jw_obj(w);
 	for (int i = 0; i < op->ninputs; i++)
 	{
 		const kb_tensor_def *t = &op->inputs[i];
 
-		kb_jw_key(&w, t->name);
-		kb_jw_obj(&w);
-		kb_jw_key(&w, "shape");
-		kb_jw_arr(&w);
+		ki_jw_key(w, t->name);
+		ki_jw_obj(w);
+		ki_jw_key(w, "shape");
+		ki_jw_arr(w);
 		for (int k = 0; k < 3 && t->shape[k]; k++)
-			kb_jw_int(&w, axis_value(cs, t->shape[k]));
-		kb_jw_end_arr(&w);
-		kb_jw_kstr(&w, "dtype", strcmp(t->dtype, "float") == 0 ? kb_dtype_name(cs->dtype) : t->dtype);
-		kb_jw_end_obj(&w);
+			ki_jw_int(w, axis_value(cs, t->shape[k]));
+		ki_jw_end_arr(w);
+		ki_jw_kstr(w, "dtype", strcmp(t->dtype, "float") == 0 ? kb_dtype_name(cs->dtype) : t->dtype);
+		ki_jw_end_obj(w);
 	}
-	kb_jw_end_obj(&w);
+	ki_jw_end_obj(w);
 	if (op->nscalars)
 	{
-		kb_jw_key(&w, "scalars");
-		kb_jw_obj(&w);
+		ki_jw_key(w, "scalars");
+		ki_jw_obj(w);
 		for (int i = 0; i < op->nscalars; i++)
 		{
-			kb_jw_key(&w, op->scalars[i].name);
-			kb_jw_obj(&w);
-			kb_jw_kstr(&w, "dtype", op->scalars[i].dtype);
-			kb_jw_knum(&w, "value", op->scalars[i].value);
-			kb_jw_end_obj(&w);
+			ki_jw_key(w, op->scalars[i].name);
+			ki_jw_obj(w);
+			ki_jw_kstr(w, "dtype", op->scalars[i].dtype);
+			ki_jw_knum(w, "value", op->scalars[i].value);
+			ki_jw_end_obj(w);
 		}
-		kb_jw_end_obj(&w);
+		ki_jw_end_obj(w);
 	}
 	/* Like the Liger import: the workload itself asserts no comparator;
 	 * kbench's tolerances are part of its protocol and each run's result. */
-	kb_jw_key(&w, "correctness");
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "comparator", "not_asserted");
-	kb_jw_end_obj(&w);
-	kb_jw_end_obj(&w);
-	kb_jw_end_obj(&w);
-	return kb_jw_take(&w);
+	ki_jw_key(w, "correctness");
+	ki_jw_obj(w);
+	ki_jw_kstr(w, "comparator", "not_asserted");
+	ki_jw_end_obj(w);
+	ki_jw_end_obj(w);
+	ki_jw_end_obj(w);
+	return kb_text_take(&t);
 }

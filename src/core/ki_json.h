@@ -226,6 +226,46 @@ int			ki_format_number(double d, char *out);
 /* Append the RFC 8785 form of v to out. */
 void		ki_canonical(const ki_value *v, ki_buf *out);
 
+/* ---------------------------------------------------------------- writer */
+
+/*
+ * The manifest writer (json_write.c), used by kbench and the Liger mapping:
+ * JSON text in an arena, commas placed by the writer, numbers in the
+ * canonical form.  The text is meant for ki_parse and the validator.
+ */
+typedef struct ki_jw
+{
+	ki_buf		buf;
+	bool		need_comma;
+} ki_jw;
+
+void		ki_jw_init(ki_jw *w, ki_arena *a);
+void		ki_jw_raw(ki_jw *w, const char *s);
+void		ki_jw_obj(ki_jw *w);	/* { */
+void		ki_jw_end_obj(ki_jw *w);	/* } */
+void		ki_jw_arr(ki_jw *w);	/* [ */
+void		ki_jw_end_arr(ki_jw *w);	/* ] */
+void		ki_jw_key(ki_jw *w, const char *k);
+void		ki_jw_str(ki_jw *w, const char *s);
+void		ki_jw_num(ki_jw *w, double d);
+void		ki_jw_int(ki_jw *w, int64_t v);
+void		ki_jw_bool(ki_jw *w, bool b);
+/* Splice already-valid JSON text as a value. */
+void		ki_jw_json(ki_jw *w, const char *json);
+/* Shorthands: key then value. */
+void		ki_jw_kstr(ki_jw *w, const char *k, const char *s);
+void		ki_jw_kint(ki_jw *w, const char *k, int64_t v);
+void		ki_jw_knum(ki_jw *w, const char *k, double d);
+/*
+ * A manifest's envelope: {"apiVersion":..,"kind":..,"metadata":{"name":..,
+ * "title":.. with the metadata object left open for more members;
+ * ki_jw_spec closes it and opens "spec".
+ */
+void		ki_jw_manifest(ki_jw *w, const char *kind, const char *name, const char *title);
+void		ki_jw_spec(ki_jw *w);
+/* The text (NUL-terminated, in the arena); NULL when an allocation failed. */
+const char *ki_jw_text(ki_jw *w);
+
 /* ---------------------------------------------------------------- sha256 */
 
 /* "sha256:" + 64 lowercase hex + NUL */

@@ -176,27 +176,6 @@ bool		ki_liger_env_get(const ki_liger_env *env, const char *name, size_t len, do
 /* Evaluate a derived-axis expression over env; false when it is not one or an axis is unbound. */
 bool		ki_liger_eval_expression(const char *text, const ki_liger_env *env, double *out);
 
-/* ------------------------------------------------------ JSON writer (liger_jw.c) */
-
-typedef struct ki_liger_jw
-{
-	ki_buf		buf;
-	bool		first[KI_MAX_DEPTH + 1];
-	int			depth;
-	bool		after_key;
-} ki_liger_jw;
-
-void		ki_liger_jw_init(ki_liger_jw *w, ki_arena *a);
-void		ki_liger_jw_open(ki_liger_jw *w, char c);
-void		ki_liger_jw_close(ki_liger_jw *w, char c);
-void		ki_liger_jw_key(ki_liger_jw *w, const char *k);
-void		ki_liger_jw_str(ki_liger_jw *w, const char *s);
-void		ki_liger_jw_num(ki_liger_jw *w, double d);
-void		ki_liger_jw_kv(ki_liger_jw *w, const char *k, const char *v);
-void		ki_liger_jw_kn(ki_liger_jw *w, const char *k, double v);
-/* {"apiVersion":..,"kind":kind with the object left open */
-void		ki_liger_jw_header(ki_liger_jw *w, const char *kind);
-
 /* ------------------------------------------------------ builders (liger_build.c) */
 
 /* One row's manifests under construction: the result they fill, and why one failed. */

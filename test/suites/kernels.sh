@@ -96,6 +96,16 @@ if ! $KB devices | grep -q '^cuda:'; then
 	expect "cuda:0 without a GPU: exit 3, says why" 3 "not available" $KB run jsd forward tokens=1 vocab=2 --device cuda:0
 fi
 
+# The manifests kbench writes, byte for byte, as an earlier kbench wrote them (recorded with the
+# kbench of a32f2e9, before the writer moved into src/core): names, symbols, numbers, protocol text.
+if command -v python3 >/dev/null; then
+	mdiff=$(python3 test/kernels/manifests.py "$KB" 2>&1 | diff - test/kernels/manifests.expected | head -c 600)
+	check "kbench's operation/workload/implementation/protocol manifests equal test/kernels/manifests.expected${mdiff:+: $mdiff}" \
+		test -z "$mdiff"
+else
+	ok "# SKIP needs=python3 recorded manifests not compared"
+fi
+
 # Every op x mode x dtype on the cpu, quick protocol, JSON output with raw samples.
 Q="--warmup-ms 1 --rep-ms 4 --flush-bytes 65536"
 runcase() {

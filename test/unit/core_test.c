@@ -196,6 +196,36 @@ main(int argc, char **argv)
 			  strcmp(digest, "sha256:bea60af06f12216679b113d6624c5293d59bef2104ccc27cd33c992d124e039d") == 0,
 			  "SoftwareProject vector digest");
 	}
+
+	/* the manifest writer (json_write.c) shared by kbench and the Liger mapping */
+	{
+		ki_jw		w;
+		const char *s;
+
+		ki_jw_init(&w, &a);
+		ki_jw_manifest(&w, "SoftwareProject", "v", "q\"b\\s\x01 \xc2\xb7");
+		ki_jw_spec(&w);
+		ki_jw_kstr(&w, "repository", "https://example.invalid/vector/project");
+		ki_jw_knum(&w, "n", 1e-7);
+		ki_jw_key(&w, "a");
+		ki_jw_arr(&w);
+		ki_jw_num(&w, 0.1);
+		ki_jw_int(&w, INT64_MIN);
+		ki_jw_num(&w, 1.0 / 0.0);
+		ki_jw_bool(&w, true);
+		ki_jw_json(&w, "{\"x\":[]}");
+		ki_jw_obj(&w);
+		ki_jw_end_obj(&w);
+		ki_jw_end_arr(&w);
+		ki_jw_end_obj(&w);
+		ki_jw_end_obj(&w);
+		s = ki_jw_text(&w);
+		check(s && strcmp(s, "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"SoftwareProject\","
+						  "\"metadata\":{\"name\":\"v\",\"title\":\"q\\\"b\\\\s\\u0001 \xc2\xb7\"},"
+						  "\"spec\":{\"repository\":\"https://example.invalid/vector/project\",\"n\":1e-7,"
+						  "\"a\":[0.1,-9223372036854775808,null,true,{\"x\":[]},{}]}}") == 0,
+			  "ki_jw: envelope, commas, escapes, canonical numbers, non-finite as null, spliced JSON");
+	}
 	ki_arena_reset(&a);
 	printf("# %d tests, %d failed\n", n_test, n_fail);
 	return n_fail ? 1 : 0;
