@@ -23,12 +23,8 @@ typedef struct kb_axis_def
 	const char *expression;		/* derived axes only, e.g. "hidden // 2" */
 } kb_axis_def;
 
-typedef struct kb_tensor_def
-{
-	const char *name;
-	const char *shape[3];		/* axis names, NULL-terminated; "1" for a literal 1 */
-	const char *dtype;			/* "float" (the workload dtype) or a fixed dtype */
-} kb_tensor_def;
+/* A tensor argument: name, dims (axis names or "1"), dtype ("float": the workload dtype). */
+typedef ki_spec_tensor kb_tensor_def;
 
 typedef struct kb_scalar_def
 {

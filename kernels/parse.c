@@ -322,9 +322,9 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 		const kb_tensor_def *t = &cs->op->inputs[i];
 		double		elems = 1;
 
-		for (int k = 0; k < 3 && t->shape[k]; k++)
+		for (int k = 0; k < KI_SPEC_MAX_DIMS && t->dims[k]; k++)
 			for (int j = 0; j < cs->op->naxes; j++)
-				if (strcmp(cs->op->axes[j].name, t->shape[k]) == 0)
+				if (strcmp(cs->op->axes[j].name, t->dims[k]) == 0)
 					elems *= (double) cs->ax[j];
 		if (elems > (double) KB_ELEMS_MAX)
 		{

@@ -32,35 +32,34 @@ is_derived(const ki_liger_kernel *k, const char *name)
 	return false;
 }
 
-/* "axis<value>-..." over the axes sorted by name, then "-<dtype>". */
-char *
-ki_liger_case_key(ki_arena *a, const ki_liger_binding *b)
+/* A binding as the core's builder takes a workload (variable axes and scalars; no derived axes yet). */
+static void
+case_of(const ki_liger_binding *b, ki_spec_case *c)
 {
-	int			order[KI_LIGER_MAX_AXES];
-	ki_buf		buf;
-
-	for (int i = 0; i < b->naxes; i++)
-		order[i] = i;
-	for (int i = 1; i < b->naxes; i++)
-		for (int j = i; j > 0 && strcmp(b->axis[order[j - 1]], b->axis[order[j]]) > 0; j--)
-		{
-			int			t = order[j];
-
-			order[j] = order[j - 1];
-			order[j - 1] = t;
-		}
-	ki_buf_init(&buf, a, 128);
+	memset(c, 0, sizeof *c);
+	c->dtype = b->dtype;
+	c->naxes = b->naxes;
 	for (int i = 0; i < b->naxes; i++)
 	{
-		char		tmp[32];
-
-		ki_buf_puts(&buf, b->axis[order[i]]);
-		ki_format_number(b->value[order[i]], tmp);
-		ki_buf_puts(&buf, tmp);
-		ki_buf_putc(&buf, '-');
+		c->axis[i] = b->axis[i];
+		c->value[i] = b->value[i];
 	}
-	ki_buf_puts(&buf, b->dtype);
-	return (char *) ki_buf_cstr(&buf);
+	c->nscalars = b->nscalars;
+	for (int i = 0; i < b->nscalars; i++)
+	{
+		c->scalar[i] = b->scalar[i];
+		c->scalar_dtype[i] = "fp32";
+		c->scalar_value[i] = b->scalar_value[i];
+	}
+}
+
+const char *
+ki_liger_case_key(ki_arena *a, const ki_liger_binding *b)
+{
+	ki_spec_case c;
+
+	case_of(b, &c);
+	return ki_spec_case_key(a, &c);
 }
 
 /* Parse, validate, normalize and digest one manifest's text. */
@@ -96,49 +95,6 @@ finish(ki_liger_build *bd, ki_jw *w, ki_liger_part part, ki_kind want)
 	return true;
 }
 
-static void
-write_dims(ki_jw *w, const ki_liger_tensor *t, const ki_liger_env *bound)
-{
-	ki_jw_key(w, "shape");
-	ki_jw_arr(w);
-	for (int d = 0; t->dims[d]; d++)
-	{
-		const char *dim = t->dims[d];
-
-		if (is_literal_dim(dim))
-			ki_jw_num(w, strtod(dim, NULL));
-		else if (bound == NULL)
-			ki_jw_str(w, dim);
-		else
-		{
-			double		v = 0;
-
-			ki_liger_env_get(bound, dim, strlen(dim), &v);
-			ki_jw_num(w, v);
-		}
-	}
-	ki_jw_end_arr(w);
-}
-
-static void
-write_arguments(ki_jw *w, const char *key, const ki_liger_tensor *ts)
-{
-	ki_jw_key(w, key);
-	ki_jw_arr(w);
-	for (const ki_liger_tensor *t = ts; t->name; t++)
-	{
-		ki_jw_obj(w);
-		ki_jw_kstr(w, "name", t->name);
-		ki_jw_key(w, "tensor");
-		ki_jw_obj(w);
-		write_dims(w, t, NULL);
-		ki_jw_kstr(w, "dtype", t->dtype ? t->dtype : "float");
-		ki_jw_end_obj(w);
-		ki_jw_end_obj(w);
-	}
-	ki_jw_end_arr(w);
-}
-
 /* Add the symbolic (non-derived) axes of a signature, first use first. */
 static void
 collect_axes(const ki_liger_kernel *k, const ki_liger_tensor *ts, const char **names, int *n, int max)
@@ -159,58 +115,44 @@ collect_axes(const ki_liger_kernel *k, const ki_liger_tensor *ts, const char **n
 		}
 }
 
+/* A kernel's operation as the core's builder takes it. */
+static void
+op_of(ki_arena *a, const ki_liger_kernel *k, ki_spec_op *op)
+{
+	const char *axes[2 * KI_SPEC_MAX_AXES];
+	int			naxes = 0;
+
+	memset(op, 0, sizeof *op);
+	collect_axes(k, k->inputs, axes, &naxes, 2 * KI_SPEC_MAX_AXES);
+	collect_axes(k, k->outputs, axes, &naxes, 2 * KI_SPEC_MAX_AXES);
+	op->name = k->slug;
+	op->title = k->title;
+	op->description = k->description;
+	op->source_url = ki_liger_cat(a, KI_LIGER_REPO_URL "/blob/" KI_LIGER_SCRIPTS_COMMIT
+								  "/benchmark/scripts/benchmark_", k->csv_name, ".py", (char *) NULL);
+	op->family = k->family;
+	for (int i = 0; i < naxes; i++)
+		op->axes[op->naxes++] = (ki_spec_axis) {axes[i], NULL};
+	if (k->derived)
+		for (const ki_liger_derived *d = k->derived; d->name && op->naxes < 2 * KI_SPEC_MAX_AXES; d++)
+			op->axes[op->naxes++] = *d;
+	op->inputs = k->inputs;
+	for (const ki_liger_tensor *t = k->inputs; t->name; t++)
+		op->ninputs++;
+	op->outputs = k->outputs;
+	for (const ki_liger_tensor *t = k->outputs; t->name; t++)
+		op->noutputs++;
+}
+
 bool
 ki_liger_build_operation(ki_liger_build *bd, const ki_liger_kernel *k)
 {
 	ki_jw		w;
-	const char *axes[16];
-	int			naxes = 0;
+	ki_spec_op	op;
 
-	collect_axes(k, k->inputs, axes, &naxes, 16);
-	collect_axes(k, k->outputs, axes, &naxes, 16);
-
+	op_of(bd->a, k, &op);
 	ki_jw_init(&w, bd->a);
-	ki_jw_manifest(&w, "OperationSpec", k->slug, k->title);
-	ki_jw_kstr(&w, "description", k->description);
-	ki_jw_key(&w, "sourceRefs");
-	ki_jw_arr(&w);
-	ki_jw_obj(&w);
-	ki_jw_kstr(&w, "url", ki_liger_cat(bd->a, KI_LIGER_REPO_URL "/blob/" KI_LIGER_SCRIPTS_COMMIT
-						 "/benchmark/scripts/benchmark_", k->csv_name, ".py", (char *) NULL));
-	ki_jw_end_obj(&w);
-	ki_jw_end_arr(&w);
-	ki_jw_spec(&w);
-	ki_jw_kstr(&w, "family", k->family);
-	ki_jw_key(&w, "axes");
-	ki_jw_obj(&w);
-	for (int i = 0; i < naxes; i++)
-	{
-		ki_jw_key(&w, axes[i]);
-		ki_jw_obj(&w);
-		ki_jw_kstr(&w, "role", "variable");
-		ki_jw_kstr(&w, "type", "integer");
-		ki_jw_end_obj(&w);
-	}
-	if (k->derived)
-		for (const ki_liger_derived *d = k->derived; d->name; d++)
-		{
-			ki_jw_key(&w, d->name);
-			ki_jw_obj(&w);
-			ki_jw_kstr(&w, "role", "derived");
-			ki_jw_kstr(&w, "type", "integer");
-			ki_jw_kstr(&w, "expression", d->expression);
-			ki_jw_end_obj(&w);
-		}
-	ki_jw_end_obj(&w);
-	write_arguments(&w, "inputs", k->inputs);
-	write_arguments(&w, "outputs", k->outputs);
-	ki_jw_key(&w, "semantics");
-	ki_jw_obj(&w);
-	ki_jw_kstr(&w, "mutation", "none");
-	ki_jw_kstr(&w, "determinism", "unspecified");
-	ki_jw_end_obj(&w);
-	ki_jw_end_obj(&w);
-	ki_jw_end_obj(&w);
+	ki_spec_write_operation(&w, &op);
 	return finish(bd, &w, KI_LIGER_OPERATION, KI_KIND_OPERATION_SPEC);
 }
 
@@ -221,7 +163,7 @@ ki_liger_build_implementation(ki_liger_build *bd, const ki_liger_kernel *k, cons
 
 	ki_jw_init(&w, bd->a);
 	ki_jw_manifest(&w, "ImplementationRevision",
-				   ki_liger_kebab(bd->a, ki_liger_cat(bd->a, "liger-bench-", k->csv_name, "-", p->provider, (char *) NULL)),
+				   ki_kebab(bd->a, ki_liger_cat(bd->a, "liger-bench-", k->csv_name, "-", p->provider, (char *) NULL)),
 				   ki_liger_cat(bd->a, k->title, " · ", p->title, (char *) NULL));
 	ki_jw_kstr(&w, "description", p->description);
 	if (p->baseline)
@@ -284,13 +226,16 @@ ki_liger_build_implementation(ki_liger_build *bd, const ki_liger_kernel *k, cons
 }
 
 bool
-ki_liger_build_workload(ki_liger_build *bd, const ki_liger_kernel *k, const ki_liger_binding *b, const char *key)
+ki_liger_build_workload(ki_liger_build *bd, const ki_liger_kernel *k, const ki_liger_binding *b)
 {
 	ki_jw		w;
-	ki_liger_env	env;
-	ki_buf		title;
+	ki_liger_env env;
+	ki_spec_op	op;
+	ki_spec_case c;
+	const char *why;
 
 	/* bind the axes, then the derived ones in table order */
+	case_of(b, &c);
 	env.n = 0;
 	for (int i = 0; i < b->naxes; i++)
 	{
@@ -302,85 +247,25 @@ ki_liger_build_workload(ki_liger_build *bd, const ki_liger_kernel *k, const ki_l
 		{
 			double		v;
 
-			if (!ki_liger_eval_expression(d->expression, &env, &v) || env.n >= KI_LIGER_MAX_AXES * 2)
+			if (!ki_liger_eval_expression(d->expression, &env, &v) || env.n >= KI_LIGER_MAX_AXES * 2 ||
+				c.nderived >= KI_SPEC_MAX_AXES)
 			{
 				bd->reason = ki_liger_afmt(bd->a, "derived axis %s = %s cannot be computed", d->name, d->expression);
 				return false;
 			}
 			env.name[env.n] = d->name;
 			env.value[env.n++] = v;
+			c.derived[c.nderived] = d->name;
+			c.derived_value[c.nderived++] = v;
 		}
-	for (const ki_liger_tensor *t = k->inputs; t->name; t++)
-		for (int i = 0; t->dims[i]; i++)
-		{
-			double		v;
-
-			if (!is_literal_dim(t->dims[i]) && !ki_liger_env_get(&env, t->dims[i], strlen(t->dims[i]), &v))
-			{
-				bd->reason = ki_liger_afmt(bd->a, "axis %s of tensor %s is not bound", t->dims[i], t->name);
-				return false;
-			}
-		}
-
-	ki_buf_init(&title, bd->a, 128);
-	ki_buf_puts(&title, k->title);
-	ki_buf_puts(&title, " · ");
-	for (int i = 0; i < b->naxes; i++)
-	{
-		char		tmp[32];
-
-		if (i)
-			ki_buf_puts(&title, ", ");
-		ki_buf_puts(&title, b->axis[i]);
-		ki_buf_putc(&title, '=');
-		ki_format_number(b->value[i], tmp);
-		ki_buf_puts(&title, tmp);
-	}
-	ki_buf_puts(&title, " · ");
-	ki_buf_puts(&title, b->dtype);
-
+	op_of(bd->a, k, &op);
 	ki_jw_init(&w, bd->a);
-	ki_jw_manifest(&w, "WorkloadCase",
-				   ki_liger_kebab(bd->a, ki_liger_cat(bd->a, k->slug, "-", key, (char *) NULL)),
-				   ki_buf_cstr(&title));
-	ki_jw_spec(&w);
-	ki_jw_kstr(&w, "operationSpecDigest", bd->out->digest[KI_LIGER_OPERATION]);
-	ki_jw_key(&w, "axes");
-	ki_jw_obj(&w);
-	for (int i = 0; i < b->naxes; i++)
-		ki_jw_knum(&w, b->axis[i], b->value[i]);
-	ki_jw_end_obj(&w);
-	ki_jw_key(&w, "tensors");
-	ki_jw_obj(&w);
-	for (const ki_liger_tensor *t = k->inputs; t->name; t++)
+	why = ki_spec_write_workload(&w, bd->a, &op, &c, bd->out->digest[KI_LIGER_OPERATION]);
+	if (why)
 	{
-		ki_jw_key(&w, t->name);
-		ki_jw_obj(&w);
-		write_dims(&w, t, &env);
-		ki_jw_kstr(&w, "dtype", t->dtype ? t->dtype : b->dtype);
-		ki_jw_end_obj(&w);
+		bd->reason = why;
+		return false;
 	}
-	ki_jw_end_obj(&w);
-	if (b->nscalars > 0)
-	{
-		ki_jw_key(&w, "scalars");
-		ki_jw_obj(&w);
-		for (int i = 0; i < b->nscalars; i++)
-		{
-			ki_jw_key(&w, b->scalar[i]);
-			ki_jw_obj(&w);
-			ki_jw_kstr(&w, "dtype", "fp32");
-			ki_jw_knum(&w, "value", b->scalar_value[i]);
-			ki_jw_end_obj(&w);
-		}
-		ki_jw_end_obj(&w);
-	}
-	ki_jw_key(&w, "correctness");
-	ki_jw_obj(&w);
-	ki_jw_kstr(&w, "comparator", "not_asserted");
-	ki_jw_end_obj(&w);
-	ki_jw_end_obj(&w);
-	ki_jw_end_obj(&w);
 	return finish(bd, &w, KI_LIGER_WORKLOAD, KI_KIND_WORKLOAD_CASE);
 }
 
@@ -391,7 +276,7 @@ ki_liger_build_protocol(ki_liger_build *bd, const ki_liger_mode *m)
 
 	ki_jw_init(&w, bd->a);
 	ki_jw_manifest(&w, "BenchmarkProtocol",
-				   ki_liger_kebab(bd->a, ki_liger_cat(bd->a, "liger-bench-do-bench-", m->mode, (char *) NULL)),
+				   ki_kebab(bd->a, ki_liger_cat(bd->a, "liger-bench-do-bench-", m->mode, (char *) NULL)),
 				   ki_liger_cat(bd->a, "Liger benchmark harness · ", m->mode, " pass", (char *) NULL));
 	ki_jw_spec(&w);
 	ki_jw_key(&w, "harness");
@@ -422,7 +307,7 @@ ki_liger_build_environment(ki_liger_build *bd, const char *gpu_name, const ki_li
 
 	ki_jw_init(&w, bd->a);
 	ki_jw_manifest(&w, "ExecutionEnvironment",
-				   ki_liger_kebab(bd->a, ki_liger_cat(bd->a, "liger-bench-", gpu_name, (char *) NULL)),
+				   ki_kebab(bd->a, ki_liger_cat(bd->a, "liger-bench-", gpu_name, (char *) NULL)),
 				   ki_liger_cat(bd->a, "Liger benchmark host · ", shown, (char *) NULL));
 	ki_jw_spec(&w);
 	ki_jw_key(&w, "hardware");
@@ -446,7 +331,7 @@ const char *
 ki_liger_external_id(ki_arena *a, const ki_liger_kernel *k, const ki_liger_row *row, const char *key)
 {
 	return ki_liger_cat(a, k->csv_name, "/", row->kernel_operation_mode, "/", row->kernel_provider, "/",
-			   ki_liger_kebab(a, row->gpu_name), "/", key, "/", ki_liger_kebab(a, row->timestamp), (char *) NULL);
+			   ki_kebab(a, row->gpu_name), "/", key, "/", ki_kebab(a, row->timestamp), (char *) NULL);
 }
 
 bool
@@ -461,7 +346,7 @@ ki_liger_build_run(ki_liger_build *bd, const ki_liger_kernel *k, const ki_liger_
 
 	ki_jw_init(&w, a);
 	ki_jw_manifest(&w, "BenchmarkRun",
-				   ki_liger_kebab(a, ki_liger_cat(a, "liger-", k->csv_name, "-", row->kernel_operation_mode, "-",
+				   ki_kebab(a, ki_liger_cat(a, "liger-", k->csv_name, "-", row->kernel_operation_mode, "-",
 								   row->kernel_provider, "-", row->gpu_name, "-", key, "-",
 								   row->timestamp, (char *) NULL)),
 				   ki_liger_cat(a, k->title, " · ", row->kernel_provider, " · ",

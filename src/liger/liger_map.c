@@ -208,7 +208,7 @@ ki_liger_map(ki_arena *a, const ki_liger_row *row, ki_liger_result *out)
 	key = ki_liger_case_key(a, &b);
 	if (!ki_liger_build_operation(&bd, k) ||
 		!ki_liger_build_implementation(&bd, k, prov) ||
-		!ki_liger_build_workload(&bd, k, &b, key) ||
+		!ki_liger_build_workload(&bd, k, &b) ||
 		!ki_liger_build_protocol(&bd, mode) ||
 		!ki_liger_build_environment(&bd, row->gpu_name, &hw))
 		return skip(out, bd.reason);
