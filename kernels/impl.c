@@ -139,8 +139,9 @@ kb_ext_parse(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 	char		path[1024],
 				symbol[256];
 	int			kind;
+	kb_impl_id	own;
 
-	if (impl && (strcmp(impl, "cpu") == 0 || strcmp(impl, "cuda") == 0 || strncmp(impl, "cuda/", 5) == 0))
+	if (impl && (kb_impl_resolve(impl, NULL, &own, NULL, 0) != KB_PASSED || own.own))
 	{
 		if (req->entry)
 		{

@@ -104,6 +104,7 @@ typedef struct kb_case
 	bool		cuda;
 	int			device;			/* cuda ordinal */
 	int			variant;		/* CUDA kernel variant, 1 = v1 */
+	kb_impl_id	impl;			/* kbench's own implementation (impl.own), resolved by kb_impl_resolve */
 	int			ext;			/* KB_EXT_NONE (kbench's own), KB_EXT_PYTHON, KB_EXT_LIBRARY */
 	bool		ext_builtin;	/* huggingface, torch, liger (kernels/python/kbench_builtin.py) */
 	const char *ext_name;		/* the implementation's name (the request's impl) */

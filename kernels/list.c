@@ -119,19 +119,24 @@ kb_list_json(void)
 		for (int d = 0; d < op->ndtypes; d++)
 			ki_jw_str(w, kb_dtype_name(op->dtypes[d]));
 		ki_jw_end_arr(w);
+		/* kbench's own implementations of the operation, named as kbench_run and --impl name them */
 		ki_jw_key(w, "implementations");
 		ki_jw_arr(w);
-		ki_jw_str(w, "cpu");
-		ki_jw_str(w, "cuda");
-		ki_jw_end_arr(w);
-		ki_jw_key(w, "cudaVariants");
-		ki_jw_arr(w);
-		for (int v = 1; v <= kb_variant_count(op); v++)
+		for (int v = 0; v <= kb_variant_count(op); v++)
 		{
-			char		vn[16];
+			char		impl[16];
+			kb_impl_id	id;
 
-			snprintf(vn, sizeof(vn), "v%d", v);
-			ki_jw_str(w, vn);
+			snprintf(impl, sizeof(impl), v == 0 ? "cpu" : v == 1 ? "cuda" : "cuda/v%d", v);
+			if (kb_impl_resolve(impl, op->name, &id, NULL, 0) != KB_PASSED)
+				continue;
+			ki_jw_obj(w);
+			ki_jw_kstr(w, "implementation", id.impl);
+			ki_jw_kstr(w, "device", id.cuda ? "cuda" : "cpu");
+			ki_jw_kstr(w, "name", id.name);
+			if (id.cuda)
+				ki_jw_kstr(w, "symbol", id.symbol);
+			ki_jw_end_obj(w);
 		}
 		ki_jw_end_arr(w);
 		ki_jw_kstr(w, "reference", op->c_path);

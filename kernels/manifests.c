@@ -218,26 +218,12 @@ implementation_text(const kb_case *cs, const char *op_digest, const kb_request *
 {
 	kb_text		t;
 	ki_jw	   *w = &t.w;
-	char		name[200];
-	char		title[200];
-
 	char		desc[600];
 	const char *vnote = cs->variant <= 4 ? cs->op->variant_notes[cs->variant - 1] : NULL;
 
 	if (cs->ext)
 		return kb_ext_implementation_text(cs, op_digest, req, be, err, errlen);
 
-	/* v1 keeps the names it always had, so its history stays one implementation. */
-	if (cs->cuda && cs->variant > 1)
-	{
-		snprintf(name, sizeof(name), "kbench-%s-cuda-v%d", cs->op->slug, cs->variant);
-		snprintf(title, sizeof(title), "%s \xc2\xb7 kbench CUDA v%d", cs->op->title, cs->variant);
-	}
-	else
-	{
-		snprintf(name, sizeof(name), "kbench-%s-%s", cs->op->slug, cs->cuda ? "cuda" : "cpu");
-		snprintf(title, sizeof(title), "%s \xc2\xb7 kbench %s", cs->op->title, cs->cuda ? "CUDA" : "C");
-	}
 	if (cs->cuda)
 		snprintf(desc, sizeof(desc), "kernelindex kbench CUDA implementation (libkbench_cuda.so), built for sm_90 "
 				 "with PTX for newer GPUs.%s%s%s", cs->variant > 1 ? " Kernel variant " : "",
@@ -245,7 +231,8 @@ implementation_text(const kb_case *cs, const char *op_digest, const kb_request *
 	else
 		snprintf(desc, sizeof(desc), "kernelindex kbench plain C implementation (fp32 accumulation), the cpu backend.");
 	kb_text_open(&t);
-	ki_jw_manifest(w, "ImplementationRevision", name, title);
+	/* name, title and symbol: the one mapping of implementation names (impl_name.c) */
+	ki_jw_manifest(w, "ImplementationRevision", cs->impl.name, cs->impl.title);
 	ki_jw_kstr(w, "description", desc);
 	ki_jw_spec(w);
 	ki_jw_key(w, "projectRevision");
@@ -264,16 +251,8 @@ implementation_text(const kb_case *cs, const char *op_digest, const kb_request *
 	ki_jw_obj(w);
 	ki_jw_kstr(w, "language", cs->cuda ? "cuda" : "c");
 	ki_jw_kstr(w, "path", cs->cuda ? cs->op->cu_path : cs->op->c_path);
-	if (cs->cuda && cs->variant > 1)
-	{
-		char		sym[160];
-
-		/* the entry point called with kb_call.variant: part of the identity, so v2 is its own implementation */
-		snprintf(sym, sizeof(sym), "%s/v%d", cs->op->cu_symbol, cs->variant);
-		ki_jw_kstr(w, "symbol", sym);
-	}
-	else if (cs->cuda)
-		ki_jw_kstr(w, "symbol", cs->op->cu_symbol);
+	if (cs->cuda)
+		ki_jw_kstr(w, "symbol", cs->impl.symbol);
 	ki_jw_kstr(w, "interface", "kbench");
 	ki_jw_end_obj(w);
 	ki_jw_key(w, "support");
