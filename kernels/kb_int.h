@@ -77,8 +77,17 @@ typedef struct kb_op
 	bool		(*derive) (int64_t *ax, int dtype, char *err, size_t errlen);
 	/* Fill c's tensors (shapes, dtypes) and p (initialisers), workspace. */
 	void		(*plan) (kb_call *c, kb_plan *p, bool cuda);
-	/* Bytes and FLOPs the pass must move and do (the floors). */
-	void		(*cost) (const kb_call *c, double *bytes, double *flops);
+	/*
+	 * Bytes and FLOPs one call of each pass must move and do (the floors), as
+	 * formulas over the variable axes and dtype_bytes, written once: cost.c
+	 * evaluates them for kbench, and the extension loads the same texts into
+	 * kbench_operation_costs.  Every pass has one, also a pass the operation
+	 * does not time (SQL's table has all three).
+	 */
+	const char *cost_bytes[KB_MODE_COUNT];
+	const char *cost_flops[KB_MODE_COUNT];
+	const char *cost_compute;	/* the peak that bounds the FLOPs: "vector" or "tensor" */
+	const char *cost_note[KB_MODE_COUNT];
 	/* The CPU implementation (timed on the cpu device). */
 	int			(*cpu) (const kb_call *c, int phase);
 	/* Compare the outputs of c (wherever they live) with the float64 reference. */
@@ -112,6 +121,9 @@ typedef struct kb_case
 } kb_case;
 
 enum { KB_EXT_NONE = 0, KB_EXT_PYTHON = 1, KB_EXT_LIBRARY = 2 };
+
+/* cost.c: the bytes and FLOPs of one call of the case's pass, from the registry's formulas. */
+bool		kb_case_cost(const kb_case *cs, double *bytes, double *flops, char *err, size_t errlen);
 
 /* Parse and validate a request into a case (no device access): parse.c. */
 kb_status	kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen);

@@ -207,6 +207,13 @@ const char *kb_result_run_status(const kb_result *r);
  */
 char	   *kb_list_json(void);
 
+/*
+ * The registry's cost formulas, as kbench_operation_costs holds them: a JSON
+ * array of {"operation", "mode", "bytes", "flops", "compute", "note"}, one
+ * per operation and pass (malloc'd; kb_free).
+ */
+char	   *kb_costs_json(void);
+
 /* The devices present: [{"name":"cpu",...},{"name":"cuda:0","product":..}]. */
 char	   *kb_devices_json(void);
 

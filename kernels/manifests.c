@@ -112,6 +112,9 @@ kb_describe(const kb_request *req, kb_result *res)
 		return res->status;
 	if (!kb_describe_case(&cs, req, res))
 		res->status = cs.ext ? KB_INVALID_REQUEST : KB_RUNTIME_ERROR;
+	/* the floors of one call, as a run reports them (and SQL's kbench_operation_costs) */
+	else if (!kb_case_cost(&cs, &res->bytes, &res->flops, res->message, sizeof(res->message)))
+		res->status = KB_RUNTIME_ERROR;
 	return res->status;
 }
 

@@ -174,6 +174,8 @@ print_json_result(const kb_result *r)
 		printf(",\"workload\":%s", r->workload_json);
 	if (r->implementation_json)
 		printf(",\"implementation\":%s", r->implementation_json);
+	/* bytes and FLOPs of one call (the registry's cost formulas), exact as doubles */
+	printf(",\"bytes\":%.17g,\"flops\":%.17g", r->bytes, r->flops);
 	printf(",\"digests\":{\"run\":\"%s\",\"protocol\":\"%s\",\"environment\":\"%s\",\"workload\":\"%s\","
 		   "\"implementation\":\"%s\",\"operation\":\"%s\"}",
 		   r->run_digest, r->protocol_digest, r->environment_digest, r->workload_digest,

@@ -332,6 +332,17 @@ const char *ki_spec_case_key(ki_arena *a, const ki_spec_case *c);
 const char *ki_spec_write_workload(ki_jw *w, ki_arena *a, const ki_spec_op *op, const ki_spec_case *c,
 								   const char *operation_digest);
 
+/* ---------------------------------------------------------------- cost formulas */
+
+/*
+ * Evaluate a cost formula (cost_expr.c): numbers, the names given (axes,
+ * dtype_bytes), + - * /, parentheses, least(a, b), greatest(a, b), in
+ * float64 as PostgreSQL's kbench_cost_eval evaluates the same text.  False,
+ * with why in err, on anything else.
+ */
+bool		ki_cost_eval(const char *expr, const char *const *names, const double *values, int n,
+						 double *out, char *err, size_t errlen);
+
 /* ---------------------------------------------------------------- sha256 */
 
 /* "sha256:" + 64 lowercase hex + NUL */
