@@ -222,11 +222,12 @@ implementation_text(const kb_case *cs, const char *op_digest, const kb_request *
 	kb_text		t;
 	ki_jw	   *w = &t.w;
 	char		desc[600];
-	const char *vnote = cs->variant <= 4 ? cs->op->variant_notes[cs->variant - 1] : NULL;
+	const char *vnote;
 
 	if (cs->ext)
 		return kb_ext_implementation_text(cs, op_digest, req, be, err, errlen);
 
+	vnote = cs->variant >= 1 && cs->variant <= 4 ? cs->op->variant_notes[cs->variant - 1] : NULL;
 	if (cs->cuda)
 		snprintf(desc, sizeof(desc), "kernelindex kbench CUDA implementation (libkbench_cuda.so), built for sm_90 "
 				 "with PTX for newer GPUs.%s%s%s", cs->variant > 1 ? " Kernel variant " : "",
