@@ -74,6 +74,16 @@ expect "unknown option: exit 2" 2 "unknown option --fast" $KB run layer_norm for
 expect "bad device: exit 2" 2 "allowed: cpu, cuda:N" $KB run layer_norm forward rows=1 hidden=2 --device tpu
 expect "cuda impl on the cpu device: exit 2" 2 "does not run on device" $KB run layer_norm forward rows=1 hidden=2 --impl cuda
 expect "workload larger than memory: resource_exceeded, exit 4" 4 "resource_exceeded" $KB run jsd forward tokens=1048576 vocab=131072 --rep-ms 1
+# host memory is what the kernel could give (MemAvailable: free plus reclaimable page cache), not
+# only the free pages, which a busy machine keeps low; a stand-in meminfo pins both
+printf 'MemTotal: 25165824 kB\nMemFree: 262144 kB\nMemAvailable: 23068672 kB\n' >/tmp/kbench-meminfo.$$
+expect "a workload above MemFree but below MemAvailable runs (0.25 GiB free, 22 GiB available)" 0 '"status":"passed"' \
+	env KBENCH_MEMINFO=/tmp/kbench-meminfo.$$ $KB run layer_norm forward rows=4 hidden=8 --rep-ms 1 --warmup-ms 1 --json
+printf 'MemTotal: 25165824 kB\nMemFree: 23068672 kB\nMemAvailable: 1024 kB\n' >/tmp/kbench-meminfo.$$
+expect "a workload above MemAvailable is refused, saying what is available: resource_exceeded, exit 4" 4 \
+	"workload needs 0.31 GiB of host memory, 0.00 GiB are available" \
+	env KBENCH_MEMINFO=/tmp/kbench-meminfo.$$ $KB run layer_norm forward rows=4 hidden=8 --rep-ms 1 --warmup-ms 1
+rm -f /tmp/kbench-meminfo.$$
 # CUDA kernel variants: v2 exists for three operations; an implementation name says which (cuda/v2),
 # as kbench_run's implementation argument does in SQL, and the ImplementationRevision is named after it.
 expect "kbench list shows the implementations by the names --impl and SQL take" 0 "cpu,cuda,cuda/v2" $KB list
