@@ -6,9 +6,11 @@ EXTENSION = kernelindex
 EXTVERSION := $(shell sed -n "s/^default_version *= *'\\(.*\\)'/\\1/p" kernelindex.control)
 MODULE_big = kernelindex
 
-CORE_SRCS = $(sort $(wildcard src/core/*.c)) $(sort $(wildcard src/liger/*.c))
+# The identity core (src/core) comes in kernels/libkbench.a, built once by
+# src/core/Makefile; the Liger mapping and the extension are compiled here.
+LIGER_SRCS = $(sort $(wildcard src/liger/*.c))
 EXT_SRCS = $(sort $(wildcard src/*.c))
-OBJS = $(CORE_SRCS:.c=.o) $(EXT_SRCS:.c=.o)
+OBJS = $(LIGER_SRCS:.c=.o) $(EXT_SRCS:.c=.o)
 
 SQL_PARTS = $(sort $(wildcard sql/[0-9][0-9]_*.sql))
 # Install scripts of released versions are kept as they shipped
@@ -45,10 +47,6 @@ EXTRA_CLEAN = test/results test/regression.diffs test/regression.out test/isolat
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
-
-# The embedded schemas follow schemas/*.json.
-src/core/schemas_data.c: $(wildcard schemas/*.json) tools/embed_schemas.sh
-	tools/embed_schemas.sh schemas > $@
 
 $(OBJS): src/core/ki_json.h src/core/ki_schema.h src/kernelindex.h src/store.h src/catalog_import.h $(wildcard src/liger/*.h) kernels/kbench.h
 

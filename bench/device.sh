@@ -103,7 +103,7 @@ run() { # op mode dtype axes...   (env VARIANT=v2: the CUDA kernel variant; v1 r
 		echo "# kbench $N $key: skipped ($(cut -d' ' -f2- "$json.err"))"
 		return
 	fi
-	timeout "$t" "$KB" run "$op" "$mode" "$@" dtype="$dtype" --device "$DEV" --variant "$variant" --json >"$json" 2>"$json.err"
+	timeout "$t" "$KB" run "$op" "$mode" "$@" dtype="$dtype" --device "$DEV" --impl "cuda/$variant" --json >"$json" 2>"$json.err"
 	rc=$?
 	[ $rc = 124 ] && echo "timed out after $t s" >>"$json.err"
 	echo "# kbench $N $key: exit $rc ($((SECONDS))s)"
@@ -126,7 +126,7 @@ if [ "${SANITIZE:-1}" != 0 ] && command -v compute-sanitizer >/dev/null 2>&1; th
 			fi
 			# shellcheck disable=SC2086
 			out=$(timeout 60 compute-sanitizer --tool $tool --error-exitcode 9 "$KB" run $shape --device "$DEV" \
-				--variant v2 --warmup-ms 0 --rep-ms 0.01 --max-samples 1 --flush-bytes 0 2>&1)
+				--impl cuda/v2 --warmup-ms 0 --rep-ms 0.01 --max-samples 1 --flush-bytes 0 2>&1)
 			rc=$?
 			printf '#   %-10s %-66s exit %s %s\n' "$tool" "$shape" "$rc" \
 				"$(printf '%s\n' "$out" | grep -m1 -E 'ERROR SUMMARY|Invalid|Race|Barrier|timeout|kbench:' | head -c 120)"
@@ -140,7 +140,7 @@ fi
 echo "# v2 edge-shape checks (correctness against the float64 reference)"
 edge() { # op mode dtype axes...
 	local out
-	out=$(timeout 60 "$KB" run "$@" --device "$DEV" --variant v2 --warmup-ms 1 --rep-ms 2 --flush-bytes 0 2>&1)
+	out=$(timeout 60 "$KB" run "$@" --device "$DEV" --impl cuda/v2 --warmup-ms 1 --rep-ms 2 --flush-bytes 0 2>&1)
 	printf '#   %-62s %s | %s\n' "$*" "$(printf '%s\n' "$out" | head -1 | head -c 100)" \
 		"$(printf '%s\n' "$out" | grep -m1 'correctness:' | sed 's/^ *//' | head -c 120)"
 }

@@ -45,7 +45,7 @@ for spec in "v2 layer_norm backward rows=4096 hidden=4096 dtype=fp32" \
 	fi
 	# shellcheck disable=SC2086
 	timeout -k 5 "$t" "$NCU" --clock-control none --csv --print-units base --metrics "$METRICS" --launch-count 40 \
-		"$KB" run "$op" "$mode" $axes --device "$DEV" --variant "$var" --warmup-ms 0 --rep-ms 0.01 --max-samples 1 \
+		"$KB" run "$op" "$mode" $axes --device "$DEV" --impl "cuda/$var" --warmup-ms 0 --rep-ms 0.01 --max-samples 1 \
 		--flush-bytes 0 --no-check >"$DIR/$name.csv" 2>"$DIR/$name.err"
 	rc=$?
 	python3 - "$DIR/$name.csv" "$name ($axes)" "$rc" <<'PY'

@@ -70,15 +70,15 @@ tokenize(const char *in, char *out, size_t len, char sepch)
 }
 
 static void
-common_software(kb_jw *w)
+common_software(ki_jw *w)
 {
 	struct utsname u;
 	char		os[256];
 
 	if (read_field("/etc/os-release", "PRETTY_NAME", os, sizeof(os)))
-		kb_jw_kstr(w, "operatingSystem", os);
+		ki_jw_kstr(w, "operatingSystem", os);
 	if (uname(&u) == 0)
-		kb_jw_kstr(w, "kernel", u.release);
+		ki_jw_kstr(w, "kernel", u.release);
 }
 
 static void
@@ -103,7 +103,8 @@ cuda_version(int v, char *out, size_t len)
 char *
 kb_environment_text(const kb_backend *be)
 {
-	kb_jw		w;
+	kb_text		t;
+	ki_jw	   *w = &t.w;
 	char		vendor[64] = "unknown";
 	char		product[256] = "";
 	char		arch[64];
@@ -149,22 +150,23 @@ kb_environment_text(const kb_backend *be)
 	snprintf(name, sizeof(name), "kbench-%s-%s", be->cuda ? "cuda" : "cpu", slug);
 	snprintf(title, sizeof(title), "kbench host \xc2\xb7 %s", product);
 
-	kb_jw_manifest(&w, "ExecutionEnvironment", name, title);
-	kb_jw_spec(&w);
-	kb_jw_key(&w, "hardware");
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "vendor", vendor);
-	kb_jw_kstr(&w, "product", product);
-	kb_jw_kstr(&w, "architecture", arch);
+	kb_text_open(&t);
+	ki_jw_manifest(w, "ExecutionEnvironment", name, title);
+	ki_jw_spec(w);
+	ki_jw_key(w, "hardware");
+	ki_jw_obj(w);
+	ki_jw_kstr(w, "vendor", vendor);
+	ki_jw_kstr(w, "product", product);
+	ki_jw_kstr(w, "architecture", arch);
 	if (be->cuda)
-		kb_jw_kint(&w, "memoryBytes", be->info.total_mem);
+		ki_jw_kint(w, "memoryBytes", be->info.total_mem);
 	else if (pages > 0 && psize > 0)
-		kb_jw_kint(&w, "memoryBytes", (int64_t) pages * psize);
-	kb_jw_kint(&w, "count", 1);
-	kb_jw_end_obj(&w);
-	kb_jw_key(&w, "software");
-	kb_jw_obj(&w);
-	common_software(&w);
+		ki_jw_kint(w, "memoryBytes", (int64_t) pages * psize);
+	ki_jw_kint(w, "count", 1);
+	ki_jw_end_obj(w);
+	ki_jw_key(w, "software");
+	ki_jw_obj(w);
+	common_software(w);
 	if (be->cuda)
 	{
 		char		drv[96];
@@ -176,30 +178,30 @@ kb_environment_text(const kb_backend *be)
 			cuda_version(be->info.driver_version, ver, sizeof(ver));
 			snprintf(drv, sizeof(drv), "CUDA driver API %s", ver);
 		}
-		kb_jw_kstr(&w, "driver", drv);
+		ki_jw_kstr(w, "driver", drv);
 		cuda_version(be->info.runtime_version, ver, sizeof(ver));
-		kb_jw_kstr(&w, "cudaToolkit", ver);
+		ki_jw_kstr(w, "cudaToolkit", ver);
 		snprintf(full, sizeof(full), "%s; %s", be->info.compiler, comp);
-		kb_jw_kstr(&w, "compiler", full);
-		kb_jw_key(&w, "libraries");
-		kb_jw_obj(&w);
+		ki_jw_kstr(w, "compiler", full);
+		ki_jw_key(w, "libraries");
+		ki_jw_obj(w);
 		snprintf(ver, sizeof(ver), "%d.%d.%d", be->info.cublaslt_version / 10000,
 				 (be->info.cublaslt_version / 100) % 100, be->info.cublaslt_version % 100);
-		kb_jw_kstr(&w, "cublaslt", ver);
-		kb_jw_end_obj(&w);
+		ki_jw_kstr(w, "cublaslt", ver);
+		ki_jw_end_obj(w);
 	}
 	else
-		kb_jw_kstr(&w, "compiler", comp);
-	kb_jw_end_obj(&w);
+		ki_jw_kstr(w, "compiler", comp);
+	ki_jw_end_obj(w);
 	if (be->cuda)
 	{
-		kb_jw_key(&w, "settings");
-		kb_jw_obj(&w);
-		kb_jw_key(&w, "eccEnabled");
-		kb_jw_bool(&w, be->info.ecc != 0);
-		kb_jw_end_obj(&w);
+		ki_jw_key(w, "settings");
+		ki_jw_obj(w);
+		ki_jw_key(w, "eccEnabled");
+		ki_jw_bool(w, be->info.ecc != 0);
+		ki_jw_end_obj(w);
 	}
-	kb_jw_end_obj(&w);
-	kb_jw_end_obj(&w);
-	return kb_jw_take(&w);
+	ki_jw_end_obj(w);
+	ki_jw_end_obj(w);
+	return kb_text_take(&t);
 }

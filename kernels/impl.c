@@ -139,8 +139,9 @@ kb_ext_parse(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 	char		path[1024],
 				symbol[256];
 	int			kind;
+	kb_impl_id	own;
 
-	if (impl && (strcmp(impl, "cpu") == 0 || strcmp(impl, "cuda") == 0 || strncmp(impl, "cuda/", 5) == 0))
+	if (impl && (kb_impl_resolve(impl, NULL, &own, NULL, 0) != KB_PASSED || own.own))
 	{
 		if (req->entry)
 		{
@@ -276,7 +277,8 @@ manifest_text(const kb_op *op, int kind, const char *file, const char *symbol, c
 			  const char *version, const char *commit, const char *versions_json, const char *op_digest,
 			  const char *shown_path, const char *description, char *err, size_t errlen)
 {
-	kb_jw		w;
+	kb_text		t;
+	ki_jw	   *w = &t.w;
 	char		title[300];
 	char		digest[72];
 	int64_t		size;
@@ -285,45 +287,46 @@ manifest_text(const kb_op *op, int kind, const char *file, const char *symbol, c
 	if (!kb_ext_file_digest(file, digest, &size, err, errlen))
 		return NULL;
 	snprintf(title, sizeof(title), "%s \xc2\xb7 %s (%s)", op->title, name, kind == KB_EXT_PYTHON ? "python" : "C library");
-	kb_jw_manifest(&w, "ImplementationRevision", name, title);
+	kb_text_open(&t);
+	ki_jw_manifest(w, "ImplementationRevision", name, title);
 	if (description)
-		kb_jw_kstr(&w, "description", description);
-	kb_jw_spec(&w);
-	kb_jw_key(&w, "projectRevision");
-	kb_jw_obj(&w);
+		ki_jw_kstr(w, "description", description);
+	ki_jw_spec(w);
+	ki_jw_key(w, "projectRevision");
+	ki_jw_obj(w);
 	if (version && *version)
-		kb_jw_kstr(&w, "version", version);
+		ki_jw_kstr(w, "version", version);
 	if (commit && strlen(commit) == 40)
-		kb_jw_kstr(&w, "commit", commit);
-	kb_jw_end_obj(&w);
-	kb_jw_key(&w, "operation");
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "specDigest", op_digest);
-	kb_jw_end_obj(&w);
-	kb_jw_key(&w, "callable");
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "language", kind == KB_EXT_PYTHON ? "python" : "c");
-	kb_jw_kstr(&w, "path", shown_path ? shown_path : file);
-	kb_jw_kstr(&w, "symbol", symbol);
-	kb_jw_kstr(&w, "interface", kind == KB_EXT_PYTHON ? "kbench_python_v1" : "kbench_impl_v1");
-	kb_jw_end_obj(&w);
-	kb_jw_key(&w, "support");
-	kb_jw_obj(&w);
-	kb_jw_key(&w, "hardwareArchitectures");
-	kb_jw_arr(&w);
-	kb_jw_end_arr(&w);
-	kb_jw_key(&w, "dtypes");
-	kb_jw_arr(&w);
+		ki_jw_kstr(w, "commit", commit);
+	ki_jw_end_obj(w);
+	ki_jw_key(w, "operation");
+	ki_jw_obj(w);
+	ki_jw_kstr(w, "specDigest", op_digest);
+	ki_jw_end_obj(w);
+	ki_jw_key(w, "callable");
+	ki_jw_obj(w);
+	ki_jw_kstr(w, "language", kind == KB_EXT_PYTHON ? "python" : "c");
+	ki_jw_kstr(w, "path", shown_path ? shown_path : file);
+	ki_jw_kstr(w, "symbol", symbol);
+	ki_jw_kstr(w, "interface", kind == KB_EXT_PYTHON ? "kbench_python_v1" : "kbench_impl_v1");
+	ki_jw_end_obj(w);
+	ki_jw_key(w, "support");
+	ki_jw_obj(w);
+	ki_jw_key(w, "hardwareArchitectures");
+	ki_jw_arr(w);
+	ki_jw_end_arr(w);
+	ki_jw_key(w, "dtypes");
+	ki_jw_arr(w);
 	for (int i = 0; i < op->ndtypes; i++)
-		kb_jw_str(&w, kb_dtype_name(op->dtypes[i]));
-	kb_jw_end_arr(&w);
-	kb_jw_end_obj(&w);
-	kb_jw_key(&w, "source");
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "contentDigest", digest);
-	kb_jw_kstr(&w, "fileName", base ? base + 1 : file);
-	kb_jw_kint(&w, "sizeBytes", size);
-	kb_jw_end_obj(&w);
+		ki_jw_str(w, kb_dtype_name(op->dtypes[i]));
+	ki_jw_end_arr(w);
+	ki_jw_end_obj(w);
+	ki_jw_key(w, "source");
+	ki_jw_obj(w);
+	ki_jw_kstr(w, "contentDigest", digest);
+	ki_jw_kstr(w, "fileName", base ? base + 1 : file);
+	ki_jw_kint(w, "sizeBytes", size);
+	ki_jw_end_obj(w);
 	if (versions_json && versions_json[0] == '{' && versions_json[1] != '}')
 	{
 		/* what the child imported: {"python": "3.11.2", "torch": "1.13.1", ...} */
@@ -331,25 +334,25 @@ manifest_text(const kb_op *op, int kind, const char *file, const char *symbol, c
 
 		snprintf(title, sizeof(title), "python-%s", name);
 		slug(title, vname, sizeof(vname));
-		kb_jw_key(&w, "buildVariants");
-		kb_jw_arr(&w);
-		kb_jw_obj(&w);
-		kb_jw_kstr(&w, "name", vname);
-		kb_jw_key(&w, "install");
-		kb_jw_obj(&w);
-		kb_jw_kstr(&w, "kind", "package");
-		kb_jw_end_obj(&w);
-		kb_jw_key(&w, "requirements");
-		kb_jw_json(&w, versions_json);
-		kb_jw_end_obj(&w);
-		kb_jw_end_arr(&w);
+		ki_jw_key(w, "buildVariants");
+		ki_jw_arr(w);
+		ki_jw_obj(w);
+		ki_jw_kstr(w, "name", vname);
+		ki_jw_key(w, "install");
+		ki_jw_obj(w);
+		ki_jw_kstr(w, "kind", "package");
+		ki_jw_end_obj(w);
+		ki_jw_key(w, "requirements");
+		ki_jw_json(w, versions_json);
+		ki_jw_end_obj(w);
+		ki_jw_end_arr(w);
 	}
-	kb_jw_key(&w, "licensing");
-	kb_jw_obj(&w);
-	kb_jw_end_obj(&w);
-	kb_jw_end_obj(&w);
-	kb_jw_end_obj(&w);
-	return kb_jw_take(&w);
+	ki_jw_key(w, "licensing");
+	ki_jw_obj(w);
+	ki_jw_end_obj(w);
+	ki_jw_end_obj(w);
+	ki_jw_end_obj(w);
+	return kb_text_take(&t);
 }
 
 /* Default name of an unregistered entry: "byo-<file>-<symbol>". */

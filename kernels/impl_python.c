@@ -108,46 +108,47 @@ setup_json(const kb_ext *x)
 {
 	const kb_case *cs = &x->cs;
 	const kb_call *c = &x->call;
-	kb_jw		w;
+	kb_text		t;
+	ki_jw	   *w = &t.w;
 	char		dev[32];
 
 	snprintf(dev, sizeof(dev), cs->cuda ? "cuda:%d" : "cpu", cs->device);
-	kb_jw_init(&w);
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "op", cs->op->name);
-	kb_jw_kstr(&w, "mode", kb_mode_name(cs->mode));
-	kb_jw_kstr(&w, "dtype", kb_dtype_name(cs->dtype));
-	kb_jw_kstr(&w, "device", dev);
+	kb_text_open(&t);
+	ki_jw_obj(w);
+	ki_jw_kstr(w, "op", cs->op->name);
+	ki_jw_kstr(w, "mode", kb_mode_name(cs->mode));
+	ki_jw_kstr(w, "dtype", kb_dtype_name(cs->dtype));
+	ki_jw_kstr(w, "device", dev);
 	if (cs->ext_builtin)
-		kb_jw_kstr(&w, "builtin", cs->ext_name);
+		ki_jw_kstr(w, "builtin", cs->ext_name);
 	else
-		kb_jw_kstr(&w, "entry", cs->ext_entry);
-	kb_jw_key(&w, "axes");
-	kb_jw_obj(&w);
+		ki_jw_kstr(w, "entry", cs->ext_entry);
+	ki_jw_key(w, "axes");
+	ki_jw_obj(w);
 	for (int i = 0; i < cs->op->naxes; i++)
-		kb_jw_kint(&w, cs->op->axes[i].name, cs->ax[i]);
-	kb_jw_end_obj(&w);
-	kb_jw_kint(&w, "shm_size", (int64_t) x->size);
-	kb_jw_kint(&w, "flush_bytes", x->flush_bytes);
-	kb_jw_key(&w, "tensors");
-	kb_jw_arr(&w);
+		ki_jw_kint(w, cs->op->axes[i].name, cs->ax[i]);
+	ki_jw_end_obj(w);
+	ki_jw_kint(w, "shm_size", (int64_t) x->size);
+	ki_jw_kint(w, "flush_bytes", x->flush_bytes);
+	ki_jw_key(w, "tensors");
+	ki_jw_arr(w);
 	for (int i = 0; i < c->ntensors; i++)
 	{
-		kb_jw_obj(&w);
-		kb_jw_kstr(&w, "name", x->plan->name[i] ? x->plan->name[i] : "");
-		kb_jw_kint(&w, "offset", c->t[i] ? (int64_t) ((unsigned char *) c->t[i] - x->base) : -1);
-		kb_jw_kint(&w, "rows", c->rows[i]);
-		kb_jw_kint(&w, "cols", c->cols[i]);
-		kb_jw_kstr(&w, "dtype", kb_dtype_name(c->tdtype[i]));
-		kb_jw_key(&w, "input");
-		kb_jw_bool(&w, x->plan->init[i] != KB_INIT_NONE);
-		kb_jw_key(&w, "output");
-		kb_jw_bool(&w, x->plan->is_output[i] != 0);
-		kb_jw_end_obj(&w);
+		ki_jw_obj(w);
+		ki_jw_kstr(w, "name", x->plan->name[i] ? x->plan->name[i] : "");
+		ki_jw_kint(w, "offset", c->t[i] ? (int64_t) ((unsigned char *) c->t[i] - x->base) : -1);
+		ki_jw_kint(w, "rows", c->rows[i]);
+		ki_jw_kint(w, "cols", c->cols[i]);
+		ki_jw_kstr(w, "dtype", kb_dtype_name(c->tdtype[i]));
+		ki_jw_key(w, "input");
+		ki_jw_bool(w, x->plan->init[i] != KB_INIT_NONE);
+		ki_jw_key(w, "output");
+		ki_jw_bool(w, x->plan->is_output[i] != 0);
+		ki_jw_end_obj(w);
 	}
-	kb_jw_end_arr(&w);
-	kb_jw_end_obj(&w);
-	return kb_jw_take(&w);
+	ki_jw_end_arr(w);
+	ki_jw_end_obj(w);
+	return kb_text_take(&t);
 }
 
 /* The versions the child reported must be a flat object of short strings. */

@@ -12,6 +12,7 @@
 
 #include "kb_abi.h"
 #include "kbench.h"
+#include "ki_json.h"
 
 /* ------------------------------------------------------------ registry */
 
@@ -22,12 +23,8 @@ typedef struct kb_axis_def
 	const char *expression;		/* derived axes only, e.g. "hidden // 2" */
 } kb_axis_def;
 
-typedef struct kb_tensor_def
-{
-	const char *name;
-	const char *shape[3];		/* axis names, NULL-terminated; "1" for a literal 1 */
-	const char *dtype;			/* "float" (the workload dtype) or a fixed dtype */
-} kb_tensor_def;
+/* A tensor argument: name, dims (axis names or "1"), dtype ("float": the workload dtype). */
+typedef ki_spec_tensor kb_tensor_def;
 
 typedef struct kb_scalar_def
 {
@@ -80,8 +77,17 @@ typedef struct kb_op
 	bool		(*derive) (int64_t *ax, int dtype, char *err, size_t errlen);
 	/* Fill c's tensors (shapes, dtypes) and p (initialisers), workspace. */
 	void		(*plan) (kb_call *c, kb_plan *p, bool cuda);
-	/* Bytes and FLOPs the pass must move and do (the floors). */
-	void		(*cost) (const kb_call *c, double *bytes, double *flops);
+	/*
+	 * Bytes and FLOPs one call of each pass must move and do (the floors), as
+	 * formulas over the variable axes and dtype_bytes, written once: cost.c
+	 * evaluates them for kbench, and the extension loads the same texts into
+	 * kbench_operation_costs.  Every pass has one, also a pass the operation
+	 * does not time (SQL's table has all three).
+	 */
+	const char *cost_bytes[KB_MODE_COUNT];
+	const char *cost_flops[KB_MODE_COUNT];
+	const char *cost_compute;	/* the peak that bounds the FLOPs: "vector" or "tensor" */
+	const char *cost_note[KB_MODE_COUNT];
 	/* The CPU implementation (timed on the cpu device). */
 	int			(*cpu) (const kb_call *c, int phase);
 	/* Compare the outputs of c (wherever they live) with the float64 reference. */
@@ -107,6 +113,7 @@ typedef struct kb_case
 	bool		cuda;
 	int			device;			/* cuda ordinal */
 	int			variant;		/* CUDA kernel variant, 1 = v1 */
+	kb_impl_id	impl;			/* kbench's own implementation (impl.own), resolved by kb_impl_resolve */
 	int			ext;			/* KB_EXT_NONE (kbench's own), KB_EXT_PYTHON, KB_EXT_LIBRARY */
 	bool		ext_builtin;	/* huggingface, torch, liger (kernels/python/kbench_builtin.py) */
 	const char *ext_name;		/* the implementation's name (the request's impl) */
@@ -114,6 +121,9 @@ typedef struct kb_case
 } kb_case;
 
 enum { KB_EXT_NONE = 0, KB_EXT_PYTHON = 1, KB_EXT_LIBRARY = 2 };
+
+/* cost.c: the bytes and FLOPs of one call of the case's pass, from the registry's formulas. */
+bool		kb_case_cost(const kb_case *cs, double *bytes, double *flops, char *err, size_t errlen);
 
 /* Parse and validate a request into a case (no device access): parse.c. */
 kb_status	kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen);
@@ -146,43 +156,22 @@ kb_status	kb_measure(kb_backend *be, const kb_call *c, const kb_request *req, kb
 					   void *flush, int64_t flush_bytes, double warmup_ms, double rep_ms,
 					   int64_t max_samples);
 
-/* ------------------------------------------------------------ json writer */
+/* ------------------------------------------------------------ JSON text (text.c) */
 
-typedef struct kb_jw
-{
-	char	   *buf;
-	size_t		len;
-	size_t		cap;
-	bool		need_comma;
-	bool		oom;
-} kb_jw;
-
-void		kb_jw_init(kb_jw *w);
-void		kb_jw_raw(kb_jw *w, const char *s);
-void		kb_jw_obj(kb_jw *w);	/* { */
-void		kb_jw_end_obj(kb_jw *w);	/* } */
-void		kb_jw_arr(kb_jw *w);
-void		kb_jw_end_arr(kb_jw *w);
-void		kb_jw_key(kb_jw *w, const char *k);
-void		kb_jw_str(kb_jw *w, const char *s);
-void		kb_jw_num(kb_jw *w, double d);
-void		kb_jw_int(kb_jw *w, int64_t v);
-void		kb_jw_bool(kb_jw *w, bool b);
-/* Splice already-valid JSON text as a value. */
-void		kb_jw_json(kb_jw *w, const char *json);
-/* Shorthands: key then value. */
-void		kb_jw_kstr(kb_jw *w, const char *k, const char *s);
 /*
- * A manifest's envelope: {"apiVersion":..,"kind":..,"metadata":{"name":..,
- * "title":.. with the metadata object left open for more members;
- * kb_jw_spec closes it and opens "spec".
+ * Text kbench hands out (manifests, listings, the python setup line): the
+ * core's writer (ki_jw, src/core/json_write.c) over a malloc arena of its own.
  */
-void		kb_jw_manifest(kb_jw *w, const char *kind, const char *name, const char *title);
-void		kb_jw_spec(kb_jw *w);
-void		kb_jw_kint(kb_jw *w, const char *k, int64_t v);
-void		kb_jw_knum(kb_jw *w, const char *k, double d);
-/* Take the text (NUL-terminated, malloc'd); the writer is reset. */
-char	   *kb_jw_take(kb_jw *w);
+typedef struct kb_text
+{
+	ki_arena	a;
+	ki_jw		w;
+} kb_text;
+
+/* Start an empty document; returns &t->w. */
+ki_jw	   *kb_text_open(kb_text *t);
+/* Take the text (NUL-terminated, malloc'd; NULL when out of memory) and release the arena. */
+char	   *kb_text_take(kb_text *t);
 
 /* ------------------------------------------------------------ manifests */
 

@@ -71,11 +71,9 @@ typedef struct kb_request
 	int			naxes;
 	const char *const *keys;
 	const char *const *values;
-	const char *impl;			/* "cpu" or "cuda"; NULL: the device's implementation */
+	const char *impl;			/* "cpu", "cuda" or "cuda/vN" (a CUDA kernel variant, kb_impl_resolve);
+								 * NULL: the device's implementation */
 	const char *device;			/* "cpu" or "cuda:N"; NULL: "cpu" */
-	const char *variant;		/* CUDA kernel variant "v1" (NULL: the default), "v2", ...:
-								 * what kbench list shows; a variant other than v1 is named
-								 * in the ImplementationRevision (kbench-<op>-cuda-v2) */
 
 	/* Protocol parameters; the defaults are the kernelindex protocol. */
 	double		warmup_ms;		/* <= 0: 25 ms */
@@ -106,6 +104,34 @@ typedef struct kb_request
 } kb_request;
 
 void		kb_request_init(kb_request *r);
+
+/*
+ * What an implementation's name means, in one place (kernels/impl_name.c):
+ * kbench's own are "cpu" (the C reference), "cuda" (CUDA kernel variant v1)
+ * and "cuda/vN" (variant N; "cuda/v1" is "cuda").  The same names are
+ * kbench_run's implementation argument in SQL and kbench's --impl.
+ */
+typedef struct kb_impl_id
+{
+	int			own;			/* 1: kbench's own; 0: another implementation (python, library,
+								 * registered), run in a child process */
+	int			cuda;			/* runs on a cuda:N device */
+	int			variant;		/* CUDA kernel variant, 1 = v1 */
+	char		impl[16];		/* the name in its one spelling: "cpu", "cuda", "cuda/v2" */
+	/* With an operation: */
+	char		name[128];		/* its ImplementationRevision, "kbench-layer-norm-cuda-v2" (v1 keeps
+								 * "kbench-layer-norm-cuda", the name it had before variants) */
+	char		title[192];		/* "LayerNorm · kbench CUDA v2" */
+	char		symbol[128];	/* the CUDA entry point, "layer_norm_cuda/v2"; "" on the cpu */
+} kb_impl_id;
+
+/*
+ * Resolve impl (not NULL) for operation op (NULL: the name alone).  A name
+ * that is not kbench's own gives id->own = 0 and KB_PASSED; a "cuda/..."
+ * that is no variant (of op, when given) gives KB_INVALID_REQUEST, why in
+ * err.
+ */
+kb_status	kb_impl_resolve(const char *impl, const char *op, kb_impl_id *id, char *err, size_t errlen);
 
 /* Statistics of the kept samples, in nanoseconds. */
 typedef struct kb_stats
@@ -180,6 +206,13 @@ const char *kb_result_run_status(const kb_result *r);
  *  "implementations","operationDigest"}..],"devices":[..]}.
  */
 char	   *kb_list_json(void);
+
+/*
+ * The registry's cost formulas, as kbench_operation_costs holds them: a JSON
+ * array of {"operation", "mode", "bytes", "flops", "compute", "note"}, one
+ * per operation and pass (malloc'd; kb_free).
+ */
+char	   *kb_costs_json(void);
 
 /* The devices present: [{"name":"cpu",...},{"name":"cuda:0","product":..}]. */
 char	   *kb_devices_json(void);

@@ -32,7 +32,8 @@ kb_cuda_available(char *why, size_t whylen)
 char *
 kb_devices_json(void)
 {
-	kb_jw		w;
+	kb_text		t;
+	ki_jw	   *w = &t.w;
 	char		why[256];
 	const kbc_api *api = kb_cuda_api(why, sizeof(why));
 	int			n = api ? api->device_count(why, sizeof(why)) : 0;
@@ -40,19 +41,19 @@ kb_devices_json(void)
 	char	   *env;
 
 	memset(&cpu, 0, sizeof(cpu));
-	kb_jw_init(&w);
-	kb_jw_arr(&w);
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "name", "cpu");
-	kb_jw_kstr(&w, "implementation", "cpu");
+	kb_text_open(&t);
+	ki_jw_arr(w);
+	ki_jw_obj(w);
+	ki_jw_kstr(w, "name", "cpu");
+	ki_jw_kstr(w, "implementation", "cpu");
 	env = kb_environment_text(&cpu);
 	if (env)
 	{
-		kb_jw_key(&w, "environment");
-		kb_jw_json(&w, env);
+		ki_jw_key(w, "environment");
+		ki_jw_json(w, env);
 	}
 	free(env);
-	kb_jw_end_obj(&w);
+	ki_jw_end_obj(w);
 	for (int d = 0; d < n; d++)
 	{
 		kbc_device_info info;
@@ -63,32 +64,33 @@ kb_devices_json(void)
 			continue;
 		snprintf(name, sizeof(name), "cuda:%d", d);
 		snprintf(arch, sizeof(arch), "sm_%d%d", info.cc_major, info.cc_minor);
-		kb_jw_obj(&w);
-		kb_jw_kstr(&w, "name", name);
-		kb_jw_kstr(&w, "implementation", "cuda");
-		kb_jw_kstr(&w, "product", info.name);
-		kb_jw_kstr(&w, "architecture", arch);
-		kb_jw_kint(&w, "memoryBytes", info.total_mem);
-		kb_jw_kint(&w, "freeBytes", info.free_mem);
-		kb_jw_kint(&w, "smCount", info.sm_count);
-		kb_jw_kstr(&w, "pciBusId", info.pci_bus_id);
-		kb_jw_end_obj(&w);
+		ki_jw_obj(w);
+		ki_jw_kstr(w, "name", name);
+		ki_jw_kstr(w, "implementation", "cuda");
+		ki_jw_kstr(w, "product", info.name);
+		ki_jw_kstr(w, "architecture", arch);
+		ki_jw_kint(w, "memoryBytes", info.total_mem);
+		ki_jw_kint(w, "freeBytes", info.free_mem);
+		ki_jw_kint(w, "smCount", info.sm_count);
+		ki_jw_kstr(w, "pciBusId", info.pci_bus_id);
+		ki_jw_end_obj(w);
 	}
-	kb_jw_end_arr(&w);
-	return kb_jw_take(&w);
+	ki_jw_end_arr(w);
+	return kb_text_take(&t);
 }
 
 char *
 kb_list_json(void)
 {
-	kb_jw		w;
+	kb_text		t;
+	ki_jw	   *w = &t.w;
 	char	   *devs = kb_devices_json();
 
-	kb_jw_init(&w);
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "version", KB_VERSION);
-	kb_jw_key(&w, "operations");
-	kb_jw_arr(&w);
+	kb_text_open(&t);
+	ki_jw_obj(w);
+	ki_jw_kstr(w, "version", KB_VERSION);
+	ki_jw_key(w, "operations");
+	ki_jw_arr(w);
 	for (int i = 0; i < KB_OP_COUNT; i++)
 	{
 		const kb_op *op = kb_ops[i];
@@ -97,53 +99,58 @@ kb_list_json(void)
 		char		digest[72] = "";
 		char		err[256];
 
-		kb_jw_obj(&w);
-		kb_jw_kstr(&w, "name", op->name);
-		kb_jw_kstr(&w, "title", op->title);
-		kb_jw_key(&w, "modes");
-		kb_jw_arr(&w);
+		ki_jw_obj(w);
+		ki_jw_kstr(w, "name", op->name);
+		ki_jw_kstr(w, "title", op->title);
+		ki_jw_key(w, "modes");
+		ki_jw_arr(w);
 		for (int m = 0; m < KB_MODE_COUNT; m++)
 			if (op->modes[m])
-				kb_jw_str(&w, kb_mode_name(m));
-		kb_jw_end_arr(&w);
-		kb_jw_key(&w, "axes");
-		kb_jw_arr(&w);
+				ki_jw_str(w, kb_mode_name(m));
+		ki_jw_end_arr(w);
+		ki_jw_key(w, "axes");
+		ki_jw_arr(w);
 		for (int a = 0; a < op->naxes; a++)
 			if (strcmp(op->axes[a].role, "variable") == 0)
-				kb_jw_str(&w, op->axes[a].name);
-		kb_jw_end_arr(&w);
-		kb_jw_key(&w, "dtypes");
-		kb_jw_arr(&w);
+				ki_jw_str(w, op->axes[a].name);
+		ki_jw_end_arr(w);
+		ki_jw_key(w, "dtypes");
+		ki_jw_arr(w);
 		for (int d = 0; d < op->ndtypes; d++)
-			kb_jw_str(&w, kb_dtype_name(op->dtypes[d]));
-		kb_jw_end_arr(&w);
-		kb_jw_key(&w, "implementations");
-		kb_jw_arr(&w);
-		kb_jw_str(&w, "cpu");
-		kb_jw_str(&w, "cuda");
-		kb_jw_end_arr(&w);
-		kb_jw_key(&w, "cudaVariants");
-		kb_jw_arr(&w);
-		for (int v = 1; v <= kb_variant_count(op); v++)
+			ki_jw_str(w, kb_dtype_name(op->dtypes[d]));
+		ki_jw_end_arr(w);
+		/* kbench's own implementations of the operation, named as kbench_run and --impl name them */
+		ki_jw_key(w, "implementations");
+		ki_jw_arr(w);
+		for (int v = 0; v <= kb_variant_count(op); v++)
 		{
-			char		vn[16];
+			char		impl[16];
+			kb_impl_id	id;
 
-			snprintf(vn, sizeof(vn), "v%d", v);
-			kb_jw_str(&w, vn);
+			snprintf(impl, sizeof(impl), v == 0 ? "cpu" : v == 1 ? "cuda" : "cuda/v%d", v);
+			if (kb_impl_resolve(impl, op->name, &id, NULL, 0) != KB_PASSED)
+				continue;
+			ki_jw_obj(w);
+			ki_jw_kstr(w, "implementation", id.impl);
+			ki_jw_kstr(w, "device", id.cuda ? "cuda" : "cpu");
+			ki_jw_kstr(w, "name", id.name);
+			if (id.cuda)
+				ki_jw_kstr(w, "symbol", id.symbol);
+			ki_jw_end_obj(w);
 		}
-		kb_jw_end_arr(&w);
-		kb_jw_kstr(&w, "reference", op->c_path);
-		kb_jw_kstr(&w, "kernel", op->cu_path);
+		ki_jw_end_arr(w);
+		ki_jw_kstr(w, "reference", op->c_path);
+		ki_jw_kstr(w, "kernel", op->cu_path);
 		if (kb_manifest_finish(text, &canon, digest, err, sizeof(err)))
-			kb_jw_kstr(&w, "operationDigest", digest);
+			ki_jw_kstr(w, "operationDigest", digest);
 		free(canon);
 		free(text);
-		kb_jw_end_obj(&w);
+		ki_jw_end_obj(w);
 	}
-	kb_jw_end_arr(&w);
-	kb_jw_key(&w, "devices");
-	kb_jw_json(&w, devs ? devs : "[]");
-	kb_jw_end_obj(&w);
+	ki_jw_end_arr(w);
+	ki_jw_key(w, "devices");
+	ki_jw_json(w, devs ? devs : "[]");
+	ki_jw_end_obj(w);
 	free(devs);
-	return kb_jw_take(&w);
+	return kb_text_take(&t);
 }

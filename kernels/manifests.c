@@ -112,6 +112,9 @@ kb_describe(const kb_request *req, kb_result *res)
 		return res->status;
 	if (!kb_describe_case(&cs, req, res))
 		res->status = cs.ext ? KB_INVALID_REQUEST : KB_RUNTIME_ERROR;
+	/* the floors of one call, as a run reports them (and SQL's kbench_operation_costs) */
+	else if (!kb_case_cost(&cs, &res->bytes, &res->flops, res->message, sizeof(res->message)))
+		res->status = KB_RUNTIME_ERROR;
 	return res->status;
 }
 
@@ -140,7 +143,8 @@ static char *
 protocol_text(const kb_case *cs, const kb_request *req, double warmup_ms, double rep_ms,
 			  int64_t flush, int64_t max_samples)
 {
-	kb_jw		w;
+	kb_text		t;
+	ki_jw	   *w = &t.w;
 	char		name[200];
 	char		title[200];
 	char		notes[1000];
@@ -171,126 +175,109 @@ protocol_text(const kb_case *cs, const kb_request *req, double warmup_ms, double
 				 "pass when every compared value has |got-ref| <= rtol*|ref| + rtol*max|ref| with rtol 1e-5 "
 				 "(fp32) or 1e-2 (bf16); metrics.tolerance_ratio is the worst error over it.", cs->op->c_path);
 
-	kb_jw_manifest(&w, "BenchmarkProtocol", name, title);
-	kb_jw_spec(&w);
-	kb_jw_key(&w, "harness");
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "name", "kbench");
-	kb_jw_kstr(&w, "version", KB_VERSION);
-	kb_jw_end_obj(&w);
-	kb_jw_key(&w, "measurement");
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "timer", timer);
-	kb_jw_kstr(&w, "synchronization", cs->cuda ? "event_synchronize_per_sample" : "blocking_call");
-	kb_jw_key(&w, "compileIncluded");
-	kb_jw_bool(&w, false);
-	kb_jw_key(&w, "setupIncluded");
-	kb_jw_bool(&w, false);
-	kb_jw_kint(&w, "warmupDuration", (int64_t) llround(warmup_ms * 1e6));
-	kb_jw_kstr(&w, "inputRegeneration", "none");
-	kb_jw_kstr(&w, "outlierPolicy", cs->cuda
+	kb_text_open(&t);
+	ki_jw_manifest(w, "BenchmarkProtocol", name, title);
+	ki_jw_spec(w);
+	ki_jw_key(w, "harness");
+	ki_jw_obj(w);
+	ki_jw_kstr(w, "name", "kbench");
+	ki_jw_kstr(w, "version", KB_VERSION);
+	ki_jw_end_obj(w);
+	ki_jw_key(w, "measurement");
+	ki_jw_obj(w);
+	ki_jw_kstr(w, "timer", timer);
+	ki_jw_kstr(w, "synchronization", cs->cuda ? "event_synchronize_per_sample" : "blocking_call");
+	ki_jw_key(w, "compileIncluded");
+	ki_jw_bool(w, false);
+	ki_jw_key(w, "setupIncluded");
+	ki_jw_bool(w, false);
+	ki_jw_kint(w, "warmupDuration", (int64_t) llround(warmup_ms * 1e6));
+	ki_jw_kstr(w, "inputRegeneration", "none");
+	ki_jw_kstr(w, "outlierPolicy", cs->cuda
 			   ? "Samples taken while the SM clock (NVML, read after each sample) was below 75% of its default "
 			   "application clock are discarded and counted (sourceNative.metrics.discarded_throttled); no other "
 			   "sample is dropped. Without NVML nothing is discarded and metrics.clock_sampled is 0."
 			   : "No sample is discarded (no clock to sample on the CPU); metrics.clock_sampled is 0.");
-	kb_jw_kstr(&w, "primaryStatistic", "median");
-	kb_jw_end_obj(&w);
-	kb_jw_key(&w, "correctness");
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "reference", reference);
-	kb_jw_kstr(&w, "comparator", "allclose_by_dtype");
-	kb_jw_end_obj(&w);
-	kb_jw_key(&w, "comparability");
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "family", "kbench_do_bench");
-	kb_jw_kstr(&w, "notes", notes);
-	kb_jw_end_obj(&w);
-	kb_jw_end_obj(&w);
-	kb_jw_end_obj(&w);
-	return kb_jw_take(&w);
+	ki_jw_kstr(w, "primaryStatistic", "median");
+	ki_jw_end_obj(w);
+	ki_jw_key(w, "correctness");
+	ki_jw_obj(w);
+	ki_jw_kstr(w, "reference", reference);
+	ki_jw_kstr(w, "comparator", "allclose_by_dtype");
+	ki_jw_end_obj(w);
+	ki_jw_key(w, "comparability");
+	ki_jw_obj(w);
+	ki_jw_kstr(w, "family", "kbench_do_bench");
+	ki_jw_kstr(w, "notes", notes);
+	ki_jw_end_obj(w);
+	ki_jw_end_obj(w);
+	ki_jw_end_obj(w);
+	return kb_text_take(&t);
 }
 
 static char *
 implementation_text(const kb_case *cs, const char *op_digest, const kb_request *req,
 					const kb_backend *be, char *err, size_t errlen)
 {
-	kb_jw		w;
-	char		name[200];
-	char		title[200];
-
+	kb_text		t;
+	ki_jw	   *w = &t.w;
 	char		desc[600];
-	const char *vnote = cs->variant <= 4 ? cs->op->variant_notes[cs->variant - 1] : NULL;
+	const char *vnote;
 
 	if (cs->ext)
 		return kb_ext_implementation_text(cs, op_digest, req, be, err, errlen);
 
-	/* v1 keeps the names it always had, so its history stays one implementation. */
-	if (cs->cuda && cs->variant > 1)
-	{
-		snprintf(name, sizeof(name), "kbench-%s-cuda-v%d", cs->op->slug, cs->variant);
-		snprintf(title, sizeof(title), "%s \xc2\xb7 kbench CUDA v%d", cs->op->title, cs->variant);
-	}
-	else
-	{
-		snprintf(name, sizeof(name), "kbench-%s-%s", cs->op->slug, cs->cuda ? "cuda" : "cpu");
-		snprintf(title, sizeof(title), "%s \xc2\xb7 kbench %s", cs->op->title, cs->cuda ? "CUDA" : "C");
-	}
+	vnote = cs->variant >= 1 && cs->variant <= 4 ? cs->op->variant_notes[cs->variant - 1] : NULL;
 	if (cs->cuda)
 		snprintf(desc, sizeof(desc), "kernelindex kbench CUDA implementation (libkbench_cuda.so), built for sm_90 "
 				 "with PTX for newer GPUs.%s%s%s", cs->variant > 1 ? " Kernel variant " : "",
 				 cs->variant > 1 && vnote ? vnote : "", cs->variant > 1 ? "." : "");
 	else
 		snprintf(desc, sizeof(desc), "kernelindex kbench plain C implementation (fp32 accumulation), the cpu backend.");
-	kb_jw_manifest(&w, "ImplementationRevision", name, title);
-	kb_jw_kstr(&w, "description", desc);
-	kb_jw_spec(&w);
-	kb_jw_key(&w, "projectRevision");
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "version", KB_VERSION);
+	kb_text_open(&t);
+	/* name, title and symbol: the one mapping of implementation names (impl_name.c) */
+	ki_jw_manifest(w, "ImplementationRevision", cs->impl.name, cs->impl.title);
+	ki_jw_kstr(w, "description", desc);
+	ki_jw_spec(w);
+	ki_jw_key(w, "projectRevision");
+	ki_jw_obj(w);
+	ki_jw_kstr(w, "version", KB_VERSION);
 #ifdef KB_GIT_COMMIT
 	if (strlen(KB_GIT_COMMIT) == 40)
-		kb_jw_kstr(&w, "commit", KB_GIT_COMMIT);
+		ki_jw_kstr(w, "commit", KB_GIT_COMMIT);
 #endif
-	kb_jw_end_obj(&w);
-	kb_jw_key(&w, "operation");
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "specDigest", op_digest);
-	kb_jw_end_obj(&w);
-	kb_jw_key(&w, "callable");
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "language", cs->cuda ? "cuda" : "c");
-	kb_jw_kstr(&w, "path", cs->cuda ? cs->op->cu_path : cs->op->c_path);
-	if (cs->cuda && cs->variant > 1)
-	{
-		char		sym[160];
-
-		/* the entry point called with kb_call.variant: part of the identity, so v2 is its own implementation */
-		snprintf(sym, sizeof(sym), "%s/v%d", cs->op->cu_symbol, cs->variant);
-		kb_jw_kstr(&w, "symbol", sym);
-	}
-	else if (cs->cuda)
-		kb_jw_kstr(&w, "symbol", cs->op->cu_symbol);
-	kb_jw_kstr(&w, "interface", "kbench");
-	kb_jw_end_obj(&w);
-	kb_jw_key(&w, "support");
-	kb_jw_obj(&w);
-	kb_jw_key(&w, "hardwareArchitectures");
-	kb_jw_arr(&w);
+	ki_jw_end_obj(w);
+	ki_jw_key(w, "operation");
+	ki_jw_obj(w);
+	ki_jw_kstr(w, "specDigest", op_digest);
+	ki_jw_end_obj(w);
+	ki_jw_key(w, "callable");
+	ki_jw_obj(w);
+	ki_jw_kstr(w, "language", cs->cuda ? "cuda" : "c");
+	ki_jw_kstr(w, "path", cs->cuda ? cs->op->cu_path : cs->op->c_path);
 	if (cs->cuda)
-		kb_jw_str(&w, "sm_90");
-	kb_jw_end_arr(&w);
-	kb_jw_key(&w, "dtypes");
-	kb_jw_arr(&w);
+		ki_jw_kstr(w, "symbol", cs->impl.symbol);
+	ki_jw_kstr(w, "interface", "kbench");
+	ki_jw_end_obj(w);
+	ki_jw_key(w, "support");
+	ki_jw_obj(w);
+	ki_jw_key(w, "hardwareArchitectures");
+	ki_jw_arr(w);
+	if (cs->cuda)
+		ki_jw_str(w, "sm_90");
+	ki_jw_end_arr(w);
+	ki_jw_key(w, "dtypes");
+	ki_jw_arr(w);
 	for (int i = 0; i < cs->op->ndtypes; i++)
-		kb_jw_str(&w, kb_dtype_name(cs->op->dtypes[i]));
-	kb_jw_end_arr(&w);
-	kb_jw_end_obj(&w);
-	kb_jw_key(&w, "licensing");
-	kb_jw_obj(&w);
-	kb_jw_end_obj(&w);
-	kb_jw_end_obj(&w);
-	kb_jw_end_obj(&w);
-	return kb_jw_take(&w);
+		ki_jw_str(w, kb_dtype_name(cs->op->dtypes[i]));
+	ki_jw_end_arr(w);
+	ki_jw_end_obj(w);
+	ki_jw_key(w, "licensing");
+	ki_jw_obj(w);
+	ki_jw_end_obj(w);
+	ki_jw_end_obj(w);
+	ki_jw_end_obj(w);
+	return kb_text_take(&t);
 }
 
 /* Integer nanoseconds for latencyNs members. */
@@ -301,22 +288,23 @@ ns(double v)
 }
 
 static void
-measurement(kb_jw *w, const char *metric, const char *unit, const char *stat, double v, int64_t count)
+measurement(ki_jw *w, const char *metric, const char *unit, const char *stat, double v, int64_t count)
 {
-	kb_jw_obj(w);
-	kb_jw_kstr(w, "metric", metric);
-	kb_jw_kstr(w, "unit", unit);
-	kb_jw_kstr(w, "statistic", stat);
-	kb_jw_knum(w, "value", v);
+	ki_jw_obj(w);
+	ki_jw_kstr(w, "metric", metric);
+	ki_jw_kstr(w, "unit", unit);
+	ki_jw_kstr(w, "statistic", stat);
+	ki_jw_knum(w, "value", v);
 	if (count > 0)
-		kb_jw_kint(w, "sampleCount", count);
-	kb_jw_end_obj(w);
+		ki_jw_kint(w, "sampleCount", count);
+	ki_jw_end_obj(w);
 }
 
 static char *
 run_text(const kb_case *cs, const kb_backend *be, const kb_result *res, const char *observed)
 {
-	kb_jw		w;
+	kb_text		t;
+	ki_jw	   *w = &t.w;
 	char		name[200];
 	char		title[200];
 	char		bench[64];
@@ -357,99 +345,100 @@ run_text(const kb_case *cs, const kb_backend *be, const kb_result *res, const ch
 	}
 	snprintf(bench, sizeof(bench), "%s/%s", cs->op->name, kb_mode_name(cs->mode));
 
-	kb_jw_manifest(&w, "BenchmarkRun", name, title);
+	kb_text_open(&t);
+	ki_jw_manifest(w, "BenchmarkRun", name, title);
 	if (res->message[0])
-		kb_jw_kstr(&w, "description", res->message);
-	kb_jw_spec(&w);
-	kb_jw_kstr(&w, "implementationDigest", res->implementation_digest);
-	kb_jw_kstr(&w, "workloadDigest", res->workload_digest);
-	kb_jw_kstr(&w, "protocolDigest", res->protocol_digest);
-	kb_jw_kstr(&w, "environmentDigest", res->environment_digest);
-	kb_jw_kstr(&w, "status", kb_result_run_status(res));
-	kb_jw_kstr(&w, "observedAt", observed);
+		ki_jw_kstr(w, "description", res->message);
+	ki_jw_spec(w);
+	ki_jw_kstr(w, "implementationDigest", res->implementation_digest);
+	ki_jw_kstr(w, "workloadDigest", res->workload_digest);
+	ki_jw_kstr(w, "protocolDigest", res->protocol_digest);
+	ki_jw_kstr(w, "environmentDigest", res->environment_digest);
+	ki_jw_kstr(w, "status", kb_result_run_status(res));
+	ki_jw_kstr(w, "observedAt", observed);
 	if (res->correctness.checked)
 	{
-		kb_jw_key(&w, "correctness");
-		kb_jw_obj(&w);
-		kb_jw_kstr(&w, "comparator", "allclose_by_dtype");
-		kb_jw_knum(&w, "maximumAbsoluteError", res->correctness.max_abs_error);
-		kb_jw_knum(&w, "maximumRelativeError", res->correctness.max_rel_error);
-		kb_jw_knum(&w, "matchedRatio", res->correctness.matched_ratio);
-		kb_jw_end_obj(&w);
+		ki_jw_key(w, "correctness");
+		ki_jw_obj(w);
+		ki_jw_kstr(w, "comparator", "allclose_by_dtype");
+		ki_jw_knum(w, "maximumAbsoluteError", res->correctness.max_abs_error);
+		ki_jw_knum(w, "maximumRelativeError", res->correctness.max_rel_error);
+		ki_jw_knum(w, "matchedRatio", res->correctness.matched_ratio);
+		ki_jw_end_obj(w);
 	}
 	if (st->samples > 0)
 	{
-		kb_jw_key(&w, "timing");
-		kb_jw_obj(&w);
-		kb_jw_kstr(&w, "primaryStatistic", "median");
-		kb_jw_kint(&w, "samples", st->samples);
-		kb_jw_key(&w, "latencyNs");
-		kb_jw_obj(&w);
-		kb_jw_kint(&w, "median", ns(st->median));
-		kb_jw_kint(&w, "mean", ns(st->mean));
-		kb_jw_kint(&w, "p05", ns(st->p05));
-		kb_jw_kint(&w, "p95", ns(st->p95));
-		kb_jw_kint(&w, "minimum", ns(st->minimum));
-		kb_jw_kint(&w, "maximum", ns(st->maximum));
-		kb_jw_kint(&w, "mad", ns(st->mad));
-		kb_jw_key(&w, "confidence95");
-		kb_jw_arr(&w);
-		kb_jw_int(&w, ns(st->ci95_lo));
-		kb_jw_int(&w, ns(st->ci95_hi));
-		kb_jw_end_arr(&w);
-		kb_jw_end_obj(&w);
-		kb_jw_end_obj(&w);
-		kb_jw_key(&w, "measurements");
-		kb_jw_arr(&w);
-		measurement(&w, "latency", "ns", "p20", st->p20, st->samples);
-		measurement(&w, "latency", "ns", "p80", st->p80, st->samples);
+		ki_jw_key(w, "timing");
+		ki_jw_obj(w);
+		ki_jw_kstr(w, "primaryStatistic", "median");
+		ki_jw_kint(w, "samples", st->samples);
+		ki_jw_key(w, "latencyNs");
+		ki_jw_obj(w);
+		ki_jw_kint(w, "median", ns(st->median));
+		ki_jw_kint(w, "mean", ns(st->mean));
+		ki_jw_kint(w, "p05", ns(st->p05));
+		ki_jw_kint(w, "p95", ns(st->p95));
+		ki_jw_kint(w, "minimum", ns(st->minimum));
+		ki_jw_kint(w, "maximum", ns(st->maximum));
+		ki_jw_kint(w, "mad", ns(st->mad));
+		ki_jw_key(w, "confidence95");
+		ki_jw_arr(w);
+		ki_jw_int(w, ns(st->ci95_lo));
+		ki_jw_int(w, ns(st->ci95_hi));
+		ki_jw_end_arr(w);
+		ki_jw_end_obj(w);
+		ki_jw_end_obj(w);
+		ki_jw_key(w, "measurements");
+		ki_jw_arr(w);
+		measurement(w, "latency", "ns", "p20", st->p20, st->samples);
+		measurement(w, "latency", "ns", "p80", st->p80, st->samples);
 		if (res->bytes > 0)
-			measurement(&w, "bandwidth", "gb_per_s", "median", res->achieved_gbps, st->samples);
+			measurement(w, "bandwidth", "gb_per_s", "median", res->achieved_gbps, st->samples);
 		if (res->flops > 0)
-			measurement(&w, "throughput", "tflop_per_s", "median", res->achieved_tflops, st->samples);
+			measurement(w, "throughput", "tflop_per_s", "median", res->achieved_tflops, st->samples);
 		/* last, so the measurements before it keep their places */
 		if (res->peak_memory_bytes > 0)
-			measurement(&w, "peak_memory", "bytes", "max", (double) res->peak_memory_bytes, 0);
-		kb_jw_end_arr(&w);
+			measurement(w, "peak_memory", "bytes", "max", (double) res->peak_memory_bytes, 0);
+		ki_jw_end_arr(w);
 	}
-	kb_jw_key(&w, "sourceNative");
-	kb_jw_obj(&w);
-	kb_jw_kstr(&w, "source", "kbench");
-	kb_jw_kstr(&w, "benchmark", bench);
-	kb_jw_key(&w, "metrics");
-	kb_jw_obj(&w);
-	kb_jw_knum(&w, "bytes", res->bytes);
-	kb_jw_knum(&w, "flops", res->flops);
+	ki_jw_key(w, "sourceNative");
+	ki_jw_obj(w);
+	ki_jw_kstr(w, "source", "kbench");
+	ki_jw_kstr(w, "benchmark", bench);
+	ki_jw_key(w, "metrics");
+	ki_jw_obj(w);
+	ki_jw_knum(w, "bytes", res->bytes);
+	ki_jw_knum(w, "flops", res->flops);
 	if (st->samples > 0)
 	{
-		kb_jw_knum(&w, "achieved_gb_per_s", res->achieved_gbps);
-		kb_jw_knum(&w, "achieved_tflop_per_s", res->achieved_tflops);
-		kb_jw_kint(&w, "warmup_iterations", st->warmup_iterations);
-		kb_jw_kint(&w, "estimate_ns", st->estimate_ns);
-		kb_jw_kint(&w, "raw_samples", res->nsamples);
+		ki_jw_knum(w, "achieved_gb_per_s", res->achieved_gbps);
+		ki_jw_knum(w, "achieved_tflop_per_s", res->achieved_tflops);
+		ki_jw_kint(w, "warmup_iterations", st->warmup_iterations);
+		ki_jw_kint(w, "estimate_ns", st->estimate_ns);
+		ki_jw_kint(w, "raw_samples", res->nsamples);
 	}
-	kb_jw_kint(&w, "discarded_throttled", st->discarded_throttled);
-	kb_jw_kint(&w, "clock_sampled", st->clock_available);
+	ki_jw_kint(w, "discarded_throttled", st->discarded_throttled);
+	ki_jw_kint(w, "clock_sampled", st->clock_available);
 	if (st->clock_available)
 	{
-		kb_jw_knum(&w, "sm_clock_min_mhz", st->clock_mhz_min);
-		kb_jw_knum(&w, "sm_clock_default_mhz", st->clock_mhz_default);
+		ki_jw_knum(w, "sm_clock_min_mhz", st->clock_mhz_min);
+		ki_jw_knum(w, "sm_clock_default_mhz", st->clock_mhz_default);
 	}
 	if (cs->cuda)
 	{
-		kb_jw_kint(&w, "sm_count", be->info.sm_count);
-		kb_jw_kint(&w, "l2_bytes", be->info.l2_bytes);
+		ki_jw_kint(w, "sm_count", be->info.sm_count);
+		ki_jw_kint(w, "l2_bytes", be->info.l2_bytes);
 	}
 	if (res->correctness.checked)
 	{
-		kb_jw_kint(&w, "compared_values", res->correctness.compared);
-		kb_jw_knum(&w, "tolerance_ratio", res->correctness.worst_ratio);
+		ki_jw_kint(w, "compared_values", res->correctness.compared);
+		ki_jw_knum(w, "tolerance_ratio", res->correctness.worst_ratio);
 	}
-	kb_jw_end_obj(&w);
-	kb_jw_end_obj(&w);
-	kb_jw_end_obj(&w);
-	kb_jw_end_obj(&w);
-	return kb_jw_take(&w);
+	ki_jw_end_obj(w);
+	ki_jw_end_obj(w);
+	ki_jw_end_obj(w);
+	ki_jw_end_obj(w);
+	return kb_text_take(&t);
 }
 
 /* Build, validate and digest every manifest of a finished (or failed) run. */
@@ -466,7 +455,8 @@ kb_finish_manifests(const kb_case *cs, const kb_request *req, kb_backend *be, kb
 	struct timespec now;
 	struct tm	tm;
 	bool		ok;
-	kb_jw		w;
+	kb_text		t;
+	ki_jw	   *w = &t.w;
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	gmtime_r(&now.tv_sec, &tm);
@@ -497,16 +487,16 @@ kb_finish_manifests(const kb_case *cs, const kb_request *req, kb_backend *be, kb
 	}
 	if (ok)
 	{
-		kb_jw_init(&w);
-		kb_jw_obj(&w);
-		kb_jw_key(&w, "run");
-		kb_jw_json(&w, run);
-		kb_jw_key(&w, "protocol");
-		kb_jw_json(&w, protocol);
-		kb_jw_key(&w, "environment");
-		kb_jw_json(&w, env);
-		kb_jw_end_obj(&w);
-		res->composite_json = kb_jw_take(&w);
+		kb_text_open(&t);
+		ki_jw_obj(w);
+		ki_jw_key(w, "run");
+		ki_jw_json(w, run);
+		ki_jw_key(w, "protocol");
+		ki_jw_json(w, protocol);
+		ki_jw_key(w, "environment");
+		ki_jw_json(w, env);
+		ki_jw_end_obj(w);
+		res->composite_json = kb_text_take(&t);
 		if (res->composite_json)
 		{
 			/* The same composite check the ingest path applies. */

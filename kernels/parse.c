@@ -209,32 +209,6 @@ parse_axes_json(kb_case *cs, bool *seen, bool *dtype_seen, const char *text, cha
 	return st;
 }
 
-/* "v1".."vN" of the operation's CUDA kernels; v1 (the default) when NULL. */
-static kb_status
-parse_variant(const char *s, kb_case *cs, char *err, size_t errlen)
-{
-	int			n = kb_variant_count(cs->op);
-	char		allowed[64] = "";
-
-	cs->variant = 1;
-	if (!s)
-		return KB_PASSED;
-	for (int i = 1; i <= n; i++)
-		snprintf(allowed + strlen(allowed), sizeof(allowed) - strlen(allowed), "%sv%d", i > 1 ? ", " : "", i);
-	if (s[0] != 'v' || s[1] < '1' || s[1] > '9' || s[2] != '\0' || s[1] - '0' > n)
-	{
-		kb_seterr(err, errlen, "unknown variant '%s' for %s; allowed: %s", s, cs->op->name, allowed);
-		return KB_INVALID_REQUEST;
-	}
-	cs->variant = s[1] - '0';
-	if (cs->variant > 1 && !cs->cuda)
-	{
-		kb_seterr(err, errlen, "variant '%s' is a CUDA kernel variant; it needs a cuda:N device (the cpu implementation has v1 only)", s);
-		return KB_INVALID_REQUEST;
-	}
-	return KB_PASSED;
-}
-
 /* Parse the device string "cpu" or "cuda:N". */
 static bool
 parse_device(const char *s, kb_case *cs)
@@ -270,7 +244,6 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 	char		allowed[256];
 	kb_status	st;
 	const char *impl = req->impl;
-	const char *variant = req->variant;
 
 	memset(cs, 0, sizeof(*cs));
 	cs->op = kb_find_op(req->op);
@@ -322,9 +295,9 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 		const kb_tensor_def *t = &cs->op->inputs[i];
 		double		elems = 1;
 
-		for (int k = 0; k < 3 && t->shape[k]; k++)
+		for (int k = 0; k < KI_SPEC_MAX_DIMS && t->dims[k]; k++)
 			for (int j = 0; j < cs->op->naxes; j++)
-				if (strcmp(cs->op->axes[j].name, t->shape[k]) == 0)
+				if (strcmp(cs->op->axes[j].name, t->dims[k]) == 0)
 					elems *= (double) cs->ax[j];
 		if (elems > (double) KB_ELEMS_MAX)
 		{
@@ -348,25 +321,21 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 		default:
 			break;
 	}
-	/* "cuda/v2" names the implementation and its kernel variant at once (SQL's implementation argument) */
-	if (req->impl && strncmp(req->impl, "cuda/", 5) == 0)
+	/* kbench's own: cpu, cuda, cuda/vN (impl_name.c), on the device it runs on */
+	st = kb_impl_resolve(impl ? impl : cs->cuda ? "cuda" : "cpu", cs->op->name, &cs->impl, err, errlen);
+	if (st != KB_PASSED)
+		return st;
+	if (!cs->impl.own)
 	{
-		if (req->variant && strcmp(req->variant, req->impl + 5) != 0)
-		{
-			kb_seterr(err, errlen, "implementation '%s' and variant '%s' disagree", req->impl, req->variant);
-			return KB_INVALID_REQUEST;
-		}
-		variant = req->impl + 5;
-		impl = "cuda";
-	}
-	if (impl && strcmp(impl, cs->cuda ? "cuda" : "cpu") != 0)
-	{
-		if (strcmp(impl, "cuda") != 0 && strcmp(impl, "cpu") != 0)
-			kb_seterr(err, errlen, "unknown implementation '%s'; allowed: cpu, cuda, cuda/vN, huggingface, torch, liger, python or library (with an entry), or a registered name", req->impl);
-		else
-			kb_seterr(err, errlen, "implementation '%s' does not run on device '%s' (cpu runs on cpu, cuda on cuda:N)",
-				   req->impl, req->device ? req->device : "cpu");
+		kb_seterr(err, errlen, "unknown implementation '%s'; allowed: cpu, cuda, cuda/vN, huggingface, torch, liger, python or library (with an entry), or a registered name", impl);
 		return KB_INVALID_REQUEST;
 	}
-	return parse_variant(variant, cs, err, errlen);
+	if (cs->impl.cuda != cs->cuda)
+	{
+		kb_seterr(err, errlen, "implementation '%s' does not run on device '%s' (cpu runs on cpu, cuda and cuda/vN on cuda:N)",
+				  impl, req->device ? req->device : "cpu");
+		return KB_INVALID_REQUEST;
+	}
+	cs->variant = cs->impl.variant;
+	return KB_PASSED;
 }

@@ -47,7 +47,11 @@ kb_run(const kb_request *req, kb_result *res)
 		return res->status = KB_DEVICE_UNAVAILABLE;
 	}
 	kb_plan_call(&cs, &c, &plan);
-	cs.op->cost(&c, &res->bytes, &res->flops);
+	if (!kb_case_cost(&cs, &res->bytes, &res->flops, res->message, sizeof(res->message)))
+	{
+		kb_be_close(&be);
+		return res->status = KB_RUNTIME_ERROR;
+	}
 
 	/* Refuse before allocating anything. */
 	st = kb_check_fit(&cs, flush, res->message, sizeof(res->message));

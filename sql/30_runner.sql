@@ -111,12 +111,13 @@ CREATE VIEW kbench_device_operations AS
 	       ARRAY(SELECT jsonb_array_elements_text(o->'axes')) AS axes,
 	       ARRAY(SELECT jsonb_array_elements_text(o->'dtypes')) AS dtypes,
 	       CASE WHEN w.device = 'cpu' THEN 'cpu' ELSE 'cuda' END AS implementation,
-	       -- what kbench_run's implementation argument accepts there ('cuda/v2': a kernel variant)
-	       CASE WHEN w.device = 'cpu' THEN ARRAY['cpu']
-	            ELSE ARRAY(SELECT CASE WHEN v = 'v1' THEN 'cuda' ELSE 'cuda/' || v END
-	                         FROM jsonb_array_elements_text(o->'cudaVariants') v) END AS implementations
+	       -- what kbench_run's implementation argument accepts there ('cuda/v2': a kernel variant),
+	       -- as the registry names kbench's own implementations (kb_impl_resolve)
+	       ARRAY(SELECT i->>'implementation' FROM jsonb_array_elements(o->'implementations') i
+	              WHERE i->>'device' = CASE WHEN w.device = 'cpu' THEN 'cpu' ELSE 'cuda' END) AS implementations
 	  FROM kbench__workers() w, jsonb_array_elements(kbench_registry()->'operations') o
-	 WHERE o->'implementations' ? (CASE WHEN w.device = 'cpu' THEN 'cpu' ELSE 'cuda' END);
+	 WHERE o->'implementations' @> jsonb_build_array(jsonb_build_object('device',
+	         CASE WHEN w.device = 'cpu' THEN 'cpu' ELSE 'cuda' END));
 
 -- The job list, at a glance: what runs where, how far along, what came out.
 -- security_invoker: the caller's row-level security applies (their own jobs).

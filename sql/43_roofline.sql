@@ -75,17 +75,23 @@ CREATE TABLE kbench_operation_costs (
 );
 COMMENT ON TABLE kbench_operation_costs IS 'compulsory bytes and FLOPs per call of an operation''s pass, as expressions over the workload''s axes and dtype_bytes';
 
--- R rows, H hidden; s = dtype_bytes.  The layer_norm, megatron_cross_entropy,
--- jsd and distill_jsd_loss formulas are kernels/ops/*.c's (ln_cost, ce_cost,
--- jsd_cost, dj_cost); the registry has no mode for jsd and distill_jsd_loss,
--- which Liger times with the gradient computed in the forward pass.
+-- The formulas of kbench's own operations (layer_norm, megatron_cross_entropy,
+-- jsd, distill_jsd_loss) are written once, in the kernels registry
+-- (kernels/ops/<op>.c), which kbench evaluates for its runs; they come from
+-- there, every pass included (the registry has no backward for jsd and
+-- distill_jsd_loss, which Liger times with the gradient computed in the
+-- forward pass).
+CREATE FUNCTION kbench__registry_costs() RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'kbench__registry_costs' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION kbench__registry_costs() IS 'the cost formulas of the kernels registry (kbench''s own operations), as kbench evaluates them: one object per operation and pass';
+INSERT INTO kbench_operation_costs (operation, mode, bytes, flops, compute, note, seeded)
+	SELECT operation, mode, bytes, flops, compute, note, true
+	  FROM jsonb_to_recordset(kbench__registry_costs())
+	       AS c(operation text, mode text, bytes text, flops text, compute text, note text);
+
+-- The other operations Liger benchmarks (no kbench kernel).  R rows, H
+-- hidden; dtype_bytes the bytes of the workload's float dtype.
 INSERT INTO kbench_operation_costs (operation, mode, bytes, flops, compute, note, seeded) VALUES
-	('layer_norm', 'forward', 'dtype_bytes * (2 * rows * hidden + 2 * hidden) + 8 * rows', '8 * rows * hidden', 'vector',
-	 'read x, weight, bias; write y and fp32 mean, rstd per row (kernels/ops/layer_norm.c)', true),
-	('layer_norm', 'backward', 'dtype_bytes * (3 * rows * hidden + 3 * hidden) + 8 * rows', '14 * rows * hidden', 'vector',
-	 'read x, dy, weight, mean, rstd; write dx, dweight, dbias (kernels/ops/layer_norm.c)', true),
-	('layer_norm', 'full', 'dtype_bytes * (5 * rows * hidden + 5 * hidden) + 16 * rows', '22 * rows * hidden', 'vector',
-	 'forward + backward (kernels/ops/layer_norm.c)', true),
 	('rms_norm', 'forward', 'dtype_bytes * (2 * rows * hidden + hidden) + 4 * rows', '4 * rows * hidden', 'vector',
 	 'read x, weight; write y and fp32 rstd per row', true),
 	('rms_norm', 'backward', 'dtype_bytes * (3 * rows * hidden + 2 * hidden) + 4 * rows', '9 * rows * hidden', 'vector',
@@ -103,33 +109,11 @@ INSERT INTO kbench_operation_costs (operation, mode, bytes, flops, compute, note
 	 'read logits once, write the gradient (as megatron_cross_entropy)', true),
 	('cross_entropy', 'full', '2 * dtype_bytes * tokens * vocab + 16 * tokens', '9 * tokens * vocab', 'vector',
 	 'one fused pass: read logits once, write the gradient (as megatron_cross_entropy)', true),
-	('megatron_cross_entropy', 'forward', 'dtype_bytes * batch * seq * vocab + 12 * batch * seq', '4 * batch * seq * vocab', 'vector',
-	 'read logits, int64 targets; write fp32 losses (kernels/ops/megatron_cross_entropy.c)', true),
-	('megatron_cross_entropy', 'backward', '2 * dtype_bytes * batch * seq * vocab + 16 * batch * seq', '9 * batch * seq * vocab', 'vector',
-	 'Liger times forward + backward here; read logits once, write the gradient (kernels/ops/megatron_cross_entropy.c)', true),
-	('megatron_cross_entropy', 'full', '2 * dtype_bytes * batch * seq * vocab + 16 * batch * seq', '9 * batch * seq * vocab', 'vector',
-	 'read logits once, write the gradient (kernels/ops/megatron_cross_entropy.c)', true),
-	('jsd', 'forward', '3 * dtype_bytes * tokens * vocab + 4 * tokens + 4', '12 * tokens * vocab', 'vector',
-	 'read X and Y, write dX (Liger computes the gradient in the forward pass; kernels/ops/jsd.c)', true),
-	('jsd', 'backward', '3 * dtype_bytes * tokens * vocab + 4 * tokens + 4', '12 * tokens * vocab', 'vector',
-	 'as forward (kernels/ops/jsd.c has one cost for every pass)', true),
-	('jsd', 'full', '3 * dtype_bytes * tokens * vocab + 4 * tokens + 4', '12 * tokens * vocab', 'vector',
-	 'as forward (kernels/ops/jsd.c has one cost for every pass)', true),
 	('kl_div', 'forward', '2 * dtype_bytes * tokens * vocab + 4 * tokens', '4 * tokens * vocab', 'vector',
 	 'read input (log-probabilities) and target; write the loss', true),
 	('kl_div', 'backward', '2 * dtype_bytes * tokens * vocab', 'tokens * vocab', 'vector',
 	 'read target, write the gradient', true),
 	('kl_div', 'full', '4 * dtype_bytes * tokens * vocab + 4 * tokens', '5 * tokens * vocab', 'vector', 'forward + backward', true),
-	('distill_jsd_loss', 'forward',
-	 'dtype_bytes * (tokens * (hidden / 2 + hidden) + vocab * (hidden / 2 + hidden)) + 8 * tokens + dtype_bytes * (tokens * hidden / 2 + vocab * hidden / 2) + 4 * tokens',
-	 '2 * tokens * vocab * (3 * hidden / 2 + hidden)', 'tensor',
-	 'four GEMMs (student and teacher logits, student input and weight gradients); inputs, weights, targets read once, gradients written once (kernels/ops/distill_jsd_loss.c, with 2 bytes generalised to dtype_bytes)', true),
-	('distill_jsd_loss', 'backward',
-	 'dtype_bytes * (tokens * (hidden / 2 + hidden) + vocab * (hidden / 2 + hidden)) + 8 * tokens + dtype_bytes * (tokens * hidden / 2 + vocab * hidden / 2) + 4 * tokens',
-	 '2 * tokens * vocab * (3 * hidden / 2 + hidden)', 'tensor', 'as forward (kernels/ops/distill_jsd_loss.c has one cost)', true),
-	('distill_jsd_loss', 'full',
-	 'dtype_bytes * (tokens * (hidden / 2 + hidden) + vocab * (hidden / 2 + hidden)) + 8 * tokens + dtype_bytes * (tokens * hidden / 2 + vocab * hidden / 2) + 4 * tokens',
-	 '2 * tokens * vocab * (3 * hidden / 2 + hidden)', 'tensor', 'as forward (kernels/ops/distill_jsd_loss.c has one cost)', true),
 	('swiglu', 'forward', 'dtype_bytes * (2 * batch * seq * hidden + 3 * hidden * intermediate)',
 	 '6 * batch * seq * hidden * intermediate + 5 * batch * seq * intermediate', 'tensor',
 	 'the LLaMA MLP: gate, up and down projections and silu(gate) * up; read x and the three weights, write y', true),

@@ -21,11 +21,10 @@ CREATE FUNCTION kbench__reproduction_request(run_digest text,
 	         (SELECT g.name FROM kbench_registered_implementations g
 	           WHERE g.implementation_digest = r.implementation_digest AND g.operation = o->>'name'
 	           ORDER BY g.name LIMIT 1),
-	         CASE WHEN i.name = 'kbench-' || replace(o->>'name', '_', '-') || '-cpu' THEN 'cpu'
-	              WHEN i.name = 'kbench-' || replace(o->>'name', '_', '-') || '-cuda' THEN 'cuda'
-	              WHEN i.name ~ ('^kbench-' || replace(o->>'name', '_', '-') || '-cuda-v[0-9]+$')
-	                THEN 'cuda/' || substring(i.name FROM '-(v[0-9]+)$')
-	              ELSE substring(i.name FROM '^(?:kbench-python-|liger-bench-.*-)(huggingface|torch|liger)(?:-.*)?$') END)
+	         -- kbench's own, by the names the registry gives them (kb_impl_resolve)
+	         (SELECT k->>'implementation' FROM jsonb_array_elements(o->'implementations') k
+	           WHERE k->>'name' = i.name),
+	         substring(i.name FROM '^(?:kbench-python-|liger-bench-.*-)(huggingface|torch|liger)(?:-.*)?$'))
 	  FROM kbench_runs r
 	  JOIN kbench_workloads w ON w.digest = r.workload_digest
 	  JOIN kbench_protocols p ON p.digest = r.protocol_digest

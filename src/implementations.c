@@ -49,13 +49,26 @@ ki_implementations_init(void)
 							   &ki_impl_directory, "", PGC_SIGHUP, 0, NULL, NULL, NULL);
 }
 
+/*
+ * A name of kbench's own implementations (cpu, cuda, cuda/vN), or one they
+ * claim ("cuda/x" is a variant kb_check_request will refuse): the one
+ * mapping of these names is kb_impl_resolve.
+ */
+static bool
+kbench_own(const char *impl)
+{
+	kb_impl_id	id;
+
+	return kb_impl_resolve(impl, NULL, &id, NULL, 0) != KB_PASSED || id.own;
+}
+
 /* Names that kbench itself gives a meaning. */
 static bool
 builtin_name(const char *impl)
 {
-	static const char *const names[] = {"cpu", "cuda", "huggingface", "torch", "liger", "python", "library"};
+	static const char *const names[] = {"huggingface", "torch", "liger", "python", "library"};
 
-	if (strncmp(impl, "cuda/", 5) == 0)
+	if (kbench_own(impl))
 		return true;
 	for (size_t i = 0; i < lengthof(names); i++)
 		if (strcmp(impl, names[i]) == 0)
@@ -66,7 +79,7 @@ builtin_name(const char *impl)
 bool
 ki_impl_in_child(const char *impl)
 {
-	return impl != NULL && strcmp(impl, "cpu") != 0 && strcmp(impl, "cuda") != 0 && strncmp(impl, "cuda/", 5) != 0;
+	return impl != NULL && !kbench_own(impl);
 }
 
 /*

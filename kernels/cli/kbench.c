@@ -4,12 +4,15 @@
  *
  *   kbench list [--json]
  *   kbench devices [--json]
- *   kbench describe OP MODE key=value... [--json]
- *   kbench run OP MODE key=value... [--impl IMPL] [--variant vN] [--device cpu|cuda:N] [--json]
+ *   kbench describe OP MODE key=value... [--impl IMPL] [--device cpu|cuda:N] [--json]
+ *   kbench run OP MODE key=value... [--impl IMPL] [--device cpu|cuda:N] [--json]
  *              [--warmup-ms MS] [--rep-ms MS] [--flush-bytes N] [--max-samples N]
  *              [--seed N] [--no-check] [--timeout S] [--python INTERPRETER]
- *   IMPL: cpu, cuda, cuda/vN, huggingface, torch, liger (python, in a child process),
- *   python:file.py:function or library:libx.so:symbol (docs/BYO.md)
+ *   IMPL: cpu, cuda, cuda/vN (CUDA kernel variant N; cuda is cuda/v1), huggingface,
+ *   torch, liger (python, in a child process), python:file.py:function or
+ *   library:libx.so:symbol (docs/BYO.md): the names kbench_run's implementation
+ *   argument takes in SQL.  --variant vN was removed: it said the same as
+ *   --impl cuda/vN under a second name, and now says so (exit 2).
  *
  * Exit status: 0 passed; 1 the run finished but did not pass (incorrect,
  * runtime error, timeout); 2 bad usage or request; 3 device unavailable;
@@ -38,11 +41,11 @@ usage(FILE *f)
 	fprintf(f,
 			"usage: kbench list [--json]\n"
 			"       kbench devices [--json]\n"
-			"       kbench describe OP MODE key=value... [--device cpu|cuda:N] [--variant vN] [--json]\n"
-			"       kbench run OP MODE key=value... [--impl IMPL] [--variant vN] [--device cpu|cuda:N] [--json]\n"
+			"       kbench describe OP MODE key=value... [--impl IMPL] [--device cpu|cuda:N] [--json]\n"
+			"       kbench run OP MODE key=value... [--impl IMPL] [--device cpu|cuda:N] [--json]\n"
 			"                  [--warmup-ms MS] [--rep-ms MS] [--flush-bytes N] [--max-samples N]\n"
 			"                  [--seed N] [--no-check] [--timeout S] [--python INTERPRETER]\n"
-			"       IMPL: cpu, cuda, cuda/vN, huggingface, torch, liger, python:file.py:function,\n"
+			"       IMPL: cpu, cuda, cuda/vN (CUDA kernel variant), huggingface, torch, liger, python:file.py:function,\n"
 			"             library:libx.so:symbol (docs/BYO.md)\n"
 			"example: kbench run layer_norm backward rows=4096 hidden=4096 dtype=fp32 --device cuda:0\n");
 }
@@ -83,12 +86,12 @@ cmd_list(int json)
 		/* The JSON is compact and regular enough to print field by field. */
 		const char *p = strstr(s, "\"operations\":[");
 
-		printf("%-24s %-22s %-12s %-36s %-16s %s\n", "operation", "modes", "dtypes", "axes", "implementations",
-			   "cuda_variants");
+		printf("%-24s %-22s %-12s %-36s %s\n", "operation", "modes", "dtypes", "axes", "implementations");
 		while (p && (p = strstr(p, "{\"name\":\"")) && p < strstr(s, "\"devices\":"))
 		{
-			char		name[64] = "", modes[64] = "", dtypes[64] = "", axes[128] = "", impls[64] = "", variants[64] = "";
+			char		name[64] = "", modes[64] = "", dtypes[64] = "", axes[128] = "", impls[128] = "";
 			const char *q;
+			const char *end;
 
 #define FIELD(key, buf) \
 			q = strstr(p, key); \
@@ -99,10 +102,17 @@ cmd_list(int json)
 			FIELD("\"modes\":[", modes);
 			FIELD("\"dtypes\":[", dtypes);
 			FIELD("\"axes\":[", axes);
-			FIELD("\"implementations\":[", impls);
-			FIELD("\"cudaVariants\":[", variants);
 #undef FIELD
-			printf("%-24s %-22s %-12s %-36s %-16s %s\n", name, modes, dtypes, axes, impls, variants);
+			/* "implementations":[{"implementation":"cpu",...},...]: the names, comma-separated */
+			q = strstr(p, "\"implementations\":[");
+			end = q ? q + strcspn(q, "]") : NULL;
+			while (q && (q = strstr(q, "{\"implementation\":\"")) && q < end)
+			{
+				q += strlen("{\"implementation\":\"");
+				snprintf(impls + strlen(impls), sizeof(impls) - strlen(impls), "%s%.*s", impls[0] ? "," : "",
+						 (int) strcspn(q, "\""), q);
+			}
+			printf("%-24s %-22s %-12s %-36s %s\n", name, modes, dtypes, axes, impls);
 			p++;
 		}
 	}
@@ -164,6 +174,8 @@ print_json_result(const kb_result *r)
 		printf(",\"workload\":%s", r->workload_json);
 	if (r->implementation_json)
 		printf(",\"implementation\":%s", r->implementation_json);
+	/* bytes and FLOPs of one call (the registry's cost formulas), exact as doubles */
+	printf(",\"bytes\":%.17g,\"flops\":%.17g", r->bytes, r->flops);
 	printf(",\"digests\":{\"run\":\"%s\",\"protocol\":\"%s\",\"environment\":\"%s\",\"workload\":\"%s\","
 		   "\"implementation\":\"%s\",\"operation\":\"%s\"}",
 		   r->run_digest, r->protocol_digest, r->environment_digest, r->workload_digest,
@@ -217,7 +229,7 @@ print_text_result(const kb_result *r, const char *op, const char *mode)
 static int
 is_value_option(const char *a)
 {
-	static const char *const opts[] = {"--impl", "--python", "--variant", "--device", "--warmup-ms", "--rep-ms", "--flush-bytes",
+	static const char *const opts[] = {"--impl", "--python", "--device", "--warmup-ms", "--rep-ms", "--flush-bytes",
 	"--max-samples", "--seed", "--timeout"};
 
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
@@ -330,7 +342,12 @@ cmd_run(int argc, char **argv, int describe)
 		else if (strcmp(a, "--device") == 0)
 			req.device = argv[++i];
 		else if (strcmp(a, "--variant") == 0)
-			req.variant = argv[++i];
+		{
+			/* one name per concept: a CUDA kernel variant is named as an implementation, as in SQL */
+			fprintf(stderr, "kbench: --variant was removed: a CUDA kernel variant is named as an implementation, "
+					"as kbench_run names it in SQL: --impl cuda/%s\n", i + 1 < argc ? argv[i + 1] : "vN");
+			return 2;
+		}
 		else if (strcmp(a, "--warmup-ms") == 0)
 			req.warmup_ms = atof(argv[++i]);
 		else if (strcmp(a, "--rep-ms") == 0)

@@ -257,20 +257,6 @@ dj_plan(kb_call *c, kb_plan *p, bool cuda)
 		c->ws_bytes = (int64_t) sizeof(float) * (2 * V + V * Hs);
 }
 
-static void
-dj_cost(const kb_call *c, double *bytes, double *flops)
-{
-	double		T = (double) c->ax[DJ_T],
-				V = (double) c->ax[DJ_V],
-				H = (double) c->ax[DJ_H],
-				Hs = (double) c->ax[DJ_HS];
-
-	/* Four GEMMs: z_s = X_s W_s^T, z_t = X_t W_t^T, dX_s = dz W_s, dW_s = dz^T X_s. */
-	*flops = 2 * T * V * (3 * Hs + H);
-	/* Compulsory traffic: inputs, weights, targets once; gradients written once. */
-	*bytes = 2 * (T * (Hs + H) + V * (Hs + H)) + 8 * T + 2 * (T * Hs + V * Hs) + 4 * T;
-}
-
 /* Fetch a whole bf16 tensor raw to the host. */
 static uint16_t *
 fetch_bf16(kb_backend *be, const kb_call *c, int ti)
@@ -450,7 +436,28 @@ const kb_op kb_op_distill_jsd_loss = {
 	},
 	.derive = dj_derive,
 	.plan = dj_plan,
-	.cost = dj_cost,
+	/* the floors: bytes and FLOPs of one call of each pass (cost.c; kbench_operation_costs) */
+	.cost_bytes = {
+		"dtype_bytes * (tokens * (hidden / 2 + hidden) + vocab * (hidden / 2 + hidden)) + 8 * "
+		"tokens + dtype_bytes * (tokens * hidden / 2 + vocab * hidden / 2) + 4 * tokens",
+		"dtype_bytes * (tokens * (hidden / 2 + hidden) + vocab * (hidden / 2 + hidden)) + 8 * "
+		"tokens + dtype_bytes * (tokens * hidden / 2 + vocab * hidden / 2) + 4 * tokens",
+		"dtype_bytes * (tokens * (hidden / 2 + hidden) + vocab * (hidden / 2 + hidden)) + 8 * "
+		"tokens + dtype_bytes * (tokens * hidden / 2 + vocab * hidden / 2) + 4 * tokens",
+	},
+	.cost_flops = {
+		"2 * tokens * vocab * (3 * hidden / 2 + hidden)",
+		"2 * tokens * vocab * (3 * hidden / 2 + hidden)",
+		"2 * tokens * vocab * (3 * hidden / 2 + hidden)",
+	},
+	.cost_compute = "tensor",
+	.cost_note = {
+		"four GEMMs (student and teacher logits, student input and weight gradients); inputs, "
+		"weights, targets read once, gradients written once (kernels/ops/distill_jsd_loss.c, "
+		"with 2 bytes generalised to dtype_bytes)",
+		"as forward (kernels/ops/distill_jsd_loss.c has one cost)",
+		"as forward (kernels/ops/distill_jsd_loss.c has one cost)",
+	},
 	.cpu = dj_cpu,
 	.check = dj_check,
 };

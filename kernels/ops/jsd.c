@@ -107,17 +107,6 @@ jsd_plan(kb_call *c, kb_plan *p, bool cuda)
 	c->ws_bytes = sizeof(double) * 4096;
 }
 
-static void
-jsd_cost(const kb_call *c, double *bytes, double *flops)
-{
-	double		T = (double) c->ax[0],
-				V = (double) c->ax[1],
-				s = (double) kb_dtype_size(c->dtype);
-
-	*bytes = 3 * s * T * V + 4 * T + 4;	/* read X and Y, write dX */
-	*flops = 12 * T * V;		/* 2 exp, 1 log counted as one each */
-}
-
 /*
  * The check, with a tolerance derived per value (docs/KERNELS.md,
  * "Tolerances").  Per element, with p = e^y, q = e^x, lm = log(beta p +
@@ -250,7 +239,20 @@ const kb_op kb_op_jsd = {
 	.cu_path = "kernels/ops/jsd.cu",
 	.cu_symbol = "jsd_cuda",
 	.plan = jsd_plan,
-	.cost = jsd_cost,
+	/* the floors: bytes and FLOPs of one call of each pass (cost.c; kbench_operation_costs) */
+	.cost_bytes = {
+		"3 * dtype_bytes * tokens * vocab + 4 * tokens + 4",
+		"3 * dtype_bytes * tokens * vocab + 4 * tokens + 4",
+		"3 * dtype_bytes * tokens * vocab + 4 * tokens + 4",
+	},
+	.cost_flops = {"12 * tokens * vocab", "12 * tokens * vocab", "12 * tokens * vocab"},
+	.cost_compute = "vector",
+	.cost_note = {
+		"read X and Y, write dX (Liger computes the gradient in the forward pass; "
+		"kernels/ops/jsd.c)",
+		"as forward (kernels/ops/jsd.c has one cost for every pass)",
+		"as forward (kernels/ops/jsd.c has one cost for every pass)",
+	},
 	.cpu = jsd_cpu,
 	.check = jsd_check,
 };

@@ -209,19 +209,6 @@ ln_plan(kb_call *c, kb_plan *p, bool cuda)
 	c->ws_bytes = cuda ? (int64_t) sizeof(float) * 2 * H * 1024 : (int64_t) sizeof(double) * 2 * H;
 }
 
-static void
-ln_cost(const kb_call *c, double *bytes, double *flops)
-{
-	double		R = (double) c->ax[0],
-				H = (double) c->ax[1],
-				s = (double) kb_dtype_size(c->dtype);
-	double		fb = s * (2 * R * H + 2 * H) + 8 * R;	/* read x, w, b; write y, mean, rstd */
-	double		bb = s * (3 * R * H + 3 * H) + 8 * R;	/* read x, dy, w, mean, rstd; write dx, dw, db */
-
-	*bytes = c->mode == KB_FORWARD ? fb : c->mode == KB_BACKWARD ? bb : fb + bb;
-	*flops = c->mode == KB_FORWARD ? 8 * R * H : c->mode == KB_BACKWARD ? 14 * R * H : 22 * R * H;
-}
-
 /*
  * The check, with a tolerance derived per value from the arithmetic
  * (docs/KERNELS.md, "Tolerances"): u is fp32's unit roundoff, uo the output
@@ -428,7 +415,19 @@ const kb_op kb_op_layer_norm = {
 		"asynchronously into shared memory while the current row computes, and a parallel dw/db column sum",
 	},
 	.plan = ln_plan,
-	.cost = ln_cost,
+	/* the floors: bytes and FLOPs of one call of each pass (cost.c; kbench_operation_costs) */
+	.cost_bytes = {
+		"dtype_bytes * (2 * rows * hidden + 2 * hidden) + 8 * rows",
+		"dtype_bytes * (3 * rows * hidden + 3 * hidden) + 8 * rows",
+		"dtype_bytes * (5 * rows * hidden + 5 * hidden) + 16 * rows",
+	},
+	.cost_flops = {"8 * rows * hidden", "14 * rows * hidden", "22 * rows * hidden"},
+	.cost_compute = "vector",
+	.cost_note = {
+		"read x, weight, bias; write y and fp32 mean, rstd per row (kernels/ops/layer_norm.c)",
+		"read x, dy, weight, mean, rstd; write dx, dweight, dbias (kernels/ops/layer_norm.c)",
+		"forward + backward (kernels/ops/layer_norm.c)",
+	},
 	.cpu = ln_cpu,
 	.check = ln_check,
 };

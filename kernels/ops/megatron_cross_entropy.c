@@ -109,25 +109,6 @@ ce_plan(kb_call *c, kb_plan *p, bool cuda)
 	p->is_output[CE_GRAD] = c->mode != KB_FORWARD;
 }
 
-static void
-ce_cost(const kb_call *c, double *bytes, double *flops)
-{
-	double		N = (double) (c->ax[0] * c->ax[1]),
-				V = (double) c->ax[2],
-				s = (double) kb_dtype_size(c->dtype);
-
-	if (c->mode == KB_FORWARD)
-	{
-		*bytes = s * N * V + 12 * N;	/* read logits, targets; write losses */
-		*flops = 4 * N * V;
-	}
-	else
-	{
-		*bytes = 2 * s * N * V + 16 * N;	/* read logits once, write the gradient */
-		*flops = 9 * N * V;
-	}
-}
-
 /*
  * The check, with a tolerance derived per value (docs/KERNELS.md,
  * "Tolerances").  Per row, with mx = max z, S = sum exp(z - mx) and
@@ -246,7 +227,20 @@ const kb_op kb_op_megatron_cross_entropy = {
 		"blocks overlap on each SM",
 	},
 	.plan = ce_plan,
-	.cost = ce_cost,
+	/* the floors: bytes and FLOPs of one call of each pass (cost.c; kbench_operation_costs) */
+	.cost_bytes = {
+		"dtype_bytes * batch * seq * vocab + 12 * batch * seq",
+		"2 * dtype_bytes * batch * seq * vocab + 16 * batch * seq",
+		"2 * dtype_bytes * batch * seq * vocab + 16 * batch * seq",
+	},
+	.cost_flops = {"4 * batch * seq * vocab", "9 * batch * seq * vocab", "9 * batch * seq * vocab"},
+	.cost_compute = "vector",
+	.cost_note = {
+		"read logits, int64 targets; write fp32 losses (kernels/ops/megatron_cross_entropy.c)",
+		"Liger times forward + backward here; read logits once, write the gradient "
+		"(kernels/ops/megatron_cross_entropy.c)",
+		"read logits once, write the gradient (kernels/ops/megatron_cross_entropy.c)",
+	},
 	.cpu = ce_cpu,
 	.check = ce_check,
 };

@@ -226,6 +226,123 @@ int			ki_format_number(double d, char *out);
 /* Append the RFC 8785 form of v to out. */
 void		ki_canonical(const ki_value *v, ki_buf *out);
 
+/* ---------------------------------------------------------------- writer */
+
+/*
+ * The manifest writer (json_write.c), used by kbench and the Liger mapping:
+ * JSON text in an arena, commas placed by the writer, numbers in the
+ * canonical form.  The text is meant for ki_parse and the validator.
+ */
+typedef struct ki_jw
+{
+	ki_buf		buf;
+	bool		need_comma;
+} ki_jw;
+
+void		ki_jw_init(ki_jw *w, ki_arena *a);
+void		ki_jw_raw(ki_jw *w, const char *s);
+void		ki_jw_obj(ki_jw *w);	/* { */
+void		ki_jw_end_obj(ki_jw *w);	/* } */
+void		ki_jw_arr(ki_jw *w);	/* [ */
+void		ki_jw_end_arr(ki_jw *w);	/* ] */
+void		ki_jw_key(ki_jw *w, const char *k);
+void		ki_jw_str(ki_jw *w, const char *s);
+void		ki_jw_num(ki_jw *w, double d);
+void		ki_jw_int(ki_jw *w, int64_t v);
+void		ki_jw_bool(ki_jw *w, bool b);
+/* Splice already-valid JSON text as a value. */
+void		ki_jw_json(ki_jw *w, const char *json);
+/* Shorthands: key then value. */
+void		ki_jw_kstr(ki_jw *w, const char *k, const char *s);
+void		ki_jw_kint(ki_jw *w, const char *k, int64_t v);
+void		ki_jw_knum(ki_jw *w, const char *k, double d);
+/*
+ * A manifest's envelope: {"apiVersion":..,"kind":..,"metadata":{"name":..,
+ * "title":.. with the metadata object left open for more members;
+ * ki_jw_spec closes it and opens "spec".
+ */
+void		ki_jw_manifest(ki_jw *w, const char *kind, const char *name, const char *title);
+void		ki_jw_spec(ki_jw *w);
+/* The text (NUL-terminated, in the arena); NULL when an allocation failed. */
+const char *ki_jw_text(ki_jw *w);
+
+/* ---------------------------------------------------------------- operation and workload text */
+
+/*
+ * The OperationSpec and WorkloadCase of an operation described by tables
+ * (spec_text.c): kbench's registry and the Liger mapping's kernel tables
+ * both describe their operations with these and build the manifests here.
+ */
+#define KI_SPEC_MAX_DIMS 5
+#define KI_SPEC_MAX_AXES 8
+#define KI_SPEC_MAX_SCALARS 4
+
+/* A tensor argument: each dim an axis name or a decimal literal ("1"), NULL-terminated. */
+typedef struct ki_spec_tensor
+{
+	const char *name;
+	const char *dims[KI_SPEC_MAX_DIMS + 1];
+	const char *dtype;			/* NULL or "float": the workload's float dtype */
+} ki_spec_tensor;
+
+/* An axis of the operation: variable (expression NULL) or derived. */
+typedef struct ki_spec_axis
+{
+	const char *name;
+	const char *expression;		/* "hidden // 2"; NULL for a variable axis */
+} ki_spec_axis;
+
+typedef struct ki_spec_op
+{
+	const char *name;			/* metadata.name, "liger-layer-norm" */
+	const char *title;
+	const char *description;
+	const char *source_url;
+	const char *family;
+	int			naxes;
+	ki_spec_axis axes[2 * KI_SPEC_MAX_AXES];	/* variable axes, then derived ones */
+	int			ninputs;
+	const ki_spec_tensor *inputs;
+	int			noutputs;
+	const ki_spec_tensor *outputs;
+} ki_spec_op;
+
+/* One workload of an operation. */
+typedef struct ki_spec_case
+{
+	const char *dtype;			/* the float dtype ("fp32", "bf16") */
+	int			naxes;			/* variable axes, in the order titles show them */
+	const char *axis[KI_SPEC_MAX_AXES];
+	double		value[KI_SPEC_MAX_AXES];
+	int			nderived;		/* derived axes' values (tensor shapes may name them) */
+	const char *derived[KI_SPEC_MAX_AXES];
+	double		derived_value[KI_SPEC_MAX_AXES];
+	int			nscalars;
+	const char *scalar[KI_SPEC_MAX_SCALARS];
+	const char *scalar_dtype[KI_SPEC_MAX_SCALARS];
+	double		scalar_value[KI_SPEC_MAX_SCALARS];
+} ki_spec_case;
+
+/* The slug form of a name (lower-case [a-z0-9] runs joined by "-", at most 100 bytes). */
+char	   *ki_kebab(ki_arena *a, const char *s);
+void		ki_spec_write_operation(ki_jw *w, const ki_spec_op *op);
+/* "axis<value>-..." over the variable axes sorted by name, then the dtype: the workload's name after the operation's. */
+const char *ki_spec_case_key(ki_arena *a, const ki_spec_case *c);
+/* Write the WorkloadCase; NULL, or why it cannot be written (an input's axis not bound). */
+const char *ki_spec_write_workload(ki_jw *w, ki_arena *a, const ki_spec_op *op, const ki_spec_case *c,
+								   const char *operation_digest);
+
+/* ---------------------------------------------------------------- cost formulas */
+
+/*
+ * Evaluate a cost formula (cost_expr.c): numbers, the names given (axes,
+ * dtype_bytes), + - * /, parentheses, least(a, b), greatest(a, b), in
+ * float64 as PostgreSQL's kbench_cost_eval evaluates the same text.  False,
+ * with why in err, on anything else.
+ */
+bool		ki_cost_eval(const char *expr, const char *const *names, const double *values, int n,
+						 double *out, char *err, size_t errlen);
+
 /* ---------------------------------------------------------------- sha256 */
 
 /* "sha256:" + 64 lowercase hex + NUL */

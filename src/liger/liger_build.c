@@ -32,40 +32,39 @@ is_derived(const ki_liger_kernel *k, const char *name)
 	return false;
 }
 
-/* "axis<value>-..." over the axes sorted by name, then "-<dtype>". */
-char *
-ki_liger_case_key(ki_arena *a, const ki_liger_binding *b)
+/* A binding as the core's builder takes a workload (variable axes and scalars; no derived axes yet). */
+static void
+case_of(const ki_liger_binding *b, ki_spec_case *c)
 {
-	int			order[KI_LIGER_MAX_AXES];
-	ki_buf		buf;
-
-	for (int i = 0; i < b->naxes; i++)
-		order[i] = i;
-	for (int i = 1; i < b->naxes; i++)
-		for (int j = i; j > 0 && strcmp(b->axis[order[j - 1]], b->axis[order[j]]) > 0; j--)
-		{
-			int			t = order[j];
-
-			order[j] = order[j - 1];
-			order[j - 1] = t;
-		}
-	ki_buf_init(&buf, a, 128);
+	memset(c, 0, sizeof *c);
+	c->dtype = b->dtype;
+	c->naxes = b->naxes;
 	for (int i = 0; i < b->naxes; i++)
 	{
-		char		tmp[32];
-
-		ki_buf_puts(&buf, b->axis[order[i]]);
-		ki_format_number(b->value[order[i]], tmp);
-		ki_buf_puts(&buf, tmp);
-		ki_buf_putc(&buf, '-');
+		c->axis[i] = b->axis[i];
+		c->value[i] = b->value[i];
 	}
-	ki_buf_puts(&buf, b->dtype);
-	return (char *) ki_buf_cstr(&buf);
+	c->nscalars = b->nscalars;
+	for (int i = 0; i < b->nscalars; i++)
+	{
+		c->scalar[i] = b->scalar[i];
+		c->scalar_dtype[i] = "fp32";
+		c->scalar_value[i] = b->scalar_value[i];
+	}
+}
+
+const char *
+ki_liger_case_key(ki_arena *a, const ki_liger_binding *b)
+{
+	ki_spec_case c;
+
+	case_of(b, &c);
+	return ki_spec_case_key(a, &c);
 }
 
 /* Parse, validate, normalize and digest one manifest's text. */
 static bool
-finish(ki_liger_build *bd, ki_liger_jw *w, ki_liger_part part, ki_kind want)
+finish(ki_liger_build *bd, ki_jw *w, ki_liger_part part, ki_kind want)
 {
 	ki_errors	errs;
 	ki_value   *doc,
@@ -96,49 +95,6 @@ finish(ki_liger_build *bd, ki_liger_jw *w, ki_liger_part part, ki_kind want)
 	return true;
 }
 
-static void
-write_dims(ki_liger_jw *w, const ki_liger_tensor *t, const ki_liger_env *bound)
-{
-	ki_liger_jw_key(w, "shape");
-	ki_liger_jw_open(w, '[');
-	for (int d = 0; t->dims[d]; d++)
-	{
-		const char *dim = t->dims[d];
-
-		if (is_literal_dim(dim))
-			ki_liger_jw_num(w, strtod(dim, NULL));
-		else if (bound == NULL)
-			ki_liger_jw_str(w, dim);
-		else
-		{
-			double		v = 0;
-
-			ki_liger_env_get(bound, dim, strlen(dim), &v);
-			ki_liger_jw_num(w, v);
-		}
-	}
-	ki_liger_jw_close(w, ']');
-}
-
-static void
-write_arguments(ki_liger_jw *w, const char *key, const ki_liger_tensor *ts)
-{
-	ki_liger_jw_key(w, key);
-	ki_liger_jw_open(w, '[');
-	for (const ki_liger_tensor *t = ts; t->name; t++)
-	{
-		ki_liger_jw_open(w, '{');
-		ki_liger_jw_kv(w, "name", t->name);
-		ki_liger_jw_key(w, "tensor");
-		ki_liger_jw_open(w, '{');
-		write_dims(w, t, NULL);
-		ki_liger_jw_kv(w, "dtype", t->dtype ? t->dtype : "float");
-		ki_liger_jw_close(w, '}');
-		ki_liger_jw_close(w, '}');
-	}
-	ki_liger_jw_close(w, ']');
-}
-
 /* Add the symbolic (non-derived) axes of a signature, first use first. */
 static void
 collect_axes(const ki_liger_kernel *k, const ki_liger_tensor *ts, const char **names, int *n, int max)
@@ -159,150 +115,127 @@ collect_axes(const ki_liger_kernel *k, const ki_liger_tensor *ts, const char **n
 		}
 }
 
+/* A kernel's operation as the core's builder takes it. */
+static void
+op_of(ki_arena *a, const ki_liger_kernel *k, ki_spec_op *op)
+{
+	const char *axes[2 * KI_SPEC_MAX_AXES];
+	int			naxes = 0;
+
+	memset(op, 0, sizeof *op);
+	collect_axes(k, k->inputs, axes, &naxes, 2 * KI_SPEC_MAX_AXES);
+	collect_axes(k, k->outputs, axes, &naxes, 2 * KI_SPEC_MAX_AXES);
+	op->name = k->slug;
+	op->title = k->title;
+	op->description = k->description;
+	op->source_url = ki_liger_cat(a, KI_LIGER_REPO_URL "/blob/" KI_LIGER_SCRIPTS_COMMIT
+								  "/benchmark/scripts/benchmark_", k->csv_name, ".py", (char *) NULL);
+	op->family = k->family;
+	for (int i = 0; i < naxes; i++)
+		op->axes[op->naxes++] = (ki_spec_axis) {axes[i], NULL};
+	if (k->derived)
+		for (const ki_liger_derived *d = k->derived; d->name && op->naxes < 2 * KI_SPEC_MAX_AXES; d++)
+			op->axes[op->naxes++] = *d;
+	op->inputs = k->inputs;
+	for (const ki_liger_tensor *t = k->inputs; t->name; t++)
+		op->ninputs++;
+	op->outputs = k->outputs;
+	for (const ki_liger_tensor *t = k->outputs; t->name; t++)
+		op->noutputs++;
+}
+
 bool
 ki_liger_build_operation(ki_liger_build *bd, const ki_liger_kernel *k)
 {
-	ki_liger_jw			w;
-	const char *axes[16];
-	int			naxes = 0;
+	ki_jw		w;
+	ki_spec_op	op;
 
-	collect_axes(k, k->inputs, axes, &naxes, 16);
-	collect_axes(k, k->outputs, axes, &naxes, 16);
-
-	ki_liger_jw_init(&w, bd->a);
-	ki_liger_jw_header(&w, "OperationSpec");
-	ki_liger_jw_key(&w, "metadata");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "name", k->slug);
-	ki_liger_jw_kv(&w, "title", k->title);
-	ki_liger_jw_kv(&w, "description", k->description);
-	ki_liger_jw_key(&w, "sourceRefs");
-	ki_liger_jw_open(&w, '[');
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "url", ki_liger_cat(bd->a, KI_LIGER_REPO_URL "/blob/" KI_LIGER_SCRIPTS_COMMIT
-						 "/benchmark/scripts/benchmark_", k->csv_name, ".py", (char *) NULL));
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_close(&w, ']');
-	ki_liger_jw_close(&w, '}');
-
-	ki_liger_jw_key(&w, "spec");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "family", k->family);
-	ki_liger_jw_key(&w, "axes");
-	ki_liger_jw_open(&w, '{');
-	for (int i = 0; i < naxes; i++)
-	{
-		ki_liger_jw_key(&w, axes[i]);
-		ki_liger_jw_open(&w, '{');
-		ki_liger_jw_kv(&w, "role", "variable");
-		ki_liger_jw_kv(&w, "type", "integer");
-		ki_liger_jw_close(&w, '}');
-	}
-	if (k->derived)
-		for (const ki_liger_derived *d = k->derived; d->name; d++)
-		{
-			ki_liger_jw_key(&w, d->name);
-			ki_liger_jw_open(&w, '{');
-			ki_liger_jw_kv(&w, "role", "derived");
-			ki_liger_jw_kv(&w, "type", "integer");
-			ki_liger_jw_kv(&w, "expression", d->expression);
-			ki_liger_jw_close(&w, '}');
-		}
-	ki_liger_jw_close(&w, '}');
-	write_arguments(&w, "inputs", k->inputs);
-	write_arguments(&w, "outputs", k->outputs);
-	ki_liger_jw_key(&w, "semantics");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "mutation", "none");
-	ki_liger_jw_kv(&w, "determinism", "unspecified");
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_close(&w, '}');
+	op_of(bd->a, k, &op);
+	ki_jw_init(&w, bd->a);
+	ki_spec_write_operation(&w, &op);
 	return finish(bd, &w, KI_LIGER_OPERATION, KI_KIND_OPERATION_SPEC);
 }
 
 bool
 ki_liger_build_implementation(ki_liger_build *bd, const ki_liger_kernel *k, const ki_liger_provider *p)
 {
-	ki_liger_jw			w;
+	ki_jw		w;
 
-	ki_liger_jw_init(&w, bd->a);
-	ki_liger_jw_header(&w, "ImplementationRevision");
-	ki_liger_jw_key(&w, "metadata");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "name", ki_liger_kebab(bd->a, ki_liger_cat(bd->a, "liger-bench-", k->csv_name, "-", p->provider, (char *) NULL)));
-	ki_liger_jw_kv(&w, "title", ki_liger_cat(bd->a, k->title, " · ", p->title, (char *) NULL));
-	ki_liger_jw_kv(&w, "description", p->description);
+	ki_jw_init(&w, bd->a);
+	ki_jw_manifest(&w, "ImplementationRevision",
+				   ki_kebab(bd->a, ki_liger_cat(bd->a, "liger-bench-", k->csv_name, "-", p->provider, (char *) NULL)),
+				   ki_liger_cat(bd->a, k->title, " · ", p->title, (char *) NULL));
+	ki_jw_kstr(&w, "description", p->description);
 	if (p->baseline)
 	{
-		ki_liger_jw_key(&w, "labels");
-		ki_liger_jw_open(&w, '{');
-		ki_liger_jw_kv(&w, "role", "baseline");
-		ki_liger_jw_close(&w, '}');
+		ki_jw_key(&w, "labels");
+		ki_jw_obj(&w);
+		ki_jw_kstr(&w, "role", "baseline");
+		ki_jw_end_obj(&w);
 	}
-	ki_liger_jw_key(&w, "sourceRefs");
-	ki_liger_jw_open(&w, '[');
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "url", KI_LIGER_REPO_URL);
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_close(&w, ']');
-	ki_liger_jw_close(&w, '}');
-
-	ki_liger_jw_key(&w, "spec");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_key(&w, "projectRevision");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_key(&w, "operation");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "specDigest", bd->out->digest[KI_LIGER_OPERATION]);
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_key(&w, "callable");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "language", p->language);
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_key(&w, "support");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_key(&w, "hardwareArchitectures");
-	ki_liger_jw_open(&w, '[');
-	ki_liger_jw_close(&w, ']');
-	ki_liger_jw_key(&w, "dtypes");
-	ki_liger_jw_open(&w, '[');
-	ki_liger_jw_close(&w, ']');
-	ki_liger_jw_close(&w, '}');
+	ki_jw_key(&w, "sourceRefs");
+	ki_jw_arr(&w);
+	ki_jw_obj(&w);
+	ki_jw_kstr(&w, "url", KI_LIGER_REPO_URL);
+	ki_jw_end_obj(&w);
+	ki_jw_end_arr(&w);
+	ki_jw_spec(&w);
+	ki_jw_key(&w, "projectRevision");
+	ki_jw_obj(&w);
+	ki_jw_end_obj(&w);
+	ki_jw_key(&w, "operation");
+	ki_jw_obj(&w);
+	ki_jw_kstr(&w, "specDigest", bd->out->digest[KI_LIGER_OPERATION]);
+	ki_jw_end_obj(&w);
+	ki_jw_key(&w, "callable");
+	ki_jw_obj(&w);
+	ki_jw_kstr(&w, "language", p->language);
+	ki_jw_end_obj(&w);
+	ki_jw_key(&w, "support");
+	ki_jw_obj(&w);
+	ki_jw_key(&w, "hardwareArchitectures");
+	ki_jw_arr(&w);
+	ki_jw_end_arr(&w);
+	ki_jw_key(&w, "dtypes");
+	ki_jw_arr(&w);
+	ki_jw_end_arr(&w);
+	ki_jw_end_obj(&w);
 	if (p->pip_package)
 	{
-		ki_liger_jw_key(&w, "buildVariants");
-		ki_liger_jw_open(&w, '[');
-		ki_liger_jw_open(&w, '{');
-		ki_liger_jw_kv(&w, "name", "pip");
-		ki_liger_jw_key(&w, "install");
-		ki_liger_jw_open(&w, '{');
-		ki_liger_jw_kv(&w, "kind", "pip");
-		ki_liger_jw_kv(&w, "package", p->pip_package);
-		ki_liger_jw_close(&w, '}');
-		ki_liger_jw_close(&w, '}');
-		ki_liger_jw_close(&w, ']');
+		ki_jw_key(&w, "buildVariants");
+		ki_jw_arr(&w);
+		ki_jw_obj(&w);
+		ki_jw_kstr(&w, "name", "pip");
+		ki_jw_key(&w, "install");
+		ki_jw_obj(&w);
+		ki_jw_kstr(&w, "kind", "pip");
+		ki_jw_kstr(&w, "package", p->pip_package);
+		ki_jw_end_obj(&w);
+		ki_jw_end_obj(&w);
+		ki_jw_end_arr(&w);
 	}
-	ki_liger_jw_key(&w, "licensing");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "declared", p->declared);
+	ki_jw_key(&w, "licensing");
+	ki_jw_obj(&w);
+	ki_jw_kstr(&w, "declared", p->declared);
 	if (p->concluded)
-		ki_liger_jw_kv(&w, "concluded", p->concluded);
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_close(&w, '}');
+		ki_jw_kstr(&w, "concluded", p->concluded);
+	ki_jw_end_obj(&w);
+	ki_jw_end_obj(&w);
+	ki_jw_end_obj(&w);
 	return finish(bd, &w, KI_LIGER_IMPLEMENTATION, KI_KIND_IMPLEMENTATION_REVISION);
 }
 
 bool
-ki_liger_build_workload(ki_liger_build *bd, const ki_liger_kernel *k, const ki_liger_binding *b, const char *key)
+ki_liger_build_workload(ki_liger_build *bd, const ki_liger_kernel *k, const ki_liger_binding *b)
 {
-	ki_liger_jw			w;
-	ki_liger_env	env;
-	ki_buf		title;
+	ki_jw		w;
+	ki_liger_env env;
+	ki_spec_op	op;
+	ki_spec_case c;
+	const char *why;
 
 	/* bind the axes, then the derived ones in table order */
+	case_of(b, &c);
 	env.n = 0;
 	for (int i = 0; i < b->naxes; i++)
 	{
@@ -314,155 +247,82 @@ ki_liger_build_workload(ki_liger_build *bd, const ki_liger_kernel *k, const ki_l
 		{
 			double		v;
 
-			if (!ki_liger_eval_expression(d->expression, &env, &v) || env.n >= KI_LIGER_MAX_AXES * 2)
+			if (!ki_liger_eval_expression(d->expression, &env, &v) || env.n >= KI_LIGER_MAX_AXES * 2 ||
+				c.nderived >= KI_SPEC_MAX_AXES)
 			{
 				bd->reason = ki_liger_afmt(bd->a, "derived axis %s = %s cannot be computed", d->name, d->expression);
 				return false;
 			}
 			env.name[env.n] = d->name;
 			env.value[env.n++] = v;
+			c.derived[c.nderived] = d->name;
+			c.derived_value[c.nderived++] = v;
 		}
-	for (const ki_liger_tensor *t = k->inputs; t->name; t++)
-		for (int i = 0; t->dims[i]; i++)
-		{
-			double		v;
-
-			if (!is_literal_dim(t->dims[i]) && !ki_liger_env_get(&env, t->dims[i], strlen(t->dims[i]), &v))
-			{
-				bd->reason = ki_liger_afmt(bd->a, "axis %s of tensor %s is not bound", t->dims[i], t->name);
-				return false;
-			}
-		}
-
-	ki_buf_init(&title, bd->a, 128);
-	ki_buf_puts(&title, k->title);
-	ki_buf_puts(&title, " · ");
-	for (int i = 0; i < b->naxes; i++)
+	op_of(bd->a, k, &op);
+	ki_jw_init(&w, bd->a);
+	why = ki_spec_write_workload(&w, bd->a, &op, &c, bd->out->digest[KI_LIGER_OPERATION]);
+	if (why)
 	{
-		char		tmp[32];
-
-		if (i)
-			ki_buf_puts(&title, ", ");
-		ki_buf_puts(&title, b->axis[i]);
-		ki_buf_putc(&title, '=');
-		ki_format_number(b->value[i], tmp);
-		ki_buf_puts(&title, tmp);
+		bd->reason = why;
+		return false;
 	}
-	ki_buf_puts(&title, " · ");
-	ki_buf_puts(&title, b->dtype);
-
-	ki_liger_jw_init(&w, bd->a);
-	ki_liger_jw_header(&w, "WorkloadCase");
-	ki_liger_jw_key(&w, "metadata");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "name", ki_liger_kebab(bd->a, ki_liger_cat(bd->a, k->slug, "-", key, (char *) NULL)));
-	ki_liger_jw_kv(&w, "title", ki_buf_cstr(&title));
-	ki_liger_jw_close(&w, '}');
-
-	ki_liger_jw_key(&w, "spec");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "operationSpecDigest", bd->out->digest[KI_LIGER_OPERATION]);
-	ki_liger_jw_key(&w, "axes");
-	ki_liger_jw_open(&w, '{');
-	for (int i = 0; i < b->naxes; i++)
-		ki_liger_jw_kn(&w, b->axis[i], b->value[i]);
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_key(&w, "tensors");
-	ki_liger_jw_open(&w, '{');
-	for (const ki_liger_tensor *t = k->inputs; t->name; t++)
-	{
-		ki_liger_jw_key(&w, t->name);
-		ki_liger_jw_open(&w, '{');
-		write_dims(&w, t, &env);
-		ki_liger_jw_kv(&w, "dtype", t->dtype ? t->dtype : b->dtype);
-		ki_liger_jw_close(&w, '}');
-	}
-	ki_liger_jw_close(&w, '}');
-	if (b->nscalars > 0)
-	{
-		ki_liger_jw_key(&w, "scalars");
-		ki_liger_jw_open(&w, '{');
-		for (int i = 0; i < b->nscalars; i++)
-		{
-			ki_liger_jw_key(&w, b->scalar[i]);
-			ki_liger_jw_open(&w, '{');
-			ki_liger_jw_kv(&w, "dtype", "fp32");
-			ki_liger_jw_kn(&w, "value", b->scalar_value[i]);
-			ki_liger_jw_close(&w, '}');
-		}
-		ki_liger_jw_close(&w, '}');
-	}
-	ki_liger_jw_key(&w, "correctness");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "comparator", "not_asserted");
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_close(&w, '}');
 	return finish(bd, &w, KI_LIGER_WORKLOAD, KI_KIND_WORKLOAD_CASE);
 }
 
 bool
 ki_liger_build_protocol(ki_liger_build *bd, const ki_liger_mode *m)
 {
-	ki_liger_jw			w;
+	ki_jw		w;
 
-	ki_liger_jw_init(&w, bd->a);
-	ki_liger_jw_header(&w, "BenchmarkProtocol");
-	ki_liger_jw_key(&w, "metadata");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "name", ki_liger_kebab(bd->a, ki_liger_cat(bd->a, "liger-bench-do-bench-", m->mode, (char *) NULL)));
-	ki_liger_jw_kv(&w, "title", ki_liger_cat(bd->a, "Liger benchmark harness · ", m->mode, " pass", (char *) NULL));
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_key(&w, "spec");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_key(&w, "harness");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "name", "Liger-Kernel benchmark scripts");
-	ki_liger_jw_kv(&w, "repository", KI_LIGER_REPO_URL);
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_key(&w, "measurement");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "timer", "cuda_events");
-	ki_liger_jw_kv(&w, "primaryStatistic", "median");
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_key(&w, "comparability");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "family", "liger_kernel_bench");
-	ki_liger_jw_kv(&w, "notes", ki_liger_cat(bd->a, "Timed: ", m->timed, HARNESS_NOTES_TAIL, (char *) NULL));
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_close(&w, '}');
+	ki_jw_init(&w, bd->a);
+	ki_jw_manifest(&w, "BenchmarkProtocol",
+				   ki_kebab(bd->a, ki_liger_cat(bd->a, "liger-bench-do-bench-", m->mode, (char *) NULL)),
+				   ki_liger_cat(bd->a, "Liger benchmark harness · ", m->mode, " pass", (char *) NULL));
+	ki_jw_spec(&w);
+	ki_jw_key(&w, "harness");
+	ki_jw_obj(&w);
+	ki_jw_kstr(&w, "name", "Liger-Kernel benchmark scripts");
+	ki_jw_kstr(&w, "repository", KI_LIGER_REPO_URL);
+	ki_jw_end_obj(&w);
+	ki_jw_key(&w, "measurement");
+	ki_jw_obj(&w);
+	ki_jw_kstr(&w, "timer", "cuda_events");
+	ki_jw_kstr(&w, "primaryStatistic", "median");
+	ki_jw_end_obj(&w);
+	ki_jw_key(&w, "comparability");
+	ki_jw_obj(&w);
+	ki_jw_kstr(&w, "family", "liger_kernel_bench");
+	ki_jw_kstr(&w, "notes", ki_liger_cat(bd->a, "Timed: ", m->timed, HARNESS_NOTES_TAIL, (char *) NULL));
+	ki_jw_end_obj(&w);
+	ki_jw_end_obj(&w);
+	ki_jw_end_obj(&w);
 	return finish(bd, &w, KI_LIGER_PROTOCOL, KI_KIND_BENCHMARK_PROTOCOL);
 }
 
 bool
 ki_liger_build_environment(ki_liger_build *bd, const char *gpu_name, const ki_liger_hardware *hw)
 {
-	ki_liger_jw			w;
+	ki_jw		w;
 	const char *shown = strncmp(gpu_name, "NVIDIA ", 7) == 0 ? gpu_name + 7 : gpu_name;
 
-	ki_liger_jw_init(&w, bd->a);
-	ki_liger_jw_header(&w, "ExecutionEnvironment");
-	ki_liger_jw_key(&w, "metadata");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "name", ki_liger_kebab(bd->a, ki_liger_cat(bd->a, "liger-bench-", gpu_name, (char *) NULL)));
-	ki_liger_jw_kv(&w, "title", ki_liger_cat(bd->a, "Liger benchmark host · ", shown, (char *) NULL));
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_key(&w, "spec");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_key(&w, "hardware");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "vendor", hw->vendor);
-	ki_liger_jw_kv(&w, "product", hw->product);
-	ki_liger_jw_kv(&w, "architecture", hw->architecture);
+	ki_jw_init(&w, bd->a);
+	ki_jw_manifest(&w, "ExecutionEnvironment",
+				   ki_kebab(bd->a, ki_liger_cat(bd->a, "liger-bench-", gpu_name, (char *) NULL)),
+				   ki_liger_cat(bd->a, "Liger benchmark host · ", shown, (char *) NULL));
+	ki_jw_spec(&w);
+	ki_jw_key(&w, "hardware");
+	ki_jw_obj(&w);
+	ki_jw_kstr(&w, "vendor", hw->vendor);
+	ki_jw_kstr(&w, "product", hw->product);
+	ki_jw_kstr(&w, "architecture", hw->architecture);
 	if (hw->form_factor)
-		ki_liger_jw_kv(&w, "formFactor", hw->form_factor);
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_key(&w, "software");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_close(&w, '}');
+		ki_jw_kstr(&w, "formFactor", hw->form_factor);
+	ki_jw_end_obj(&w);
+	ki_jw_key(&w, "software");
+	ki_jw_obj(&w);
+	ki_jw_end_obj(&w);
+	ki_jw_end_obj(&w);
+	ki_jw_end_obj(&w);
 	return finish(bd, &w, KI_LIGER_ENVIRONMENT, KI_KIND_EXECUTION_ENVIRONMENT);
 }
 
@@ -471,7 +331,7 @@ const char *
 ki_liger_external_id(ki_arena *a, const ki_liger_kernel *k, const ki_liger_row *row, const char *key)
 {
 	return ki_liger_cat(a, k->csv_name, "/", row->kernel_operation_mode, "/", row->kernel_provider, "/",
-			   ki_liger_kebab(a, row->gpu_name), "/", key, "/", ki_liger_kebab(a, row->timestamp), (char *) NULL);
+			   ki_kebab(a, row->gpu_name), "/", key, "/", ki_kebab(a, row->timestamp), (char *) NULL);
 }
 
 bool
@@ -479,76 +339,71 @@ ki_liger_build_run(ki_liger_build *bd, const ki_liger_kernel *k, const ki_liger_
 				   const ki_liger_timing *t)
 {
 	ki_arena   *a = bd->a;
-	ki_liger_jw			w;
+	ki_jw		w;
 	const char *external_id = ki_liger_external_id(a, k, row, key);
 
 	bd->out->external_id = external_id;
 
-	ki_liger_jw_init(&w, a);
-	ki_liger_jw_header(&w, "BenchmarkRun");
-	ki_liger_jw_key(&w, "metadata");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "name", ki_liger_kebab(a, ki_liger_cat(a, "liger-", k->csv_name, "-", row->kernel_operation_mode, "-",
+	ki_jw_init(&w, a);
+	ki_jw_manifest(&w, "BenchmarkRun",
+				   ki_kebab(a, ki_liger_cat(a, "liger-", k->csv_name, "-", row->kernel_operation_mode, "-",
 								   row->kernel_provider, "-", row->gpu_name, "-", key, "-",
-								   row->timestamp, (char *) NULL)));
-	ki_liger_jw_kv(&w, "title", ki_liger_cat(a, k->title, " · ", row->kernel_provider, " · ",
+								   row->timestamp, (char *) NULL)),
+				   ki_liger_cat(a, k->title, " · ", row->kernel_provider, " · ",
 						   row->kernel_operation_mode, (char *) NULL));
-	ki_liger_jw_key(&w, "labels");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "liger_version", row->liger_version);
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_close(&w, '}');
-
-	ki_liger_jw_key(&w, "spec");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "implementationDigest", bd->out->digest[KI_LIGER_IMPLEMENTATION]);
-	ki_liger_jw_kv(&w, "workloadDigest", bd->out->digest[KI_LIGER_WORKLOAD]);
-	ki_liger_jw_kv(&w, "protocolDigest", bd->out->digest[KI_LIGER_PROTOCOL]);
-	ki_liger_jw_kv(&w, "environmentDigest", bd->out->digest[KI_LIGER_ENVIRONMENT]);
-	ki_liger_jw_kv(&w, "status", "passed");
-	ki_liger_jw_key(&w, "timing");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "primaryStatistic", "median");
-	ki_liger_jw_key(&w, "latencyNs");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kn(&w, "median", ki_liger_js_round(t->ms50 * 1e6));
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_close(&w, '}');
+	ki_jw_key(&w, "labels");
+	ki_jw_obj(&w);
+	ki_jw_kstr(&w, "liger_version", row->liger_version);
+	ki_jw_end_obj(&w);
+	ki_jw_spec(&w);
+	ki_jw_kstr(&w, "implementationDigest", bd->out->digest[KI_LIGER_IMPLEMENTATION]);
+	ki_jw_kstr(&w, "workloadDigest", bd->out->digest[KI_LIGER_WORKLOAD]);
+	ki_jw_kstr(&w, "protocolDigest", bd->out->digest[KI_LIGER_PROTOCOL]);
+	ki_jw_kstr(&w, "environmentDigest", bd->out->digest[KI_LIGER_ENVIRONMENT]);
+	ki_jw_kstr(&w, "status", "passed");
+	ki_jw_key(&w, "timing");
+	ki_jw_obj(&w);
+	ki_jw_kstr(&w, "primaryStatistic", "median");
+	ki_jw_key(&w, "latencyNs");
+	ki_jw_obj(&w);
+	ki_jw_knum(&w, "median", ki_liger_js_round(t->ms50 * 1e6));
+	ki_jw_end_obj(&w);
+	ki_jw_end_obj(&w);
 	if (t->spread)
 	{
 		static const char *const stat[2] = {"p20", "p80"};
 		double		v[2] = {t->ms20, t->ms80};
 
-		ki_liger_jw_key(&w, "measurements");
-		ki_liger_jw_open(&w, '[');
+		ki_jw_key(&w, "measurements");
+		ki_jw_arr(&w);
 		for (int i = 0; i < 2; i++)
 		{
-			ki_liger_jw_open(&w, '{');
-			ki_liger_jw_kv(&w, "metric", "latency");
-			ki_liger_jw_kv(&w, "unit", "ns");
-			ki_liger_jw_kv(&w, "statistic", stat[i]);
-			ki_liger_jw_kn(&w, "value", ki_liger_js_round(v[i] * 1e6));
-			ki_liger_jw_close(&w, '}');
+			ki_jw_obj(&w);
+			ki_jw_kstr(&w, "metric", "latency");
+			ki_jw_kstr(&w, "unit", "ns");
+			ki_jw_kstr(&w, "statistic", stat[i]);
+			ki_jw_knum(&w, "value", ki_liger_js_round(v[i] * 1e6));
+			ki_jw_end_obj(&w);
 		}
-		ki_liger_jw_close(&w, ']');
+		ki_jw_end_arr(&w);
 	}
-	ki_liger_jw_key(&w, "sourceNative");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kv(&w, "source", "liger-kernel-bench");
-	ki_liger_jw_kv(&w, "benchmark", ki_liger_cat(a, k->csv_name, "/", row->kernel_operation_mode, (char *) NULL));
-	ki_liger_jw_kv(&w, "externalId", external_id);
-	ki_liger_jw_key(&w, "metrics");
-	ki_liger_jw_open(&w, '{');
-	ki_liger_jw_kn(&w, "ms_50", t->ms50);
+	ki_jw_key(&w, "sourceNative");
+	ki_jw_obj(&w);
+	ki_jw_kstr(&w, "source", "liger-kernel-bench");
+	ki_jw_kstr(&w, "benchmark", ki_liger_cat(a, k->csv_name, "/", row->kernel_operation_mode, (char *) NULL));
+	ki_jw_kstr(&w, "externalId", external_id);
+	ki_jw_key(&w, "metrics");
+	ki_jw_obj(&w);
+	ki_jw_knum(&w, "ms_50", t->ms50);
 	if (t->spread)
 	{
-		ki_liger_jw_kn(&w, "ms_20", t->ms20);
-		ki_liger_jw_kn(&w, "ms_80", t->ms80);
+		ki_jw_knum(&w, "ms_20", t->ms20);
+		ki_jw_knum(&w, "ms_80", t->ms80);
 	}
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_kv(&w, "observedAt", t->observed_at);
-	ki_liger_jw_close(&w, '}');
-	ki_liger_jw_close(&w, '}');
+	ki_jw_end_obj(&w);
+	ki_jw_end_obj(&w);
+	ki_jw_kstr(&w, "observedAt", t->observed_at);
+	ki_jw_end_obj(&w);
+	ki_jw_end_obj(&w);
 	return finish(bd, &w, KI_LIGER_RUN, KI_KIND_BENCHMARK_RUN);
 }

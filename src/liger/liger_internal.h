@@ -10,29 +10,21 @@
 #define KI_LIGER_REPO_URL "https://github.com/linkedin/Liger-Kernel"
 
 /* Bounds of the tables (checked by the test). */
-#define KI_LIGER_MAX_DIMS 5
-#define KI_LIGER_MAX_AXES 8
-#define KI_LIGER_MAX_SCALARS 4
+#define KI_LIGER_MAX_DIMS KI_SPEC_MAX_DIMS
+#define KI_LIGER_MAX_AXES KI_SPEC_MAX_AXES
+#define KI_LIGER_MAX_SCALARS KI_SPEC_MAX_SCALARS
 
 /*
- * One tensor argument of an operation.  Each dim is an axis name or a
- * decimal literal ("1"); NULL ends the shape.  dtype NULL means "the
- * workload's float dtype" (written "float" in the OperationSpec, and the
- * bound dtype such as "bf16" in the WorkloadCase); otherwise a fixed token.
+ * One tensor argument of an operation (the core's ki_spec_tensor).  Each
+ * dim is an axis name or a decimal literal ("1"); NULL ends the shape.
+ * dtype NULL means "the workload's float dtype" (written "float" in the
+ * OperationSpec, and the bound dtype such as "bf16" in the WorkloadCase);
+ * otherwise a fixed token.
  */
-typedef struct ki_liger_tensor
-{
-	const char *name;
-	const char *dims[KI_LIGER_MAX_DIMS + 1];
-	const char *dtype;
-} ki_liger_tensor;
+typedef ki_spec_tensor ki_liger_tensor;
 
 /* A derived axis: name and an expression over other axes (+ - * // % ()). */
-typedef struct ki_liger_derived
-{
-	const char *name;
-	const char *expression;
-} ki_liger_derived;
+typedef ki_spec_axis ki_liger_derived;
 
 /*
  * What a binder learns from one row: the integer axes in the order the
@@ -150,8 +142,6 @@ typedef struct ki_liger_provider
 char	   *ki_liger_cat(ki_arena *a,...);
 /* printf into the arena (at most 599 bytes). */
 const char *ki_liger_afmt(ki_arena *a, const char *fmt,...) __attribute__((format(printf, 2, 3)));
-/* The slug form of a name (lower-case [a-z0-9] runs joined by "-", at most 100 bytes). */
-char	   *ki_liger_kebab(ki_arena *a, const char *s);
 /* A decimal number as JavaScript's Number() reads one from text. */
 bool		ki_liger_parse_number(const char *s, double *out);
 /* Math.round: the nearest integer, halves toward +infinity. */
@@ -176,27 +166,6 @@ bool		ki_liger_env_get(const ki_liger_env *env, const char *name, size_t len, do
 /* Evaluate a derived-axis expression over env; false when it is not one or an axis is unbound. */
 bool		ki_liger_eval_expression(const char *text, const ki_liger_env *env, double *out);
 
-/* ------------------------------------------------------ JSON writer (liger_jw.c) */
-
-typedef struct ki_liger_jw
-{
-	ki_buf		buf;
-	bool		first[KI_MAX_DEPTH + 1];
-	int			depth;
-	bool		after_key;
-} ki_liger_jw;
-
-void		ki_liger_jw_init(ki_liger_jw *w, ki_arena *a);
-void		ki_liger_jw_open(ki_liger_jw *w, char c);
-void		ki_liger_jw_close(ki_liger_jw *w, char c);
-void		ki_liger_jw_key(ki_liger_jw *w, const char *k);
-void		ki_liger_jw_str(ki_liger_jw *w, const char *s);
-void		ki_liger_jw_num(ki_liger_jw *w, double d);
-void		ki_liger_jw_kv(ki_liger_jw *w, const char *k, const char *v);
-void		ki_liger_jw_kn(ki_liger_jw *w, const char *k, double v);
-/* {"apiVersion":..,"kind":kind with the object left open */
-void		ki_liger_jw_header(ki_liger_jw *w, const char *kind);
-
 /* ------------------------------------------------------ builders (liger_build.c) */
 
 /* One row's manifests under construction: the result they fill, and why one failed. */
@@ -218,14 +187,13 @@ typedef struct ki_liger_timing
 } ki_liger_timing;
 
 /* "axis<value>-..." over the axes sorted by name, then "-<dtype>". */
-char	   *ki_liger_case_key(ki_arena *a, const ki_liger_binding *b);
+const char *ki_liger_case_key(ki_arena *a, const ki_liger_binding *b);
 /* kernel/mode/provider/gpu slug/case key/timestamp slug: a row's identity. */
 const char *ki_liger_external_id(ki_arena *a, const ki_liger_kernel *k, const ki_liger_row *row, const char *key);
 /* Each builds, validates and digests one manifest into bd->out; false with bd->reason. */
 bool		ki_liger_build_operation(ki_liger_build *bd, const ki_liger_kernel *k);
 bool		ki_liger_build_implementation(ki_liger_build *bd, const ki_liger_kernel *k, const ki_liger_provider *p);
-bool		ki_liger_build_workload(ki_liger_build *bd, const ki_liger_kernel *k, const ki_liger_binding *b,
-									const char *key);
+bool		ki_liger_build_workload(ki_liger_build *bd, const ki_liger_kernel *k, const ki_liger_binding *b);
 bool		ki_liger_build_protocol(ki_liger_build *bd, const ki_liger_mode *m);
 bool		ki_liger_build_environment(ki_liger_build *bd, const char *gpu_name, const ki_liger_hardware *hw);
 bool		ki_liger_build_run(ki_liger_build *bd, const ki_liger_kernel *k, const ki_liger_row *row,

@@ -13,9 +13,10 @@
  * by the core, then digested.  docs/LIGER.md states the rules in prose.
  *
  * This file holds the mode and provider tables and the entry point; the
- * builders are in liger_build.c (with liger_jw.c, liger_expr.c for derived
- * axes, liger_time.c for timestamps, liger_text.c for names and numbers),
- * the kernel and GPU tables in liger_kernels*.c and liger_gpus.c.
+ * builders are in liger_build.c (writing with the core's ki_jw), with
+ * liger_expr.c for derived axes, liger_time.c for timestamps and
+ * liger_text.c for names and numbers; the kernel and GPU tables are in
+ * liger_kernels*.c and liger_gpus.c.
  */
 #include "liger_internal.h"
 #include "liger_internal.h"
@@ -207,7 +208,7 @@ ki_liger_map(ki_arena *a, const ki_liger_row *row, ki_liger_result *out)
 	key = ki_liger_case_key(a, &b);
 	if (!ki_liger_build_operation(&bd, k) ||
 		!ki_liger_build_implementation(&bd, k, prov) ||
-		!ki_liger_build_workload(&bd, k, &b, key) ||
+		!ki_liger_build_workload(&bd, k, &b) ||
 		!ki_liger_build_protocol(&bd, mode) ||
 		!ki_liger_build_environment(&bd, row->gpu_name, &hw))
 		return skip(out, bd.reason);

@@ -1,7 +1,7 @@
 /*
  * liger_text.c: string helpers of the Liger mapping: concatenation and
- * formatting into the arena, the slug form of names, numbers as
- * JavaScript reads and rounds them.
+ * formatting into the arena, numbers as JavaScript reads and rounds them
+ * (the slug form of names is the core's ki_kebab).
  */
 #include "liger_internal.h"
 
@@ -53,43 +53,6 @@ ki_liger_afmt(ki_arena *a, const char *fmt,...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	return ki_strndup(a, msg, strlen(msg));
-}
-
-/*
- * Slug form: ASCII letters lowered, every run of anything other than
- * [a-z0-9] becomes one "-", no "-" at either end, then cut to 100 bytes
- * (the cut may leave a trailing "-").
- */
-char *
-ki_liger_kebab(ki_arena *a, const char *s)
-{
-	size_t		n = strlen(s);
-	char	   *out = ki_alloc(a, n + 1);
-	size_t		o = 0;
-	bool		pending = false;
-
-	if (out == NULL)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-	{
-		unsigned char c = (unsigned char) s[i];
-
-		if (c >= 'A' && c <= 'Z')
-			c = (unsigned char) (c - 'A' + 'a');
-		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
-		{
-			if (pending && o > 0)
-				out[o++] = '-';
-			pending = false;
-			out[o++] = (char) c;
-		}
-		else
-			pending = true;
-	}
-	if (o > 100)
-		o = 100;
-	out[o] = '\0';
-	return out;
 }
 
 /*

@@ -575,6 +575,38 @@ test_list(void)
 	free(s);
 }
 
+/* One name per concept: kb_impl_resolve is the only mapping of kbench's implementation names. */
+static void
+test_impl_names(void)
+{
+	kb_impl_id	id,
+				v1;
+	char		err[256] = "";
+
+	ok(kb_impl_resolve("cuda/v2", "layer_norm", &id, err, sizeof(err)) == KB_PASSED && id.own && id.cuda &&
+	   id.variant == 2 && strcmp(id.impl, "cuda/v2") == 0 && strcmp(id.name, "kbench-layer-norm-cuda-v2") == 0 &&
+	   strcmp(id.symbol, "layer_norm_cuda/v2") == 0 && strcmp(id.title, "LayerNorm \xc2\xb7 kbench CUDA v2") == 0,
+	   "cuda/v2 of layer_norm: variant 2, kbench-layer-norm-cuda-v2, layer_norm_cuda/v2");
+	ok(kb_impl_resolve("cuda/v1", "layer_norm", &v1, NULL, 0) == KB_PASSED &&
+	   kb_impl_resolve("cuda", "layer_norm", &id, NULL, 0) == KB_PASSED && memcmp(&id, &v1, sizeof(id)) == 0 &&
+	   strcmp(id.impl, "cuda") == 0 && strcmp(id.name, "kbench-layer-norm-cuda") == 0 &&
+	   strcmp(id.symbol, "layer_norm_cuda") == 0,
+	   "cuda/v1 is cuda: one spelling (cuda), the name and symbol v1 always had");
+	ok(kb_impl_resolve("cpu", "jsd", &id, NULL, 0) == KB_PASSED && id.own && !id.cuda &&
+	   strcmp(id.name, "kbench-jsd-cpu") == 0 && id.symbol[0] == '\0',
+	   "cpu of jsd: kbench-jsd-cpu, no CUDA symbol");
+	ok(kb_impl_resolve("cuda/v2", "jsd", &id, err, sizeof(err)) == KB_INVALID_REQUEST &&
+	   strcmp(err, "unknown variant 'v2' for jsd; allowed: v1") == 0,
+	   "cuda/v2 of jsd (one kernel): refused, variants listed (%s)", err);
+	ok(kb_impl_resolve("cuda/2", NULL, &id, err, sizeof(err)) == KB_INVALID_REQUEST &&
+	   kb_impl_resolve("cuda/v10", NULL, &id, NULL, 0) == KB_INVALID_REQUEST &&
+	   kb_impl_resolve("cuda/v2", NULL, &id, NULL, 0) == KB_PASSED && id.own && id.name[0] == '\0',
+	   "without an operation: cuda/2 and cuda/v10 refused, cuda/v2 kbench's own (%s)", err);
+	ok(kb_impl_resolve("torch", "jsd", &id, NULL, 0) == KB_PASSED && !id.own &&
+	   kb_impl_resolve("my-kernel", NULL, &id, NULL, 0) == KB_PASSED && !id.own,
+	   "torch and a registered name are not kbench's own");
+}
+
 int
 main(void)
 {
@@ -593,6 +625,7 @@ main(void)
 	test_control();
 	test_validation();
 	test_list();
+	test_impl_names();
 	printf("# %d failed\n", nfail);
 	return nfail ? 1 : 0;
 }

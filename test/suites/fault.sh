@@ -120,7 +120,7 @@ ok "$(printf '%s\n' "$dev" | grep -cE '^(op +mode +var|layer_norm +forward +v1 +
   "... prints the table: the first v1 row timed, the rows past MAX_ROWS marked skipped"
 ok "$(printf '%s\n' "$dev" | grep -cE '^#   [a-z_]+-(forward|backward)-v[12] \(.*\): exit 0, 2 kernels$') $(printf '%s\n' "$dev" | grep -cE '^#     k_main\(float const\*\) +61\.2 us +dram +71\.5%')" "7 7" \
   "... then Nsight Compute over the 7 target kernels and variants (a stand-in ncu), one line per kernel from its CSV"
-ok "$(grep -c -- '--clock-control none --csv --print-units base --metrics gpu__time_duration.sum,.* --launch-count 40 kernels/kbench run .* --variant v[12] --warmup-ms 0 --rep-ms 0.01 --max-samples 1 --flush-bytes 0 --no-check$' "$FAKE/ncu.args")" 7 \
+ok "$(grep -c -- '--clock-control none --csv --print-units base --metrics gpu__time_duration.sum,.* --launch-count 40 kernels/kbench run .* --impl cuda/v[12] --warmup-ms 0 --rep-ms 0.01 --max-samples 1 --flush-bytes 0 --no-check$' "$FAKE/ncu.args")" 7 \
   "... ncu leaves the clocks alone and profiles one unchecked call of kbench's run"
 rm -rf "$DOUT"
 out=$(KI_BUNDLE=/nonexistent/pgbundle bash bench/device_db.sh cuda:0 2>&1); rc=$?

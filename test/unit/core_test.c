@@ -196,6 +196,55 @@ main(int argc, char **argv)
 			  strcmp(digest, "sha256:bea60af06f12216679b113d6624c5293d59bef2104ccc27cd33c992d124e039d") == 0,
 			  "SoftwareProject vector digest");
 	}
+
+	/* the manifest writer (json_write.c) shared by kbench and the Liger mapping */
+	{
+		ki_jw		w;
+		const char *s;
+
+		ki_jw_init(&w, &a);
+		ki_jw_manifest(&w, "SoftwareProject", "v", "q\"b\\s\x01 \xc2\xb7");
+		ki_jw_spec(&w);
+		ki_jw_kstr(&w, "repository", "https://example.invalid/vector/project");
+		ki_jw_knum(&w, "n", 1e-7);
+		ki_jw_key(&w, "a");
+		ki_jw_arr(&w);
+		ki_jw_num(&w, 0.1);
+		ki_jw_int(&w, INT64_MIN);
+		ki_jw_num(&w, 1.0 / 0.0);
+		ki_jw_bool(&w, true);
+		ki_jw_json(&w, "{\"x\":[]}");
+		ki_jw_obj(&w);
+		ki_jw_end_obj(&w);
+		ki_jw_end_arr(&w);
+		ki_jw_end_obj(&w);
+		ki_jw_end_obj(&w);
+		s = ki_jw_text(&w);
+		check(s && strcmp(s, "{\"apiVersion\":\"kernelindex.dev/v1alpha1\",\"kind\":\"SoftwareProject\","
+						  "\"metadata\":{\"name\":\"v\",\"title\":\"q\\\"b\\\\s\\u0001 \xc2\xb7\"},"
+						  "\"spec\":{\"repository\":\"https://example.invalid/vector/project\",\"n\":1e-7,"
+						  "\"a\":[0.1,-9223372036854775808,null,true,{\"x\":[]},{}]}}") == 0,
+			  "ki_jw: envelope, commas, escapes, canonical numbers, non-finite as null, spliced JSON");
+	}
+
+	/* cost formulas (cost_expr.c): PostgreSQL's precedence and float64 arithmetic, refusals with reasons */
+	{
+		const char *const names[] = {"rows", "hidden", "dtype_bytes"};
+		const double values[] = {7, 5, 2};
+		double		v = 0;
+		char		err[200] = "";
+
+		check(ki_cost_eval("dtype_bytes * (2 * rows * hidden + 2 * hidden) + 8 * rows", names, values, 3, &v, err, sizeof err) &&
+			  v == 2 * (2 * 7 * 5 + 2 * 5) + 8 * 7, "cost formula: layer_norm forward's bytes");
+		check(ki_cost_eval("3 * hidden / 2 - -rows + least(rows, hidden) * greatest(1, 2.5)", names, values, 3, &v, err, sizeof err) &&
+			  v == 3.0 * 5 / 2 + 7 + 5 * 2.5, "cost formula: left to right, unary minus, real division, least, greatest");
+		check(!ki_cost_eval("rows::text", names, values, 3, &v, err, sizeof err) &&
+			  strstr(err, "end expected") != NULL, "cost formula: a cast is refused");
+		check(!ki_cost_eval("rows * vocab", names, values, 3, &v, err, sizeof err) &&
+			  strstr(err, "unknown name \"vocab\"") != NULL, "cost formula: an unknown axis is refused by name");
+		check(!ki_cost_eval("least(rows)", names, values, 3, &v, err, sizeof err) && !ki_cost_eval("(rows", names, values, 3, &v, NULL, 0) &&
+			  !ki_cost_eval("", names, values, 3, &v, NULL, 0), "cost formula: least with one argument, an open parenthesis, nothing: refused");
+	}
 	ki_arena_reset(&a);
 	printf("# %d tests, %d failed\n", n_test, n_fail);
 	return n_fail ? 1 : 0;

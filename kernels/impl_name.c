@@ -1,0 +1,74 @@
+/*
+ * impl_name.c: the one mapping between the name of one of kbench's own
+ * implementations and what it is: its backend and CUDA kernel variant, the
+ * name and title of its ImplementationRevision, its CUDA entry point.  The
+ * kbench CLI (--impl), kb_run and the extension (kbench_run's
+ * implementation argument, the registry it shows SQL) all resolve names
+ * here.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "kb_int.h"
+
+kb_status
+kb_impl_resolve(const char *impl, const char *opname, kb_impl_id *id, char *err, size_t errlen)
+{
+	const kb_op *op = opname ? kb_find_op(opname) : NULL;
+	int			n = op ? kb_variant_count(op) : 9;
+
+	memset(id, 0, sizeof(*id));
+	if (strcmp(impl, "cpu") == 0)
+		id->cuda = 0;
+	else if (strcmp(impl, "cuda") == 0)
+		id->cuda = 1;
+	else if (strncmp(impl, "cuda/", 5) == 0)
+	{
+		const char *v = impl + 5;
+
+		if (v[0] != 'v' || v[1] < '1' || v[1] > '9' || v[2] != '\0' || v[1] - '0' > n)
+		{
+			char		allowed[64] = "";
+
+			for (int i = 1; i <= n; i++)
+				snprintf(allowed + strlen(allowed), sizeof(allowed) - strlen(allowed), "%sv%d", i > 1 ? ", " : "", i);
+			if (op)
+				kb_seterr(err, errlen, "unknown variant '%s' for %s; allowed: %s", v, op->name, allowed);
+			else
+				kb_seterr(err, errlen, "unknown implementation '%s': a CUDA kernel variant is cuda/vN", impl);
+			return KB_INVALID_REQUEST;
+		}
+		id->cuda = 1;
+		id->variant = v[1] - '0';
+	}
+	else
+		return KB_PASSED;		/* not kbench's own */
+	id->own = 1;
+	if (id->variant == 0)
+		id->variant = 1;
+	if (!id->cuda)
+		snprintf(id->impl, sizeof(id->impl), "cpu");
+	else if (id->variant == 1)
+		snprintf(id->impl, sizeof(id->impl), "cuda");
+	else
+		snprintf(id->impl, sizeof(id->impl), "cuda/v%d", id->variant);
+	if (!op)
+		return KB_PASSED;
+
+	/* v1 keeps the names it always had, so its history stays one implementation */
+	if (id->cuda && id->variant > 1)
+	{
+		snprintf(id->name, sizeof(id->name), "kbench-%s-cuda-v%d", op->slug, id->variant);
+		snprintf(id->title, sizeof(id->title), "%s \xc2\xb7 kbench CUDA v%d", op->title, id->variant);
+		/* the entry point called with kb_call.variant: part of the identity, so v2 is its own implementation */
+		snprintf(id->symbol, sizeof(id->symbol), "%s/v%d", op->cu_symbol, id->variant);
+	}
+	else
+	{
+		snprintf(id->name, sizeof(id->name), "kbench-%s-%s", op->slug, id->cuda ? "cuda" : "cpu");
+		snprintf(id->title, sizeof(id->title), "%s \xc2\xb7 kbench %s", op->title, id->cuda ? "CUDA" : "C");
+		if (id->cuda)
+			snprintf(id->symbol, sizeof(id->symbol), "%s", op->cu_symbol);
+	}
+	return KB_PASSED;
+}
