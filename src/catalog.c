@@ -36,6 +36,7 @@
 #include "liger/liger.h"
 #include "store.h"
 #include "catalog_import.h"
+#include "catalog_writer.h"
 #include "memory.h"
 
 /*
@@ -195,6 +196,7 @@ kbench_ingest(PG_FUNCTION_ARGS)
 	ki_value   *doc;
 	const char *source = PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1));
 	ki_stored	out[6];
+	ki_catalog_writer writer;
 	int			n = 0,
 				i;
 
@@ -208,6 +210,7 @@ kbench_ingest(PG_FUNCTION_ARGS)
 	if (doc == NULL)
 		ki_pg_report(&errs, "JSON");
 	SPI_connect();
+	ki_catalog_writer_begin(&writer);
 	if (is_kbench_result(doc))
 	{
 		static const char *const parts[] = {"operation", "workload", "implementation", "composite"};
@@ -252,6 +255,7 @@ kbench_ingest(PG_FUNCTION_ARGS)
 		if (n < 0)
 			ki_pg_report(&errs, is_composite(doc) ? "run document" : "manifest");
 	}
+	ki_catalog_writer_end(&writer);
 	SPI_finish();
 	for (i = 0; i < n; i++)
 	{
@@ -409,6 +413,7 @@ struct import_state
 	row_batch	plain;			/* kbench_catalog_rows: table, row id, row */
 	row_batch	source;			/* kbench_catalog_source_rows: digest, table, row */
 	List	   *withdrawals;	/* of withdrawal, in st->cxt */
+	ki_catalog_writer writer;	/* the import writes as the extension's owner */
 	/* rejected and skipped lines, stored at each flush */
 	Datum	   *rej_line;
 	Datum	   *rej_reason;
@@ -501,6 +506,7 @@ static void
 import_init(import_state *st, const char *kind, const char *source)
 {
 	memset(st, 0, sizeof(*st));
+	ki_catalog_writer_begin(&st->writer);
 	st->c.id = start_import(kind, source);
 	st->cxt = CurrentMemoryContext;
 	st->store = ki_store_begin();
@@ -677,6 +683,7 @@ import_done(import_state *st)
 	MemoryContextDelete(st->batchcxt);
 	MemoryContextDelete(st->linecxt);
 	finish_import(&st->c);
+	ki_catalog_writer_end(&st->writer);
 }
 
 /* A row of an export table without a manifest, kept verbatim. */
@@ -912,8 +919,8 @@ kbench_import_catalog_staged(PG_FUNCTION_ARGS)
 	Datum		result;
 
 	SPI_connect();
+	st = ki_catalog_import_begin(source);	/* from here on, as the extension's owner */
 	SPI_execute(psprintf("LOCK TABLE %s.kbench_import_staging IN EXCLUSIVE MODE", ext_schema()), false, 0);
-	st = ki_catalog_import_begin(source);
 	portal = SPI_cursor_open_with_args("staging",
 									   psprintf("SELECT line FROM %s.kbench_import_staging ORDER BY n", ext_schema()),
 									   0, NULL, NULL, NULL, true, 0);
