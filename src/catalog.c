@@ -414,6 +414,7 @@ struct import_state
 	row_batch	source;			/* kbench_catalog_source_rows: digest, table, row */
 	List	   *withdrawals;	/* of withdrawal, in st->cxt */
 	ki_catalog_writer writer;	/* the import writes as the extension's owner */
+	ki_memory_batch *memory;	/* the Liger import's memory observations, or NULL */
 	/* rejected and skipped lines, stored at each flush */
 	Datum	   *rej_line;
 	Datum	   *rej_reason;
@@ -609,6 +610,18 @@ import_flush(import_state *st)
 	int			i;
 
 	ki_store_flush(st->store);
+	if (st->memory)
+	{
+		int64		inserted,
+					present;
+
+		/* after the store that holds the manifests they name */
+		ki_memory_batch_flush(st->memory, &inserted, &present);
+		st->c.memory.inserted += inserted;
+		st->c.inserted += inserted;
+		st->c.memory.present += present;
+		st->c.present += present;
+	}
 	for (i = 0; i < st->nlines; i++)
 	{
 		if (st->lines[i].first && st->lines[i].item->inserted)
@@ -979,6 +992,8 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 	SPI_connect();
 	import_init(&ist, "liger", source);
 	keep_memory = ki_memory_available();
+	if (keep_memory)
+		ist.memory = ki_memory_batch_begin();
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "kbench liger row", 0, 512 * 1024, 8 * 1024 * 1024);
 	for (;;)
 	{
@@ -1043,16 +1058,14 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 			}
 			if (res.outcome == KI_LIGER_MAPPED_MEMORY)
 			{
-				/* its manifests wait in the store; the observation names them by digest */
-				if (ki_store_memory_observation(&res, row.line))
-					c->memory.inserted++, c->inserted++;
-				else
-					c->memory.present++, c->present++;
+				/* stored with the next flush, after the manifests it names by digest */
+				ki_memory_batch_add(ist.memory, &res, row.line);
 			}
 		}
 		MemoryContextSwitchTo(oldcxt);
 		MemoryContextReset(rowcxt);
-		if (ki_store_pending(ist.store) >= IMPORT_BATCH)
+		if (ki_store_pending(ist.store) >= IMPORT_BATCH ||
+			(ist.memory && ki_memory_batch_pending(ist.memory) >= IMPORT_BATCH))
 			import_flush(&ist);
 	}
 	{
