@@ -224,7 +224,9 @@ CREATE TABLE kbench_runs (
 	CHECK ((retracted_at IS NULL) = (retraction_reason IS NULL)),
 	CHECK ((superseded_by IS NULL) = (supersession_reason IS NULL))
 );
-CREATE INDEX ON kbench_runs (workload_digest, protocol_digest, environment_digest, implementation_digest);
+-- a cohort's runs of one implementation in time order: the alert checks read a
+-- family's runs before and after a landed one as ranges of it (sql/50_continuous.sql)
+CREATE INDEX ON kbench_runs (workload_digest, protocol_digest, environment_digest, implementation_digest, observed_at, digest);
 CREATE INDEX ON kbench_runs (implementation_digest);
 CREATE INDEX ON kbench_runs (protocol_digest);
 CREATE INDEX ON kbench_runs (environment_digest);
