@@ -28,6 +28,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/fmgroids.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -934,6 +935,8 @@ kbench_import_catalog_staged(PG_FUNCTION_ARGS)
 	SPI_connect();
 	st = ki_catalog_import_begin(source);	/* from here on, as the extension's owner */
 	SPI_execute(psprintf("LOCK TABLE %s.kbench_import_staging IN EXCLUSIVE MODE", ext_schema()), false, 0);
+	/* the lines sorted in memory, not on disk (the writer's GUC level takes it back) */
+	(void) set_config_option("work_mem", "131072", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	portal = SPI_cursor_open_with_args("staging",
 									   psprintf("SELECT line FROM %s.kbench_import_staging ORDER BY n", ext_schema()),
 									   0, NULL, NULL, NULL, true, 0);
