@@ -353,7 +353,9 @@ BEGIN
 			               WHERE r2.workload_digest = r.workload_digest AND r2.protocol_digest = r.protocol_digest
 			                 AND r2.environment_digest = r.environment_digest AND r2.implementation_digest = f.d
 			                 AND r2.status = 'passed' AND r2.retracted_at IS NULL AND r2.superseded_by IS NULL AND r2.primary_ns IS NOT NULL
-			                 AND (r2.observed_at, r2.digest) > (r.observed_at, r.digest)
+			                 -- the implementation in the row too: a bound only the family index takes, so that
+			                 -- the plan (generic, often made while the table is small) reads the one range
+			                 AND (r2.implementation_digest, r2.observed_at, r2.digest) > (f.d, r.observed_at, r.digest)
 			               ORDER BY r2.observed_at, r2.digest LIMIT 10) r2
 			        ORDER BY r2.observed_at, r2.digest LIMIT 10) z
 			 WHERE rejudge AND r.digest = ANY (landed)
@@ -397,7 +399,8 @@ BEGIN
 			                                      WHERE r.workload_digest = n.wd AND r.protocol_digest = n.pd AND r.environment_digest = n.ed
 			                                        AND r.implementation_digest = f.d
 			                                        AND r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL
-			                                        AND r.primary_ns IS NOT NULL AND (r.observed_at, r.digest) < (n.oa, n.digest)
+			                                        AND r.primary_ns IS NOT NULL
+			                                        AND (r.implementation_digest, r.observed_at, r.digest) < (f.d, n.oa, n.digest)
 			                                      ORDER BY r.observed_at DESC, r.digest DESC LIMIT mr.wmax) r
 			                               ORDER BY r.observed_at DESC, r.digest DESC LIMIT mr.wmax) z) q
 			 WHERE mr.wmax IS NOT NULL
