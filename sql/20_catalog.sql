@@ -307,10 +307,13 @@ CREATE TABLE kbench_import_rejections (
 --   \copy kbench_import_staging (line) FROM 'catalog.jsonl' WITH (FORMAT csv, QUOTE E'\x01', DELIMITER E'\x02')
 -- (the csv options pass each line through untouched), then
 --   SELECT * FROM kbench_import_catalog_staged();
-CREATE TABLE kbench_import_staging (
+-- Lines wait here only until the import reads and empties it: not WAL-logged
+-- (a crash empties it) and not compressed (each line is read back once).
+CREATE UNLOGGED TABLE kbench_import_staging (
 	n bigserial,
 	line text
 );
+ALTER TABLE kbench_import_staging ALTER COLUMN line SET STORAGE EXTERNAL;
 
 --------------------------------------------------------------------------
 -- Append-only: identity never changes, runs are never deleted.
