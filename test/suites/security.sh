@@ -194,6 +194,14 @@ q "GRANT pg_read_server_files TO eve"
 zstd -dc "$EXPORT" | sed -n '301,400p' > "$KI_CLUSTER_DIR/slice.jsonl"; chmod a+r "$KI_CLUSTER_DIR/slice.jsonl"
 ok "$(as eve "SELECT lines || ' ' || (rejected = 0) FROM kbench_import_catalog('$KI_CLUSTER_DIR/slice.jsonl')")" "100 true" "with pg_read_server_files, she imports a server file"
 q "REVOKE pg_read_server_files FROM eve"
+# an error after the switch to the owner (U+0000 is refused when the manifest is staged),
+# caught in a subtransaction: eve is eve again, with her own search_path
+nul_doc=$(python3 -c "import json; d=json.load(open('$SEED')); p=d['protocol']; p['spec']['comparability']['notes']='NUL \u0000'; print(json.dumps(p).replace(\"'\", \"''\"))")
+ok "$(as_script eve 2>&1 <<SQL
+DO \$\$ BEGIN PERFORM kbench_ingest('$nul_doc'::json); EXCEPTION WHEN untranslatable_character THEN NULL; END \$\$;
+SELECT current_user || ' ' || current_setting('search_path');
+SQL
+)" "eve eve, pg_catalog, kernelindex, public" "after an ingest fails as the owner, the caller is herself again, with her search_path"
 attack_refused eve 42501 "SELECT kbench__store_operations(ARRAY['sha256:00'], ARRAY['{}'::jsonb], ARRAY[NULL::text])" "a kbench_admin stores an unvalidated manifest through the store's function"
 attack_refused eve 42501 "INSERT INTO kbench_runs (digest) VALUES ('x')" "a kbench_admin writes a catalog table directly"
 attack_refused eve 42501 "SELECT kbench__withdraw('$seed_run', now(), 'x', NULL, NULL)" "a kbench_admin withdraws a run without kbench_retract's checks"
