@@ -225,7 +225,9 @@ CREATE TABLE kbench_runs (
 	CHECK ((retracted_at IS NULL) = (retraction_reason IS NULL)),
 	CHECK ((superseded_by IS NULL) = (supersession_reason IS NULL))
 );
-CREATE INDEX ON kbench_runs (workload_digest, protocol_digest, environment_digest, implementation_digest);
+-- a cohort's runs of one implementation in time order: the alert checks read a
+-- family's runs before and after a landed one as ranges of it (sql/50_continuous.sql)
+CREATE INDEX ON kbench_runs (workload_digest, protocol_digest, environment_digest, implementation_digest, observed_at, digest);
 CREATE INDEX ON kbench_runs (implementation_digest);
 CREATE INDEX ON kbench_runs (protocol_digest);
 CREATE INDEX ON kbench_runs (environment_digest);
@@ -306,10 +308,13 @@ CREATE TABLE kbench_import_rejections (
 --   \copy kbench_import_staging (line) FROM 'catalog.jsonl' WITH (FORMAT csv, QUOTE E'\x01', DELIMITER E'\x02')
 -- (the csv options pass each line through untouched), then
 --   SELECT * FROM kbench_import_catalog_staged();
-CREATE TABLE kbench_import_staging (
+-- Lines wait here only until the import reads and empties it: not WAL-logged
+-- (a crash empties it) and not compressed (each line is read back once).
+CREATE UNLOGGED TABLE kbench_import_staging (
 	n bigserial,
 	line text
 );
+ALTER TABLE kbench_import_staging ALTER COLUMN line SET STORAGE EXTERNAL;
 
 --------------------------------------------------------------------------
 -- Append-only: identity never changes, runs are never deleted.

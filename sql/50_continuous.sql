@@ -344,13 +344,19 @@ BEGIN
 			SELECT DISTINCT z.digest
 			  FROM kbench_runs r LEFT JOIN kbench_implementations i ON i.digest = r.implementation_digest
 			  CROSS JOIN LATERAL (
-			       SELECT r2.digest FROM kbench_runs r2
-			        WHERE r2.workload_digest = r.workload_digest AND r2.protocol_digest = r.protocol_digest
-			          AND r2.environment_digest = r.environment_digest
-			          AND r2.implementation_digest = ANY (CASE WHEN i.name IS NULL THEN ARRAY[r.implementation_digest]
-			                                                  ELSE ARRAY(SELECT i2.digest FROM kbench_implementations i2 WHERE i2.name = i.name) END)
-			          AND r2.status = 'passed' AND r2.retracted_at IS NULL AND r2.superseded_by IS NULL AND r2.primary_ns IS NOT NULL
-			          AND (r2.observed_at, r2.digest) > (r.observed_at, r.digest)
+			       -- the family's ten next runs: each member's ten next, read in order from
+			       -- the family index (one range a member, not the whole cohort), then merged
+			       SELECT r2.digest FROM unnest(CASE WHEN i.name IS NULL THEN ARRAY[r.implementation_digest]
+			                                         ELSE ARRAY(SELECT i2.digest FROM kbench_implementations i2 WHERE i2.name = i.name) END) f(d)
+			        CROSS JOIN LATERAL (
+			              SELECT r2.digest, r2.observed_at FROM kbench_runs r2
+			               WHERE r2.workload_digest = r.workload_digest AND r2.protocol_digest = r.protocol_digest
+			                 AND r2.environment_digest = r.environment_digest AND r2.implementation_digest = f.d
+			                 AND r2.status = 'passed' AND r2.retracted_at IS NULL AND r2.superseded_by IS NULL AND r2.primary_ns IS NOT NULL
+			                 -- the implementation in the row too: a bound only the family index takes, so that
+			                 -- the plan (generic, often made while the table is small) reads the one range
+			                 AND (r2.implementation_digest, r2.observed_at, r2.digest) > (f.d, r.observed_at, r.digest)
+			               ORDER BY r2.observed_at, r2.digest LIMIT 10) r2
 			        ORDER BY r2.observed_at, r2.digest LIMIT 10) z
 			 WHERE rejudge AND r.digest = ANY (landed)
 			   AND r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL
@@ -386,11 +392,16 @@ BEGIN
 			          AND kbench__mode_is(ru.mode, n.p) AND kbench__device_is(ru.device, n.e)) mr
 			  CROSS JOIN LATERAL (SELECT coalesce(array_agg(z.digest ORDER BY z.observed_at, z.digest), '{}') AS rds,
 			                             coalesce(array_agg(z.primary_ns::float8 ORDER BY z.observed_at, z.digest), '{}') AS xs
-			                        FROM (SELECT r.digest, r.observed_at, r.primary_ns FROM kbench_runs r
-			                               WHERE r.workload_digest = n.wd AND r.protocol_digest = n.pd AND r.environment_digest = n.ed
-			                                 AND r.implementation_digest = ANY (n.fam_digests)
-			                                 AND r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL
-			                                 AND r.primary_ns IS NOT NULL AND (r.observed_at, r.digest) < (n.oa, n.digest)
+			                        FROM (SELECT r.digest, r.observed_at, r.primary_ns
+			                                FROM unnest(n.fam_digests) f(d)
+			                               CROSS JOIN LATERAL (   -- each member's latest, from the family index, merged
+			                                     SELECT r.digest, r.observed_at, r.primary_ns FROM kbench_runs r
+			                                      WHERE r.workload_digest = n.wd AND r.protocol_digest = n.pd AND r.environment_digest = n.ed
+			                                        AND r.implementation_digest = f.d
+			                                        AND r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL
+			                                        AND r.primary_ns IS NOT NULL
+			                                        AND (r.implementation_digest, r.observed_at, r.digest) < (f.d, n.oa, n.digest)
+			                                      ORDER BY r.observed_at DESC, r.digest DESC LIMIT mr.wmax) r
 			                               ORDER BY r.observed_at DESC, r.digest DESC LIMIT mr.wmax) z) q
 			 WHERE mr.wmax IS NOT NULL
 		), mp AS (

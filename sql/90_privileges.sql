@@ -38,18 +38,26 @@ REVOKE ALL ON FUNCTION kbench_prune_jobs(interval) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION kbench_prune_jobs(interval) TO kbench_admin;
 
 -- Writing the catalog: ingests and imports are kbench_admin's (and the
--- owner's); reading a server file needs the caller's own right to it too:
--- COPY FROM a file (kbench_import_catalog) needs pg_read_server_files,
--- pg_read_file (kbench_import_liger_file) a superuser or a grant of it.
+-- owner's).  They validate as the caller and write as the owner: the C
+-- entry points switch to the owner's rights and the pinned search_path for
+-- their writes (src/catalog_writer.c), kbench_retract and kbench_supersede
+-- are SECURITY DEFINER.  Reading a server file needs the caller's own right
+-- to it: COPY FROM a file (kbench_import_catalog) needs pg_read_server_files,
+-- pg_read_file (kbench_import_liger_file) a superuser or a grant of it; from
+-- the client, kbench_admin \copy's into kbench_import_staging.
 REVOKE ALL ON FUNCTION kbench_ingest(json, text), kbench_ingest(jsonb, text), kbench_ingest(text, text),
 	kbench_import_catalog_staged(text), kbench_import_catalog(text),
 	kbench_import_liger(text, text), kbench_import_liger_file(text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION kbench_ingest(json, text), kbench_ingest(jsonb, text), kbench_ingest(text, text),
 	kbench_import_catalog_staged(text), kbench_import_catalog(text),
 	kbench_import_liger(text, text), kbench_import_liger_file(text) TO kbench_admin;
+ALTER FUNCTION kbench_retract(text, text) SECURITY DEFINER;
+ALTER FUNCTION kbench_supersede(text, text, text) SECURITY DEFINER;
 REVOKE ALL ON FUNCTION kbench_retract(text, text), kbench_supersede(text, text, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION kbench_retract(text, text), kbench_supersede(text, text, text) TO kbench_admin;
 REVOKE ALL ON FUNCTION kbench_rebuild_records() FROM PUBLIC;
+GRANT INSERT (line) ON kbench_import_staging TO kbench_admin;
+GRANT USAGE ON SEQUENCE kbench_import_staging_n_seq TO kbench_admin;
 
 -- The export's own rows (record events, artifacts, sources, aliases) are
 -- catalog too: PUBLIC reads them, and so may run kbench_export_catalog().

@@ -28,6 +28,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/fmgroids.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -36,6 +37,7 @@
 #include "liger/liger.h"
 #include "store.h"
 #include "catalog_import.h"
+#include "catalog_writer.h"
 #include "memory.h"
 
 /*
@@ -195,6 +197,7 @@ kbench_ingest(PG_FUNCTION_ARGS)
 	ki_value   *doc;
 	const char *source = PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1));
 	ki_stored	out[6];
+	ki_catalog_writer writer;
 	int			n = 0,
 				i;
 
@@ -208,6 +211,7 @@ kbench_ingest(PG_FUNCTION_ARGS)
 	if (doc == NULL)
 		ki_pg_report(&errs, "JSON");
 	SPI_connect();
+	ki_catalog_writer_begin(&writer);
 	if (is_kbench_result(doc))
 	{
 		static const char *const parts[] = {"operation", "workload", "implementation", "composite"};
@@ -252,6 +256,7 @@ kbench_ingest(PG_FUNCTION_ARGS)
 		if (n < 0)
 			ki_pg_report(&errs, is_composite(doc) ? "run document" : "manifest");
 	}
+	ki_catalog_writer_end(&writer);
 	SPI_finish();
 	for (i = 0; i < n; i++)
 	{
@@ -409,6 +414,8 @@ struct import_state
 	row_batch	plain;			/* kbench_catalog_rows: table, row id, row */
 	row_batch	source;			/* kbench_catalog_source_rows: digest, table, row */
 	List	   *withdrawals;	/* of withdrawal, in st->cxt */
+	ki_catalog_writer writer;	/* the import writes as the extension's owner */
+	ki_memory_batch *memory;	/* the Liger import's memory observations, or NULL */
 	/* rejected and skipped lines, stored at each flush */
 	Datum	   *rej_line;
 	Datum	   *rej_reason;
@@ -501,6 +508,7 @@ static void
 import_init(import_state *st, const char *kind, const char *source)
 {
 	memset(st, 0, sizeof(*st));
+	ki_catalog_writer_begin(&st->writer);
 	st->c.id = start_import(kind, source);
 	st->cxt = CurrentMemoryContext;
 	st->store = ki_store_begin();
@@ -603,6 +611,18 @@ import_flush(import_state *st)
 	int			i;
 
 	ki_store_flush(st->store);
+	if (st->memory)
+	{
+		int64		inserted,
+					present;
+
+		/* after the store that holds the manifests they name */
+		ki_memory_batch_flush(st->memory, &inserted, &present);
+		st->c.memory.inserted += inserted;
+		st->c.inserted += inserted;
+		st->c.memory.present += present;
+		st->c.present += present;
+	}
 	for (i = 0; i < st->nlines; i++)
 	{
 		if (st->lines[i].first && st->lines[i].item->inserted)
@@ -677,6 +697,7 @@ import_done(import_state *st)
 	MemoryContextDelete(st->batchcxt);
 	MemoryContextDelete(st->linecxt);
 	finish_import(&st->c);
+	ki_catalog_writer_end(&st->writer);
 }
 
 /* A row of an export table without a manifest, kept verbatim. */
@@ -912,8 +933,10 @@ kbench_import_catalog_staged(PG_FUNCTION_ARGS)
 	Datum		result;
 
 	SPI_connect();
+	st = ki_catalog_import_begin(source);	/* from here on, as the extension's owner */
 	SPI_execute(psprintf("LOCK TABLE %s.kbench_import_staging IN EXCLUSIVE MODE", ext_schema()), false, 0);
-	st = ki_catalog_import_begin(source);
+	/* the lines sorted in memory, not on disk (the writer's GUC level takes it back) */
+	(void) set_config_option("work_mem", "131072", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	portal = SPI_cursor_open_with_args("staging",
 									   psprintf("SELECT line FROM %s.kbench_import_staging ORDER BY n", ext_schema()),
 									   0, NULL, NULL, NULL, true, 0);
@@ -972,6 +995,8 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 	SPI_connect();
 	import_init(&ist, "liger", source);
 	keep_memory = ki_memory_available();
+	if (keep_memory)
+		ist.memory = ki_memory_batch_begin();
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "kbench liger row", 0, 512 * 1024, 8 * 1024 * 1024);
 	for (;;)
 	{
@@ -1036,16 +1061,14 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 			}
 			if (res.outcome == KI_LIGER_MAPPED_MEMORY)
 			{
-				/* its manifests wait in the store; the observation names them by digest */
-				if (ki_store_memory_observation(&res, row.line))
-					c->memory.inserted++, c->inserted++;
-				else
-					c->memory.present++, c->present++;
+				/* stored with the next flush, after the manifests it names by digest */
+				ki_memory_batch_add(ist.memory, &res, row.line);
 			}
 		}
 		MemoryContextSwitchTo(oldcxt);
 		MemoryContextReset(rowcxt);
-		if (ki_store_pending(ist.store) >= IMPORT_BATCH)
+		if (ki_store_pending(ist.store) >= IMPORT_BATCH ||
+			(ist.memory && ki_memory_batch_pending(ist.memory) >= IMPORT_BATCH))
 			import_flush(&ist);
 	}
 	{

@@ -11,55 +11,122 @@
 #include "executor/spi.h"
 #include "utils/builtins.h"
 
-static SPIPlanPtr insert_plan = NULL;
+#include "utils/array.h"
+#include "utils/memutils.h"
+
 static SPIPlanPtr import_plan = NULL;
 
-bool
-ki_store_memory_observation(const ki_liger_result *res, long line)
+/* The columns of kbench_memory_observations a batch fills, as arrays. */
+enum
 {
-	Datum		args[14];
-	char		nulls[14];
+	MB_EXTERNAL_ID, MB_OPERATION, MB_WORKLOAD, MB_IMPLEMENTATION, MB_PROTOCOL, MB_ENVIRONMENT,
+	MB_PASS, MB_P50, MB_P20, MB_P80, MB_VERSION, MB_OBSERVED_AT, MB_LINE, MB_NCOLS
+};
+
+struct ki_memory_batch
+{
+	MemoryContext cxt;			/* the staged values; reset at each flush */
+	Datum	   *values[MB_NCOLS];
+	bool	   *nulls[MB_NCOLS];
+	int			count;
+	int			cap;
+};
+
+ki_memory_batch *
+ki_memory_batch_begin(void)
+{
+	ki_memory_batch *b = palloc0(sizeof(ki_memory_batch));
+
+	b->cxt = AllocSetContextCreate(CurrentMemoryContext, "kbench memory batch", ALLOCSET_DEFAULT_SIZES);
+	return b;
+}
+
+int
+ki_memory_batch_pending(const ki_memory_batch *b)
+{
+	return b->count;
+}
+
+void
+ki_memory_batch_add(ki_memory_batch *b, const ki_liger_result *res, long line)
+{
 	const ki_liger_memory *m = &res->memory;
+	MemoryContext old = MemoryContextSwitchTo(b->cxt);
+	int			i = b->count,
+				c;
 
 	Assert(res->outcome == KI_LIGER_MAPPED_MEMORY);
-	if (insert_plan == NULL)
+	if (b->count == b->cap)
 	{
-		Oid			types[14] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID,
-			INT8OID, INT8OID, INT8OID, TEXTOID, TEXTOID, INT8OID};
-		SPIPlanPtr	plan = SPI_prepare(psprintf(
-											   "INSERT INTO %s.kbench_memory_observations (source, external_id, operation_digest, "
-											   "workload_digest, implementation_digest, protocol_digest, environment_digest, pass, "
-											   "p50_bytes, p20_bytes, p80_bytes, liger_version, observed_at, source_line) "
-											   "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, "
-											   "CAST($13 AS pg_catalog.timestamptz), $14) "
-											   "ON CONFLICT DO NOTHING", ext_schema()),
-											  14, types);
-
-		if (plan == NULL)
-			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-		SPI_keepplan(plan);
-		insert_plan = plan;
+		b->cap = b->cap ? b->cap * 2 : 256;
+		for (c = 0; c < MB_NCOLS; c++)
+		{
+			b->values[c] = b->values[c] ? repalloc(b->values[c], b->cap * sizeof(Datum)) : palloc(b->cap * sizeof(Datum));
+			b->nulls[c] = b->nulls[c] ? repalloc(b->nulls[c], b->cap * sizeof(bool)) : palloc(b->cap * sizeof(bool));
+		}
 	}
-	memset(nulls, ' ', sizeof nulls);
-	args[0] = CStringGetTextDatum("liger-kernel-bench");
-	args[1] = CStringGetTextDatum(res->external_id);
-	args[2] = CStringGetTextDatum(res->digest[KI_LIGER_OPERATION]);
-	args[3] = CStringGetTextDatum(res->digest[KI_LIGER_WORKLOAD]);
-	args[4] = CStringGetTextDatum(res->digest[KI_LIGER_IMPLEMENTATION]);
-	args[5] = CStringGetTextDatum(res->digest[KI_LIGER_PROTOCOL]);
-	args[6] = CStringGetTextDatum(res->digest[KI_LIGER_ENVIRONMENT]);
-	args[7] = CStringGetTextDatum(m->pass);
-	args[8] = Int64GetDatum(m->p50_bytes);
-	args[9] = Int64GetDatum(m->p20_bytes);
-	args[10] = Int64GetDatum(m->p80_bytes);
+	for (c = 0; c < MB_NCOLS; c++)
+		b->nulls[c][i] = false;
+	b->values[MB_EXTERNAL_ID][i] = CStringGetTextDatum(res->external_id);
+	b->values[MB_OPERATION][i] = CStringGetTextDatum(res->digest[KI_LIGER_OPERATION]);
+	b->values[MB_WORKLOAD][i] = CStringGetTextDatum(res->digest[KI_LIGER_WORKLOAD]);
+	b->values[MB_IMPLEMENTATION][i] = CStringGetTextDatum(res->digest[KI_LIGER_IMPLEMENTATION]);
+	b->values[MB_PROTOCOL][i] = CStringGetTextDatum(res->digest[KI_LIGER_PROTOCOL]);
+	b->values[MB_ENVIRONMENT][i] = CStringGetTextDatum(res->digest[KI_LIGER_ENVIRONMENT]);
+	b->values[MB_PASS][i] = CStringGetTextDatum(m->pass);
+	b->values[MB_P50][i] = Int64GetDatum(m->p50_bytes);
+	b->values[MB_P20][i] = Int64GetDatum(m->p20_bytes);
+	b->values[MB_P80][i] = Int64GetDatum(m->p80_bytes);
 	if (!m->spread)
-		nulls[9] = nulls[10] = 'n';
-	args[11] = CStringGetTextDatum(m->liger_version);
-	args[12] = CStringGetTextDatum(m->observed_at);
-	args[13] = Int64GetDatum((int64) line);
-	if (SPI_execute_plan(insert_plan, args, nulls, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "could not store a memory observation");
-	return SPI_processed > 0;
+		b->nulls[MB_P20][i] = b->nulls[MB_P80][i] = true;
+	b->values[MB_VERSION][i] = CStringGetTextDatum(m->liger_version);
+	b->values[MB_OBSERVED_AT][i] = CStringGetTextDatum(m->observed_at);
+	b->values[MB_LINE][i] = Int64GetDatum((int64) line);
+	b->count++;
+	MemoryContextSwitchTo(old);
+}
+
+void
+ki_memory_batch_flush(ki_memory_batch *b, int64 *inserted, int64 *present)
+{
+	Datum		args[MB_NCOLS];
+	Oid			types[MB_NCOLS];
+	int			dims[1] = {b->count};
+	int			lbs[1] = {1};
+	int			c;
+	int64		n;
+	MemoryContext old;
+
+	*inserted = *present = 0;
+	if (b->count == 0)
+		return;
+	old = MemoryContextSwitchTo(b->cxt);
+	for (c = 0; c < MB_NCOLS; c++)
+	{
+		bool		int8col = c == MB_P50 || c == MB_P20 || c == MB_P80 || c == MB_LINE;
+
+		types[c] = int8col ? INT8ARRAYOID : TEXTARRAYOID;
+		args[c] = PointerGetDatum(int8col ?
+								  construct_md_array(b->values[c], b->nulls[c], 1, dims, lbs, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE) :
+								  construct_md_array(b->values[c], b->nulls[c], 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
+	}
+	/* in the order staged, as one INSERT a row stored them (sql/15_memory.sql) */
+	if (SPI_execute_with_args(psprintf("SELECT %s.kbench__store_memory_observations($1, $2, $3, $4, $5, $6, $7, $8, "
+									   "$9, $10, $11, $12, $13)", ext_schema()),
+							  MB_NCOLS, types, args, NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not store the memory observations");
+	{
+		bool		isnull;
+
+		n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	*inserted = n;
+	*present = b->count - n;
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(b->cxt);
+	memset(b->values, 0, sizeof(b->values));
+	memset(b->nulls, 0, sizeof(b->nulls));
+	b->count = b->cap = 0;
 }
 
 /* Store the manifest row[key] (when present) and check it digests to row[digest_key]. */

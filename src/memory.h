@@ -17,11 +17,20 @@ typedef struct ki_memory_counts
 } ki_memory_counts;
 
 /*
- * Store the observation of a mapped Liger memory row (outcome
- * KI_LIGER_MAPPED_MEMORY; its five manifests already stored), found on
- * physical line `line`.  True when new, false when already there.
+ * The observations of mapped Liger memory rows (outcome
+ * KI_LIGER_MAPPED_MEMORY), staged in memory and stored together by one
+ * INSERT ... SELECT FROM unnest(...) ... ON CONFLICT DO NOTHING, in the order
+ * they were added: the same rows, in the same order, as one INSERT a row.
+ * Flush after the store that holds their manifests.
  */
-bool		ki_store_memory_observation(const ki_liger_result *res, long line);
+typedef struct ki_memory_batch ki_memory_batch;
+
+ki_memory_batch *ki_memory_batch_begin(void);	/* in CurrentMemoryContext */
+/* Stage the observation of res, found on physical line `line`. */
+void		ki_memory_batch_add(ki_memory_batch *b, const ki_liger_result *res, long line);
+int			ki_memory_batch_pending(const ki_memory_batch *b);
+/* Store what is staged; *inserted: how many were new, *present: already there. */
+void		ki_memory_batch_flush(ki_memory_batch *b, int64 *inserted, int64 *present);
 
 /*
  * Import one "memory_observations" row of a catalog export: store the

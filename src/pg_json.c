@@ -268,6 +268,108 @@ ki_pg_arg_tree(FunctionCallInfo fcinfo, int argno, ki_arena *a, ki_errors *errs)
 	}
 }
 
+/*
+ * The numeric of a tree's number: the one numeric_in gives for its RFC 8785
+ * text (ki_format_number), made directly for an integer that text writes
+ * exactly (|d| <= 2^53: the same value, scale 0).
+ */
+static Numeric
+number_of(double d)
+{
+	char		num[32];
+
+	if (fabs(d) <= 9007199254740992.0 && d == (double) (int64) d)
+		return int64_to_numeric((int64) d);
+	ki_format_number(d, num);
+	return DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(num),
+											   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));
+}
+
+/* jsonb's order of object keys (lengthCompareJsonbStringValue): shorter first, then bytes. */
+static int
+jsonb_key_cmp(const void *a, const void *b)
+{
+	const JsonbPair *pa = a;
+	const JsonbPair *pb = b;
+
+	if (pa->key.val.string.len != pb->key.val.string.len)
+		return pa->key.val.string.len > pb->key.val.string.len ? 1 : -1;
+	return memcmp(pa->key.val.string.val, pb->key.val.string.val, pa->key.val.string.len);
+}
+
+/*
+ * The tree as an in-memory JsonbValue for JsonbValueToJsonb: what
+ * pushJsonbValue builds, with each object's keys sorted as jsonb keeps
+ * them, made in one pass without its copies.  false for an object with a
+ * repeated name (the parser refuses them; a built tree might not), which
+ * the caller then converts through pushJsonbValue, as jsonb_in would.
+ */
+static bool
+tree_to_jbv(const ki_value *v, JsonbValue *out)
+{
+	size_t		i;
+
+	switch (v->type)
+	{
+		case KI_OBJECT:
+			{
+				JsonbPair  *pairs = palloc(Max(v->u.obj.count, 1) * sizeof(JsonbPair));
+
+				for (i = 0; i < v->u.obj.count; i++)
+				{
+					pairs[i].key.type = jbvString;
+					pairs[i].key.val.string.val = (char *) v->u.obj.members[i].key.ptr;
+					pairs[i].key.val.string.len = (int) v->u.obj.members[i].key.len;
+					pairs[i].order = (uint32) i;
+					if (!tree_to_jbv(v->u.obj.members[i].value, &pairs[i].value))
+						return false;
+				}
+				if (v->u.obj.count > 1)
+				{
+					qsort(pairs, v->u.obj.count, sizeof(JsonbPair), jsonb_key_cmp);
+					for (i = 1; i < v->u.obj.count; i++)
+						if (jsonb_key_cmp(&pairs[i - 1], &pairs[i]) == 0)
+							return false;
+				}
+				out->type = jbvObject;
+				out->val.object.nPairs = (int) v->u.obj.count;
+				out->val.object.pairs = pairs;
+				return true;
+			}
+		case KI_ARRAY:
+			{
+				JsonbValue *elems = palloc(Max(v->u.arr.count, 1) * sizeof(JsonbValue));
+
+				for (i = 0; i < v->u.arr.count; i++)
+					if (!tree_to_jbv(v->u.arr.items[i], &elems[i]))
+						return false;
+				out->type = jbvArray;
+				out->val.array.nElems = (int) v->u.arr.count;
+				out->val.array.elems = elems;
+				out->val.array.rawScalar = false;
+				return true;
+			}
+		case KI_NULL:
+			out->type = jbvNull;
+			return true;
+		case KI_TRUE:
+		case KI_FALSE:
+			out->type = jbvBool;
+			out->val.boolean = v->type == KI_TRUE;
+			return true;
+		case KI_STRING:
+			out->type = jbvString;
+			out->val.string.val = (char *) v->u.str.ptr;
+			out->val.string.len = (int) v->u.str.len;
+			return true;
+		case KI_NUMBER:
+			out->type = jbvNumeric;
+			out->val.numeric = number_of(v->u.num);
+			return true;
+	}
+	return false;
+}
+
 static JsonbValue *
 push_tree(JsonbParseState **state, const ki_value *v, bool is_elem)
 {
@@ -306,17 +408,9 @@ push_tree(JsonbParseState **state, const ki_value *v, bool is_elem)
 			jv.val.string.len = (int) v->u.str.len;
 			break;
 		case KI_NUMBER:
-			{
-				char		num[32];
-
-				ki_format_number(v->u.num, num);
-				jv.type = jbvNumeric;
-				jv.val.numeric = DatumGetNumeric(DirectFunctionCall3(numeric_in,
-																	 CStringGetDatum(num),
-																	 ObjectIdGetDatum(InvalidOid),
-																	 Int32GetDatum(-1)));
-				break;
-			}
+			jv.type = jbvNumeric;
+			jv.val.numeric = number_of(v->u.num);
+			break;
 	}
 	if (*state == NULL)
 	{
@@ -337,6 +431,31 @@ push_tree(JsonbParseState **state, const ki_value *v, bool is_elem)
  * Find a U+0000 in a string or member name of the tree; true with its path
  * in *path.  jsonb cannot hold U+0000 (its text form would end there).
  */
+static bool
+has_nul(const ki_value *v)
+{
+	size_t		i;
+
+	switch (v->type)
+	{
+		case KI_STRING:
+			return memchr(v->u.str.ptr, '\0', v->u.str.len) != NULL;
+		case KI_ARRAY:
+			for (i = 0; i < v->u.arr.count; i++)
+				if (has_nul(v->u.arr.items[i]))
+					return true;
+			return false;
+		case KI_OBJECT:
+			for (i = 0; i < v->u.obj.count; i++)
+				if (memchr(v->u.obj.members[i].key.ptr, '\0', v->u.obj.members[i].key.len) != NULL ||
+					has_nul(v->u.obj.members[i].value))
+					return true;
+			return false;
+		default:
+			return false;
+	}
+}
+
 static bool
 find_nul(const ki_value *v, ki_buf *path)
 {
@@ -383,18 +502,25 @@ ki_tree_to_jsonb(const ki_value *v)
 {
 	JsonbParseState *state = NULL;
 	JsonbValue *res;
+	JsonbValue	root;
 	ki_arena	a;
 	ki_buf		path;
 
-	ki_pg_arena_init(&a);
-	ki_buf_init(&path, &a, 64);
-	if (find_nul(v, &path))
+	if (has_nul(v))
+	{
+		/* its path, found the slow way, for the message */
+		ki_pg_arena_init(&a);
+		ki_buf_init(&path, &a, 64);
+		(void) find_nul(v, &path);
 		ereport(ERROR,
 				(errcode(ERRCODE_UNTRANSLATABLE_CHARACTER),
 				 errmsg("cannot store a document containing U+0000 at %s",
 						path.len > 0 ? ki_buf_cstr(&path) : "(root)"),
 				 errdetail("jsonb cannot hold the character U+0000; storing it would cut the string there and change the document's digest."),
 				 errhint("Remove the \\u0000 escape from the document; kbench_digest() and kbench_canonical() accept it.")));
+	}
+	if ((v->type == KI_OBJECT || v->type == KI_ARRAY) && tree_to_jbv(v, &root))
+		return JsonbValueToJsonb(&root);
 	res = push_tree(&state, v, false);
 
 	return JsonbValueToJsonb(res);

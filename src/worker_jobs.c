@@ -129,15 +129,30 @@ ki_claim_job(const char *device, claimed_job *job, MemoryContext cxt)
 }
 
 /*
- * The manifests of a run reach the store as the kernels library wrote them.
- * kernels/ built each through the identity core (kb_manifest_finish:
- * validated, normalized, digested; the {run, protocol, environment}
- * document checked as the ingest path checks one), so they are validated
- * once, there: here they are only parsed, for the jsonb the store keeps,
- * and staged under the digests kernels/ gave them (kb_result).
+ * Stage one manifest of the kernels library as it handed it over: validated,
+ * normalized and digested by the identity core in kb_run (kernels/manifests.c,
+ * kb_manifest_finish), in this process, and written as its canonical text.
+ * It is parsed back into a tree for the store and not validated or digested a
+ * second time.  That is safe because nothing outside this process wrote it:
+ * an implementation that runs in a child (python, a library; docs/BYO.md)
+ * sends only its measurements over the socket, and kb_run validates the
+ * manifests built from them here, before returning.  Anything else is a bug
+ * of ours: the text must parse and name the kind expected.
  */
+static void
+stage_validated(ki_store *s, const ki_value *doc, ki_kind want, const char *digest, const char *what,
+				Datum raw_samples)
+{
+	const ki_value *k = doc && doc->type == KI_OBJECT ? ki_get(doc, "kind") : NULL;
+
+	if (k == NULL || k->type != KI_STRING || ki_kind_from_name(k->u.str.ptr, k->u.str.len) != want ||
+		strlen(digest) != KI_DIGEST_LEN)
+		elog(ERROR, "the kernels library handed over a %s that is not a validated %s", what, ki_kind_name(want));
+	ki_store_add(s, want, digest, doc, "kbench", raw_samples, NULL);
+}
+
 static ki_value *
-parse_kernels_json(ki_arena *a, const char *json)
+parse_handed(ki_arena *a, const char *json, const char *what)
 {
 	ki_errors	errs;
 	ki_value   *doc;
@@ -145,49 +160,42 @@ parse_kernels_json(ki_arena *a, const char *json)
 	ki_errors_init(&errs, a);
 	doc = ki_parse(a, json, strlen(json), &errs);
 	if (doc == NULL)
-		ki_pg_report(&errs, "JSON from the kernels library");
+		ki_pg_report(&errs, psprintf("%s from the kernels library", what));
 	return doc;
 }
 
-/* Stage one manifest (a member of doc when member is not NULL) under digest. */
+/* The manifests of a run, as kb_run handed them over, in one store and one flush. */
 static void
-stage_manifest(ki_store *s, const ki_value *doc, const char *member, const char *digest, Datum raw_samples)
+store_run_manifests(const kb_result *res, Datum raw_samples)
 {
-	const ki_value *m = member ? ki_get(doc, member) : doc;
-	const ki_value *name = m ? ki_get(m, "kind") : NULL;
-	ki_kind		kind = KI_KIND_UNKNOWN;
-	bool		first;
-
-	if (name && name->type == KI_STRING)
-		kind = ki_kind_from_name(name->u.str.ptr, name->u.str.len);
-	if (kind == KI_KIND_UNKNOWN)
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("the kernels library gave a manifest without a known kind (%s)",
-						member ? member : "document")));
-	(void) ki_store_add(s, kind, digest, m, "kbench", raw_samples, &first);
-}
-
-/* Store the six manifests of a run in one flush. */
-static void
-store_result(const kb_result *res, Datum raw_samples)
-{
-	ki_store   *s = ki_store_begin();
 	ki_arena	a;
-	ki_value   *run;
+	ki_store   *s = ki_store_begin();
+	ki_value   *composite;
 
 	ki_pg_arena_init(&a);
 	if (res->operation_json)
-		stage_manifest(s, parse_kernels_json(&a, res->operation_json), NULL, res->operation_digest, (Datum) 0);
+		stage_validated(s, parse_handed(&a, res->operation_json, "operation"),
+						KI_KIND_OPERATION_SPEC, res->operation_digest, "operation", (Datum) 0);
 	if (res->workload_json)
-		stage_manifest(s, parse_kernels_json(&a, res->workload_json), NULL, res->workload_digest, (Datum) 0);
+	{
+		ki_value   *w = parse_handed(&a, res->workload_json, "workload");
+		const ki_value *k = w && w->type == KI_OBJECT ? ki_get(w, "kind") : NULL;
+		ki_kind		kind = k && k->type == KI_STRING ? ki_kind_from_name(k->u.str.ptr, k->u.str.len) : KI_KIND_UNKNOWN;
+
+		stage_validated(s, w, kind == KI_KIND_WORKLOAD_SUITE ? KI_KIND_WORKLOAD_SUITE : KI_KIND_WORKLOAD_CASE,
+						res->workload_digest, "workload", (Datum) 0);
+	}
 	if (res->implementation_json)
-		stage_manifest(s, parse_kernels_json(&a, res->implementation_json), NULL, res->implementation_digest,
-					   (Datum) 0);
-	run = parse_kernels_json(&a, res->composite_json);
-	stage_manifest(s, run, "protocol", res->protocol_digest, (Datum) 0);
-	stage_manifest(s, run, "environment", res->environment_digest, (Datum) 0);
-	stage_manifest(s, run, "run", res->run_digest, raw_samples);
+		stage_validated(s, parse_handed(&a, res->implementation_json, "implementation"),
+						KI_KIND_IMPLEMENTATION_REVISION, res->implementation_digest, "implementation", (Datum) 0);
+	composite = parse_handed(&a, res->composite_json, "run document");
+	if (composite == NULL || composite->type != KI_OBJECT)
+		elog(ERROR, "the kernels library handed over a run document that is not an object");
+	stage_validated(s, ki_get(composite, "protocol"), KI_KIND_BENCHMARK_PROTOCOL, res->protocol_digest,
+					"protocol", (Datum) 0);
+	stage_validated(s, ki_get(composite, "environment"), KI_KIND_EXECUTION_ENVIRONMENT,
+					res->environment_digest, "environment", (Datum) 0);
+	stage_validated(s, ki_get(composite, "run"), KI_KIND_BENCHMARK_RUN, res->run_digest, "run", raw_samples);
 	ki_store_flush(s);
 	ki_store_end(s);
 }
@@ -227,7 +235,7 @@ ki_finish_job(const claimed_job *job, const char *status, const kb_result *res, 
 	pgstat_report_activity(STATE_RUNNING, "storing a run");
 	if (have_run)
 	{
-		store_result(res, raw_samples_datum(res));
+		store_run_manifests(res, raw_samples_datum(res));
 	}
 	args[0] = Int64GetDatum(job->id);
 	args[1] = CStringGetTextDatum(status);

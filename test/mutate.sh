@@ -38,6 +38,10 @@ unsorted_large_objects|src/core/json_canon.c|s/qsort(order, n, sizeof(ki_member 
 guc_only_preloaded|src/init.c|s/? PGC_POSTMASTER : PGC_SIGHUP;/? PGC_POSTMASTER : PGC_POSTMASTER;/|no_preload|kernelindex.database defined the preloaded way without the preload
 unchecked_competes|kernels/request.c|s/\t\treturn "incomplete_evidence";/\t\treturn kb_status_name(r->status);/|gate|a run with "check": false is filed as passed and competes
 cancel_queued_silent|src/queue.c|s/" SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",/" SELECT pg_catalog.pg_notify('kbench_nobody', '') FROM j",/|guards|cancelling a queued job notifies no listener
+catalog_written_as_caller|src/catalog_writer.c|s/SetUserIdAndSecContext(owner, w->save_sec/SetUserIdAndSecContext(w->save_userid, w->save_sec/|security|ingests and imports write the catalog with the caller's rights
+catalog_writer_unsafe_schema|src/catalog_writer.c|s/if (w->save_userid != owner \&\& !ki_schema_is_safe(\&why))/if (false \&\& !ki_schema_is_safe(\&why))/|security|the owner writes for a role while others may create in the schema
+worker_wrong_digest|src/worker_jobs.c|s/KI_KIND_BENCHMARK_PROTOCOL, res->protocol_digest,/KI_KIND_BENCHMARK_PROTOCOL, res->environment_digest,/|runner|the worker files kb_run's protocol under another digest
+memory_digest_no_length|sql/15_memory.sql|s/ AND length(workload_digest) = 71//|memory|a memory observation's workload digest may have 65 digits
 budget_by_time|bench/device.sh|s/\[ "\$N" -gt "\${MAX_ROWS:-1000}" \]/[ "$N" -gt "$((${MAX_ROWS:-1000} + 1))" ]/|fault|device.sh times one row more than MAX_ROWS
 cost_one_pass|kernels/cost.c|s/op->cost_bytes\[cs->mode\]/op->cost_bytes[0]/|costs|kbench evaluates the forward bytes formula for every pass
 v1_renamed|kernels/impl_name.c|s/if (id->cuda \&\& id->variant > 1)/if (id->cuda \&\& id->variant >= 1)/|kernels|cuda (v1) named as a variant, kbench-<op>-cuda-v1: its digests would change

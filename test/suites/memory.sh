@@ -188,22 +188,28 @@ bad() {	# one export line edited: $1 an SQL expression over the line as jsonb d
   bad "jsonb_set(d, '{row,operationDigest}', to_jsonb('sha256:' || repeat('1', 64)))"
   bad "jsonb_set(jsonb_set(d, '{row,pass}', '\"forward\"'), '{row,externalId}', '\"new/two\"')"
   bad "jsonb_set(d, '{row,protocol}', jsonb_build_object('run', d->'row'->'protocol'))"
+  # digests the table's CHECK refuses: upper case, 65 and 63 digits, a newline after 64
+  bad "jsonb_set(d, '{row,workloadDigest}', to_jsonb('sha256:' || repeat('A', 64)))"
+  bad "jsonb_set(d, '{row,workloadDigest}', to_jsonb('sha256:' || repeat('a', 65)))"
+  bad "jsonb_set(d, '{row,implementationDigest}', to_jsonb('sha256:' || repeat('a', 63)))"
+  bad "jsonb_set(d, '{row,implementationDigest}', to_jsonb('sha256:' || repeat('a', 64) || E'\\n'))"
 } >"$TMP/bad.jsonl"
 chmod 644 "$TMP/bad.jsonl"
-ok "$(DB=dst q "SELECT lines || ' ' || rejected || ' ' || inserted FROM kbench_import_catalog('$TMP/bad.jsonl')")" "13 13 0" \
-   "13 bad memory_observations rows: all rejected, nothing stored"
+ok "$(DB=dst q "SELECT lines || ' ' || rejected || ' ' || inserted FROM kbench_import_catalog('$TMP/bad.jsonl')")" "17 17 0" \
+   "17 bad memory_observations rows: all rejected, nothing stored"
 DB=dst q "SELECT line || ': ' || reason FROM kbench_import_rejections WHERE import_id = (SELECT max(id) FROM kbench_imports) ORDER BY line" >"$TMP/reasons.txt"
 n=0
 for want in "needs p50Bytes (a whole number)" "needs p50Bytes (a whole number)" "needs p20Bytes (a whole number)" \
             "violates check constraint" "pass sideways, but its protocol" "is not an ISO 8601 UTC instant with milliseconds" \
             "violates check constraint" "digest mismatch: protocolDigest" "digest mismatch: environmentDigest" "out of range" \
             "its workload is of operation sha256:14cde8c6" "pass forward, but its protocol liger-bench-do-bench-full times full" \
-            "protocol is not a BenchmarkProtocol manifest"; do
+            "protocol is not a BenchmarkProtocol manifest" "violates check constraint" "violates check constraint" \
+            "violates check constraint" "violates check constraint"; do
   n=$((n + 1))
   got=$(sed -n "${n}p" "$TMP/reasons.txt")
   case "$got" in "$n: "*"$want"*) echo "ok - bad row $n rejected: $want";; *) echo "not ok - bad row $n rejected: $want (got '$got')";; esac
 done
-ok "$(DB=dst q "SELECT memory_rejected FROM kbench_imports ORDER BY id DESC LIMIT 1")" 13 "the report counts them as rejected memory observations"
+ok "$(DB=dst q "SELECT memory_rejected FROM kbench_imports ORDER BY id DESC LIMIT 1")" 17 "the report counts them as rejected memory observations"
 
 # ---- bad memory rows of a Liger CSV are rejected with reasons, not dropped
 hdr=$(head -1 "$CSV")

@@ -50,6 +50,18 @@ if wait_for "SELECT count(*) = 0 FROM kbench_jobs WHERE status IN ('queued', 'ru
   ok "$(q "SELECT count(*) FROM kbench_jobs WHERE id > 1 AND status = 'passed' AND attempts = 1")" 200 "each of the 200 jobs ran exactly once and passed"
   ok "$(q "SELECT count(DISTINCT run_digest) FROM kbench_jobs WHERE id > 1")" 200 "200 distinct runs recorded"
   ok "$(q "SELECT count(*) - $runs_before FROM kbench_runs")" 200 "200 runs in the catalog"
+  # the worker stores kb_run's manifests under the digests kb_run gave them (validated once, in
+  # kb_run; src/worker_jobs.c): each must be its manifest's digest, and the job's run must be there
+  ok "$(q "SELECT count(*) FILTER (WHERE kbench_digest(m.manifest) IS DISTINCT FROM m.digest) || ' ' || (count(*) > 200)::int
+             FROM (SELECT r.digest, r.manifest FROM kbench_runs r JOIN kbench_jobs j ON j.run_digest = r.digest
+                   UNION ALL SELECT p.digest, p.manifest FROM kbench_protocols p WHERE p.source = 'kbench'
+                   UNION ALL SELECT e.digest, e.manifest FROM kbench_environments e WHERE e.source = 'kbench'
+                   UNION ALL SELECT w.digest, w.manifest FROM kbench_workloads w WHERE w.source = 'kbench'
+                   UNION ALL SELECT i.digest, i.manifest FROM kbench_implementations i WHERE i.source = 'kbench'
+                   UNION ALL SELECT o.digest, o.manifest FROM kbench_operations o WHERE o.source = 'kbench') m")" "0 1" \
+     "every manifest a job stored digests to its key (the worker takes kb_run's validated manifests and digests)"
+  ok "$(q "SELECT count(*) FROM kbench_jobs j WHERE j.id > 1 AND NOT EXISTS (SELECT 1 FROM kbench_runs r WHERE r.digest = j.run_digest
+             AND r.raw_samples_ns IS NOT NULL AND cardinality(r.unresolved) = 0)")" 0 "each job's run is stored with its raw samples and nothing unresolved"
   echo "# $(q "SELECT format('queue-to-start p50 %s ms, p99 %s ms; run p50 %s ms', round(percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM started_at - queued_at) * 1000)::numeric, 1), round(percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM started_at - queued_at) * 1000)::numeric, 1), round(percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM finished_at - started_at) * 1000)::numeric, 1)) FROM kbench_jobs WHERE id > 1")"
 else
   echo "not ok - 200 jobs from 4 sessions finished within 240 s"

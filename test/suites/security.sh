@@ -61,6 +61,11 @@ CREATE ROLE bob LOGIN IN ROLE kbench_user;
 CREATE ROLE mallory LOGIN IN ROLE kbench_user;
 CREATE ROLE watcher LOGIN IN ROLE kbench_user, pg_read_all_data;
 CREATE ROLE boss LOGIN IN ROLE kbench_admin;
+-- eve: a kbench_admin who is neither a superuser nor the extension's owner,
+-- with shadows of her own first on her search_path (as mallory's)
+CREATE ROLE eve LOGIN IN ROLE kbench_admin;
+CREATE SCHEMA eve AUTHORIZATION eve;
+ALTER ROLE eve SET search_path = eve, pg_catalog, kernelindex, public;
 CREATE ROLE reader LOGIN;
 ALTER ROLE alice SET search_path = kernelindex, public;
 ALTER ROLE bob SET search_path = kernelindex, public;
@@ -89,28 +94,39 @@ BEGIN
 END \$f\$;
 SQL
 }
-shadows=""
-for s in mallory public; do
-  shadows+=$(shadow $s clock_timestamp "" timestamptz "pg_catalog.clock_timestamp()")
-  shadows+=$(shadow $s now "" timestamptz "pg_catalog.now()")
-  shadows+=$(shadow $s make_interval "secs integer" interval "pg_catalog.make_interval(secs => secs)")
-  shadows+=$(shadow $s json_build_object "a text, b bigint, c text, d text, e text, f text" json "pg_catalog.json_build_object(a, b, c, d, e, f)")
-  shadows+=$(shadow $s pg_notify "a text, b text" void "pg_catalog.pg_notify(a, b)")
-  shadows+=$(shadow $s format "a text, b interval, c text, d integer" text "pg_catalog.format(a, b, c, d)")
-  shadows+=$(shadow $s format "a text, b text, c integer" text "pg_catalog.format(a, b, c)")
-  shadows+=$(shadow $s format "a text, b text, c integer, d text" text "pg_catalog.format(a, b, c, d)")
-  shadows+=$(shadow $s current_setting "a text, b boolean" text "pg_catalog.current_setting(a, b)")
-  shadows+=$(shadow $s shadow_int8eq "a bigint, b bigint" boolean "a OPERATOR(pg_catalog.=) b")
-  shadows+=$(shadow $s shadow_texteq "a text, b text" boolean "a OPERATOR(pg_catalog.=) b")
-  shadows+=$(shadow $s shadow_tstzlt "a timestamptz, b timestamptz" boolean "a OPERATOR(pg_catalog.<) b")
-  shadows+="
-CREATE OPERATOR $s.= (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = $s.shadow_int8eq);
+shadow_set() {  # schema: the shadows of what the runner's and the catalog writers' SQL calls
+  local s=$1
+  shadow $s clock_timestamp "" timestamptz "pg_catalog.clock_timestamp()"
+  shadow $s now "" timestamptz "pg_catalog.now()"
+  shadow $s make_interval "secs integer" interval "pg_catalog.make_interval(secs => secs)"
+  shadow $s json_build_object "a text, b bigint, c text, d text, e text, f text" json "pg_catalog.json_build_object(a, b, c, d, e, f)"
+  shadow $s pg_notify "a text, b text" void "pg_catalog.pg_notify(a, b)"
+  shadow $s format "a text, b interval, c text, d integer" text "pg_catalog.format(a, b, c, d)"
+  shadow $s format "a text, b text, c integer" text "pg_catalog.format(a, b, c)"
+  shadow $s format "a text, b text, c integer, d text" text "pg_catalog.format(a, b, c, d)"
+  shadow $s current_setting "a text, b boolean" text "pg_catalog.current_setting(a, b)"
+  shadow $s shadow_int8eq "a bigint, b bigint" boolean "a OPERATOR(pg_catalog.=) b"
+  shadow $s shadow_texteq "a text, b text" boolean "a OPERATOR(pg_catalog.=) b"
+  shadow $s shadow_tstzlt "a timestamptz, b timestamptz" boolean "a OPERATOR(pg_catalog.<) b"
+  echo "CREATE OPERATOR $s.= (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = $s.shadow_int8eq);
 CREATE OPERATOR $s.= (LEFTARG = text, RIGHTARG = text, FUNCTION = $s.shadow_texteq);
 CREATE OPERATOR $s.< (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = $s.shadow_tstzlt);
 "
-done
+  # what the store, the imports' bookkeeping, kbench_retract and kbench_supersede call
+  shadow $s jsonb_typeof "a jsonb" text "pg_catalog.jsonb_typeof(a)"
+  shadow $s array_remove "a text[], b text" "text[]" "pg_catalog.array_remove(a, b)"
+  shadow $s btrim "a text" text "pg_catalog.btrim(a)"
+  shadow $s set_config "a text, b text, c boolean" text "pg_catalog.set_config(a, b, c)"
+  shadow $s to_regclass "a text" regclass "pg_catalog.to_regclass(a)"
+  shadow $s to_regprocedure "a text" regprocedure "pg_catalog.to_regprocedure(a)"
+  shadow $s shadow_jsonbarrow "a jsonb, b text" jsonb "a OPERATOR(pg_catalog.->) b"
+  echo "CREATE OPERATOR $s.-> (LEFTARG = jsonb, RIGHTARG = text, FUNCTION = $s.shadow_jsonbarrow);"
+}
+shadows="$(shadow_set mallory)
+$(shadow_set public)"
 printf '%s\n' "$shadows" | psql -X -q -U mallory -v ON_ERROR_STOP=1 >/dev/null ||
   echo "not ok - mallory creates her shadow functions"
+shadow_set eve | psql -X -q -U eve -v ON_ERROR_STOP=1 >/dev/null || echo "not ok - eve creates her shadow functions"
 wait_for "SELECT count(*) = 1 FROM kbench_workers WHERE state = 'idle'" 30 || echo "# the worker did not start"
 
 echo "# 1. name resolution"
@@ -147,8 +163,65 @@ SQL
 as mallory "CALL kbench_bench('layer_norm', 'forward', '$SMALL', protocol => '$TINY')" >/dev/null
 as mallory "SELECT count(*) FROM kbench_workers" >/dev/null
 ok "$(q "SELECT status FROM kbench_jobs WHERE id = $mj")" passed "mallory's job ran with her shadows in place"
-attack "shadow functions and operators (mallory's schema first on her search_path, and public) never run as another role" \
-  "$(q "SELECT coalesce(string_agg(DISTINCT fn || ' as ' || who, ', '), '') FROM public.shadow_ran WHERE who <> 'mallory'")" ""
+
+# eve, a kbench_admin who is neither a superuser nor the owner, writes the
+# catalog with her shadows in place: the Liger CSV as client text, a run
+# document, a retraction, a supersession, export lines she \copy's
+CSV="$ROOT/data/liger/all_benchmark_data.csv"
+SEED="$ROOT/test/data/seeds/000_04bb0f8f111ec531.json"
+EXPORT="$ROOT/data/kernelindex/catalog-2026-08-16-0022af0b.jsonl.zst"
+ok "$(as_script eve 2>&1 <<SQL
+\\set seed \`cat $SEED\`
+SELECT string_agg(kind || ':' || inserted, ',' ORDER BY kind) FROM kbench_ingest(:'seed'::json);
+SQL
+)" "BenchmarkProtocol:true,BenchmarkRun:true,ExecutionEnvironment:true" "a kbench_admin who is not the owner ingests a run document"
+ok "$(as_script eve 2>&1 <<SQL
+\\set csv \`cat $CSV\`
+SELECT lines, inserted > 0 FROM kbench_import_liger(:'csv');
+SELECT memory_inserted > 0 FROM kbench_imports ORDER BY id DESC LIMIT 1;
+SQL
+)" "2448|t
+t" "... imports the Liger CSV given as text, its memory observations with it"
+seed_run=$(q "SELECT digest FROM kbench_ingest(pg_read_file('$SEED')::json) WHERE kind = 'BenchmarkRun'")
+liger_run=$(q "SELECT min(digest) FROM kbench_runs WHERE source = 'liger-kernel-bench' AND digest <> '$seed_run'")
+ok "$(as eve "SELECT retraction_reason FROM kbench_retract('$liger_run', 'eve measured it wrong')")" "eve measured it wrong" "... retracts a run"
+ok "$(as eve "SELECT superseded_by = '$seed_run' FROM kbench_supersede((SELECT max(digest) FROM kbench_runs WHERE source = 'liger-kernel-bench' AND digest <> '$seed_run'), '$seed_run', 'remeasured')")" t "... supersedes a run"
+zstd -dc "$EXPORT" | head -300 | as eve "\\copy kbench_import_staging (line) FROM STDIN WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')" >/dev/null
+ok "$(as eve "SELECT lines || ' ' || (rejected = 0) FROM kbench_import_catalog_staged('eve')")" "300 true" "... imports export lines she \\copy'd from the client"
+attack_refused eve 42501 "SELECT kbench_import_catalog('$EXPORT')" "a kbench_admin without pg_read_server_files reads a server file through kbench_import_catalog"
+attack_refused eve 42501 "SELECT kbench_import_liger_file('$CSV')" "... through kbench_import_liger_file"
+q "GRANT pg_read_server_files TO eve"
+zstd -dc "$EXPORT" | sed -n '301,400p' > "$KI_CLUSTER_DIR/slice.jsonl"; chmod a+r "$KI_CLUSTER_DIR/slice.jsonl"
+ok "$(as eve "SELECT lines || ' ' || (rejected = 0) FROM kbench_import_catalog('$KI_CLUSTER_DIR/slice.jsonl')")" "100 true" "with pg_read_server_files, she imports a server file"
+q "REVOKE pg_read_server_files FROM eve"
+# an error after the switch to the owner (U+0000 is refused when the manifest is staged),
+# caught in a subtransaction: eve is eve again, with her own search_path
+nul_doc=$(python3 -c "import json; d=json.load(open('$SEED')); p=d['protocol']; p['spec']['comparability']['notes']='NUL \u0000'; print(json.dumps(p).replace(\"'\", \"''\"))")
+ok "$(as_script eve 2>&1 <<SQL
+DO \$\$ BEGIN PERFORM kbench_ingest('$nul_doc'::json); EXCEPTION WHEN untranslatable_character THEN NULL; END \$\$;
+SELECT current_user || ' ' || current_setting('search_path');
+SQL
+)" "eve eve, pg_catalog, kernelindex, public" "after an ingest fails as the owner, the caller is herself again, with her search_path"
+attack_refused eve 42501 "SELECT kbench__store_operations(ARRAY['sha256:00'], ARRAY['{}'::jsonb], ARRAY[NULL::text])" "a kbench_admin stores an unvalidated manifest through the store's function"
+attack_refused eve 42501 "INSERT INTO kbench_runs (digest) VALUES ('x')" "a kbench_admin writes a catalog table directly"
+attack_refused eve 42501 "SELECT kbench__withdraw('$seed_run', now(), 'x', NULL, NULL)" "a kbench_admin withdraws a run without kbench_retract's checks"
+SEED_SQL=$(sed "s/'/''/g" "$SEED" | tr '\n' ' ')
+attack_refused alice 42501 "SELECT kbench_ingest('$SEED_SQL'::json)" "kbench_user: kbench_ingest of a run document"
+for f in "kbench_ingest('{}'::jsonb)" "kbench_import_liger('x')" \
+         "kbench_import_catalog_staged()" "kbench_retract('$seed_run', 'x')" "kbench_supersede('$seed_run', '$liger_run', 'x')"; do
+  attack_refused alice 42501 "SELECT $f" "kbench_user: $f"
+done
+attack_refused alice 42501 "INSERT INTO kbench_import_staging (line) VALUES ('{}')" "kbench_user stages export lines"
+attack_refused reader 42501 "INSERT INTO kbench_import_staging (line) VALUES ('{}')" "PUBLIC stages export lines"
+ok "$(q "SELECT retraction_reason IS NULL FROM kbench_runs WHERE digest = '$seed_run'")" t "... and the run is not retracted"
+q "GRANT CREATE ON SCHEMA kernelindex TO mallory"
+attack_refused eve 42501 "SELECT kbench_ingest('$SEED_SQL'::json)" "a kbench_admin's ingest while mallory may create objects in the extension's schema"
+attack_refused eve 42501 "SELECT kbench_import_catalog_staged()" "... her import"
+ok "$(q "SELECT count(*) > 0 FROM kbench_ingest(pg_read_file('$SEED')::json)")" t "the owner still ingests then"
+q "REVOKE CREATE ON SCHEMA kernelindex FROM mallory"
+attack "shadow functions and operators (mallory's and eve's schemas first on their search_paths, and public) never run as another role" \
+  "$(q "SELECT coalesce(string_agg(DISTINCT fn || ' as ' || who, ', '), '') FROM public.shadow_ran WHERE who NOT IN ('mallory', 'eve')")" ""
+attack "eve's shadows ran as nobody but eve" "$(q "SELECT count(*) FROM public.shadow_ran WHERE fn LIKE 'eve.%' AND who <> 'eve'")" 0
 attack "mallory did not make herself a superuser" "$(q "SELECT rolsuper FROM pg_roles WHERE rolname = 'mallory'")" f
 
 # a schema another role may create objects in: nothing is queued, nothing runs
@@ -233,7 +306,7 @@ printf '' > "$KI_CLUSTER_DIR/empty.jsonl"; chmod a+r "$KI_CLUSTER_DIR/empty.json
 q "SELECT import_id FROM kbench_import_catalog('$KI_CLUSTER_DIR/empty.jsonl')" >/dev/null
 attack_refused reader 42501 "SELECT source FROM kbench_imports" "PUBLIC reads the server path of an import"
 attack_refused bob 42501 "SELECT * FROM kbench_imports" "kbench_user reads the server path of an import"
-ok "$(as reader "SELECT count(*) FROM (SELECT id, kind, lines FROM kbench_imports) i")" 1 "PUBLIC reads what each import did"
+ok "$(as reader "SELECT count(*) FROM (SELECT id, kind, lines FROM kbench_imports) i")" "$(q "SELECT count(*) FROM kbench_imports")" "PUBLIC reads what each import did"
 ok "$(as boss "SELECT count(*) FROM kbench_imports WHERE source LIKE '%empty.jsonl'")" 1 "kbench_admin reads the import's source"
 
 echo "# 7. limits"
@@ -329,7 +402,7 @@ mj=$(as mallory "SELECT kbench_run('layer_norm', 'forward', '$SMALL', protocol =
 as mallory "SELECT status FROM kbench_wait($mj, '60 s')" >/dev/null
 ok "$(q "SELECT status FROM kbench_jobs WHERE id = $mj")" passed "a job runs with the database's search_path set to mallory's schema first"
 attack "the worker, started under ALTER DATABASE ... SET search_path = mallory, ..., runs none of her shadows" \
-  "$(q "SELECT coalesce(string_agg(DISTINCT fn || ' as ' || who, ', '), '') FROM public.shadow_ran WHERE who <> 'mallory'")" ""
+  "$(q "SELECT coalesce(string_agg(DISTINCT fn || ' as ' || who, ', '), '') FROM public.shadow_ran WHERE who NOT IN ('mallory', 'eve')")" ""
 q "ALTER DATABASE kbench RESET search_path"
 job=$(as alice "SELECT kbench_run('layer_norm', 'backward', '$BIG', protocol => '$LONG')")
 left=$(as alice "SELECT kbench_run('layer_norm', 'forward', '$SMALL')")

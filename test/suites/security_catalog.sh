@@ -136,7 +136,7 @@ refused "a retraction is permanent" 23001 "SELECT kbench_retract((SELECT min(dig
 q "CREATE ROLE ki_nobody LOGIN" >/dev/null
 internal="proname LIKE 'kbench\_\_store%' OR proname IN ('kbench__run_columns', 'kbench__withdraw')"
 attack "the store's functions and kbench__withdraw are not executable by PUBLIC" \
-  "$(q "SELECT count(*) FROM pg_proc WHERE $internal") $(q "SELECT count(*) FILTER (WHERE has_function_privilege('ki_nobody', oid, 'EXECUTE')) FROM pg_proc WHERE $internal")" "13 0"
+  "$(q "SELECT count(*) FROM pg_proc WHERE $internal") $(q "SELECT count(*) FILTER (WHERE has_function_privilege('ki_nobody', oid, 'EXECUTE')) FROM pg_proc WHERE $internal")" "14 0"
 q "GRANT kbench_admin TO ki_nobody" >/dev/null 2>&1
 out=$(psql -X -At -q -U ki_nobody -v VERBOSITY=verbose -c "SELECT * FROM kbench_import_catalog('$(pwd)/data/kernelindex/catalog-2026-08-16-0022af0b.jsonl.zst')" 2>&1)
 tried=$((tried + 1))

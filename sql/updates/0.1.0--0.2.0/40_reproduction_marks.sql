@@ -1,0 +1,1 @@
+../../15_reproduction_marks.sql

@@ -1,0 +1,1 @@
+../../45_memory_analytics.sql
