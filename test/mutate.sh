@@ -48,6 +48,10 @@ for want in "$@"; do
     exit 2
   fi
 done
+# The scratch copy holds the files git would (no .git, no build/): the PostgreSQL that the
+# bundle is built against (tools/pgbundle_build.sh, used by the fault suite) stays in this
+# checkout's build/ cache, built once, instead of being fetched and compiled in every copy.
+export KI_PGBUNDLE_CACHE=${KI_PGBUNDLE_CACHE:-$ROOT/build}
 WORK=${MUTATE_DIR:-$(mktemp -d /tmp/kernelindex-mutate.XXXXXX)}
 chmod 755 "$WORK"
 echo "# scratch copy and PostgreSQL in $WORK"
