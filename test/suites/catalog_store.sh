@@ -138,3 +138,22 @@ ok "$(q lossless2 "SELECT md5(string_agg(concat_ws('|', digest, retracted_at, re
 psql -X -At -q -d lossless2 -c "SELECT * FROM kbench_export_catalog()" > "$TMP/export2.jsonl"
 if cmp -s "$TMP/export1.jsonl" "$TMP/export2.jsonl"; then echo "ok - export -> import into an empty database -> export gives identical bytes ($(wc -c < "$TMP/export1.jsonl") bytes)"
 else echo "not ok - export -> import into an empty database -> export gives identical bytes"; diff "$TMP/export1.jsonl" "$TMP/export2.jsonl" | head -5 | cut -c1-300 | sed 's/^/# /'; fi
+
+# the records and the alerts are kept per statement: importing the Liger CSV (1,649 runs, stored by
+# the flushes of one import: every 2,000 lines) calls each trigger once per INSERT into kbench_runs,
+# not once per run (counted by track_functions in the importing transaction)
+createdb perstmt
+q perstmt "CREATE EXTENSION kernelindex" >/dev/null
+out=$(psql -X -At -q -d perstmt -v ON_ERROR_STOP=1 <<'SQL' 2>&1
+\set csv `cat data/liger/all_benchmark_data.csv`
+BEGIN;
+SET LOCAL track_functions = 'pl';
+SELECT count(*) FROM kbench_import_liger(:'csv') \gset
+SELECT (SELECT count(*) FROM kbench_runs) || ' ' || coalesce(string_agg(funcname || ':' || (calls BETWEEN 1 AND 2), ' ' ORDER BY funcname), 'none')
+  FROM pg_stat_xact_user_functions WHERE funcname IN ('kbench__records_after_insert', 'kbench__alerts_after_insert');
+SELECT string_agg(funcname || ' ' || calls, ', ') FROM pg_stat_xact_user_functions WHERE funcname LIKE 'kbench\_\_%after\_insert';
+COMMIT;
+SQL
+)
+ok "$(head -1 <<<"$out")" "1649 kbench__alerts_after_insert:true kbench__records_after_insert:true" \
+   "the records and alerts triggers run once per statement of the store, not once per run (calls: $(tail -1 <<<"$out"))"
