@@ -71,14 +71,16 @@ ok "$(grep -c ' alloc' "$FAKE/calls.log")" 0 "... refused before allocating anyt
 t0=$(date +%s.%N)
 expect "kbench, a kernel that never finishes: exit 1, timeout" hang 1 \
   "kbench: timeout: prepare: the device did not finish within 2 s"
-ok "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print (b - a < 10) }')" 1 "... within seconds of the wait's deadline (no hang on cleanup)"
+# (exit 1 above means kbench ended by itself, not by `timeout 30`; the bound is generous: a loaded
+# machine starts kbench slowly, a hang on cleanup never ends)
+ok "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print (b - a < 25) }')" 1 "... within seconds of the wait's deadline (no hang on cleanup)"
 ok "$(grep -cE ' (free|close|open)' "$FAKE/calls.log")" 1 "... and nothing that waits for the device is called after it (one open, no free or close)"
 
 # The backend's wait never returns: only kbench's watchdog (--timeout S, fires at S + 5 s) ends it.
 t0=$(date +%s.%N)
 expect "kbench --timeout 1, a backend that never returns: the watchdog exits 1 and says why" hang_forever 1 \
   "kbench: timeout: the device did not return within the deadline's grace; exiting" --timeout 1
-ok "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print (b - a < 12) }')" 1 "... about 6 s after the start (timeout + 5 s grace)"
+ok "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print (b - a >= 6 && b - a < 20) }')" 1 "... 6 s or more after the start (timeout + 5 s grace), well before the suite's 30 s"
 
 # bench/device.sh, the one script a GPU session runs, end to end on the fake device (the CPU
 # implementations behind it).  Phase 1 (bench/device_db.sh) on small shapes: the PostgreSQL bundle
