@@ -157,3 +157,12 @@ SQL
 )
 ok "$(head -1 <<<"$out")" "1649 kbench__alerts_after_insert:true kbench__records_after_insert:true" \
    "the records and alerts triggers run once per statement of the store, not once per run (calls: $(tail -1 <<<"$out"))"
+# the same CSV again: every line present, nothing inserted or rejected (the store's ON CONFLICT DO
+# NOTHING: a manifest already in the catalog is not an error)
+out=$(psql -X -At -q -d perstmt -v ON_ERROR_STOP=1 <<'SQL' 2>&1
+\set csv `cat data/liger/all_benchmark_data.csv`
+SELECT import_id FROM kbench_import_liger(:'csv') \gset
+SELECT concat_ws(' ', lines, inserted, present, rejected, memory_present, (SELECT count(*) FROM kbench_runs)) FROM kbench_imports WHERE id = :import_id;
+SQL
+)
+ok "$out" "2448 0 2448 0 799 1649" "the Liger CSV imported again: every line present (799 memory rows too), nothing inserted or rejected"
