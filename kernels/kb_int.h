@@ -304,10 +304,6 @@ double		kb_gamma(int64_t n);
 /* Compare with a tolerance given per value (tol[i] > 0): |got - ref| <= tol[i]. */
 void		kb_cmp_tol(kb_cmp *m, const char *name, const double *ref, const double *got,
 					   const double *tol, int64_t n);
-/* Compare got with ref (n values) under the tolerance; name for messages. */
-void		kb_cmp_values(kb_cmp *m, const char *name, const double *ref, const double *got, int64_t n);
-void		kb_cmp_values_scaled(kb_cmp *m, const char *name, const double *ref, const double *got,
-								 int64_t n, double scale);
 void		kb_cmp_finish(const kb_cmp *m, kb_correctness *out);
 
 /* Rows [row0, row0 + nrows) of tensor ti of c, converted to double. */

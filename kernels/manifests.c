@@ -163,17 +163,11 @@ protocol_text(const kb_case *cs, const kb_request *req, double warmup_ms, double
 			 cs->op->timed[cs->mode], warmup_ms, rep_ms, (long long) max_samples, (long long) flush,
 			 cs->cuda ? "one CUDA event pair" : "one CLOCK_MONOTONIC pair",
 			 (unsigned long long) req->seed);
-	if (cs->op->id != KB_OP_DISTILL_JSD)
-		snprintf(reference, sizeof(reference),
-				 "C float64 reference (%s) on the same inputs, all rows or a deterministic sample of rows; "
-				 "pass when every compared value is within a tolerance derived from the output dtype and the "
-				 "terms it sums (kernelindex docs/KERNELS.md, Tolerances); metrics.tolerance_ratio is the "
-				 "worst error over its tolerance.", cs->op->c_path);
-	else
-		snprintf(reference, sizeof(reference),
-				 "C float64 reference (%s) on the same inputs, all rows or a deterministic sample of rows; "
-				 "pass when every compared value has |got-ref| <= rtol*|ref| + rtol*max|ref| with rtol 1e-5 "
-				 "(fp32) or 1e-2 (bf16); metrics.tolerance_ratio is the worst error over it.", cs->op->c_path);
+	snprintf(reference, sizeof(reference),
+			 "C float64 reference (%s) on the same inputs, all rows or a deterministic sample of rows; "
+			 "pass when every compared value is within a tolerance derived from the output dtype and the "
+			 "terms it sums (kernelindex docs/KERNELS.md, Tolerances); metrics.tolerance_ratio is the "
+			 "worst error over its tolerance.", cs->op->c_path);
 
 	kb_text_open(&t);
 	ki_jw_manifest(w, "BenchmarkProtocol", name, title);

@@ -98,6 +98,21 @@ build_pg() {
 }
 
 # ------------------------------------------------------------------ the extension
+# The checkout's files, NUL-separated: what git tracks or would track (.gitignore honoured).
+# A copy without .git (test/mutate.sh's scratch copy, an unpacked archive) lists the same files
+# through an empty repository of its own, every file there being untracked.
+source_files() {
+	if [ -e .git ]; then
+		git ls-files -z --cached --others --exclude-standard
+	else
+		local g rc
+		g=$(mktemp -d /tmp/kernelindex-lsfiles.XXXXXX) && git init -q --bare "$g" || return 1
+		git --git-dir="$g" --work-tree=. ls-files -z --others --exclude-standard
+		rc=$?
+		rm -rf "$g"
+		return $rc
+	fi
+}
 build_ext() {
 	local t0=$SECONDS
 	# libkbench.a (plain C, no PostgreSQL) and, where nvcc is, libkbench_cuda.so: built in
@@ -109,7 +124,7 @@ build_ext() {
 	cmp -s "$DEV/.stamp" "$EXT/.pgstamp" 2>/dev/null || rm -rf "$EXT"
 	mkdir -p "$EXT"
 	cp "$DEV/.stamp" "$EXT/.pgstamp"
-	git ls-files -z --cached --others --exclude-standard | sort -z >"$EXT.files"
+	source_files | sort -z >"$EXT.files"
 	tar --null -T "$EXT.files" -cf - | tar -xf - -C "$EXT"
 	(cd "$EXT" && find . -type f ! -name '*.o' ! -name '*.so' ! -name make.log ! -name .pgstamp ! -path './stage/*' ! -path './sql/kernelindex--*' \
 		-printf '%P\0' | sort -z | comm -z -23 - "$EXT.files" | xargs -0 -r rm -f)

@@ -11,11 +11,11 @@
 #include "../kb_int.h"
 
 /*
- * Tolerances.  Operations whose check derives a tolerance per value from the
- * arithmetic (kb_cmp_tol, docs/KERNELS.md "Tolerances") use u_out and
- * kb_gamma; the others compare under rtol 1e-5 for fp32, 1e-2 for bf16,
- * with the absolute floor rtol * max|ref| (kb_cmp_values).  Either way the
- * worst |got - ref| / tolerance is kept with the value that set it.
+ * Tolerances.  Every operation's check derives a tolerance per value from
+ * the arithmetic (kb_cmp_tol, docs/KERNELS.md "Tolerances") with u_out and
+ * kb_gamma; the worst |got - ref| / tolerance is kept with the value that
+ * set it.  (rtol and atol_factor are kept in the result for its readers; no
+ * check compares under them any more.)
  */
 void
 kb_cmp_init(kb_cmp *m, int dtype)
@@ -81,30 +81,6 @@ kb_cmp_tol(kb_cmp *m, const char *name, const double *ref, const double *got, co
 	}
 	for (int64_t i = 0; i < n; i++)
 		cmp_one(m, name, i, ref[i], got[i], tol[i]);
-}
-
-void
-kb_cmp_values(kb_cmp *m, const char *name, const double *ref, const double *got, int64_t n)
-{
-	double		scale = 0;
-
-	for (int64_t i = 0; i < n; i++)
-		if (isfinite(ref[i]) && fabs(ref[i]) > scale)
-			scale = fabs(ref[i]);
-	kb_cmp_values_scaled(m, name, ref, got, n, scale);
-}
-
-/*
- * Compare with the absolute floor atol_factor * scale given by the caller:
- * for a statistic whose error follows its inputs' magnitude rather than its
- * own (a mean of values around zero is tiny, its rounding error is not).
- */
-void
-kb_cmp_values_scaled(kb_cmp *m, const char *name, const double *ref, const double *got, int64_t n,
-					 double scale)
-{
-	for (int64_t i = 0; i < n; i++)
-		cmp_one(m, name, i, ref[i], got[i], m->rtol * fabs(ref[i]) + m->atol_factor * scale);
 }
 
 void

@@ -272,6 +272,103 @@ fetch_bf16(kb_backend *be, const kb_call *c, int ti)
 	return h;
 }
 
+/*
+ * The check, with a tolerance derived per value (docs/KERNELS.md,
+ * "Tolerances"), the reference in double throughout.  u = 2^-24 (fp32
+ * arithmetic), ub = the bf16 unit (m.u_out).  Per token:
+ *   logits   z = x W^T over K = Hs (student) or H (teacher) bf16 products,
+ *            accumulated in fp32 and stored in bf16 (the CUDA kernels and
+ *            Liger do):  e_z = kb_gamma(K) sum_k |x_k w_k| + ub |z|;  E = max e_z
+ *   lse      F = kb_gamma(V) + 2u (2 + 1.16 spread) + 2u |lse| (as
+ *            megatron_cross_entropy), so every log-probability (ls, lt) and
+ *            log m is within D = 2E + F, and per element
+ *            d = D + u (4|ls| + 4|lt| + 5|lm| + 3) bounds the error of a log
+ *            and the relative error of ps, pt and m (exp and log within 2u)
+ *   token_loss  (w_h 2D + w_s (sum (beta pt + (1-beta) ps) d (|lt-lm| +
+ *            |ls-lm| + 2) + kb_gamma(V) sum|terms|)) / T + u |value|
+ *   dz       (w_h ps d + w_s (dg + ps d |sum g| + ps G)) / T + ub |dz|, with
+ *            dg = (1-beta) ps d (|ls-lm| + 2) and G = sum dg (dz stored in bf16)
+ *   grad_student_input[i]   sum_v e_dz |Ws[v][i]| + kb_gamma(V) sum_v |dz Ws| + ub |value|
+ *   grad_student_weight[v][i] sum_t e_dz |Xs[t][i]| + kb_gamma(T) sum_t |dz Xs| + ub |value|
+ *   loss     sum of the tokens' tolerances + kb_gamma(T) sum|token_loss| + u |value|
+ * These are first-order bounds (each error taken with its worst sign), so a
+ * wrong beta, temperature or weight moves a value by more than its tolerance
+ * long before the old rtol 1e-2 noticed.
+ */
+
+/* One token's tolerances: dz's (edz, V values) and its loss's (returned); zs, zt the logits,
+ * as_, at their sums of |products|, over ks and kt terms; dz the reference gradient. */
+static double
+dj_token_tol(const double *zs, const double *zt, const double *as_, const double *at, int64_t V, int64_t ks,
+			 int64_t kt, int64_t target, int64_t T, double ub, const double *dz, double *edz)
+{
+	double		u = KB_U32,
+				ms = -INFINITY,
+				mt = -INFINITY,
+				ss = 0,
+				st = 0,
+				E = 0,
+				spread = 0,
+				lse_s,
+				lse_t,
+				F,
+				D,
+				sumg = 0,
+				G = 0,
+				tabs = 0,
+				terr = 0,
+				loss = 0;
+
+	for (int64_t j = 0; j < V; j++)
+	{
+		ms = fmax(ms, zs[j] / DJ_TEMPERATURE);
+		mt = fmax(mt, zt[j] / DJ_TEMPERATURE);
+		E = fmax(E, fmax(kb_gamma(ks) * as_[j] + ub * fabs(zs[j]), kb_gamma(kt) * at[j] + ub * fabs(zt[j])));
+	}
+	for (int64_t j = 0; j < V; j++)
+	{
+		ss += exp(zs[j] / DJ_TEMPERATURE - ms);
+		st += exp(zt[j] / DJ_TEMPERATURE - mt);
+		spread = fmax(spread, fmax(ms - zs[j] / DJ_TEMPERATURE, mt - zt[j] / DJ_TEMPERATURE));
+	}
+	lse_s = ms + log(ss);
+	lse_t = mt + log(st);
+	F = kb_gamma(V) + 2 * u * (2 + 1.16 * spread) + 2 * u * fmax(fabs(lse_s), fabs(lse_t));
+	D = 2 * E + F;
+	/* first pass: sum g, G, the loss's terms */
+	for (int64_t j = 0; j < V; j++)
+	{
+		double		ls = zs[j] / DJ_TEMPERATURE - lse_s,
+					lt = zt[j] / DJ_TEMPERATURE - lse_t,
+					ps = exp(ls),
+					pt = exp(lt),
+					lm = log((1 - DJ_BETA) * ps + DJ_BETA * pt),
+					d = D + u * (4 * fabs(ls) + 4 * fabs(lt) + 5 * fabs(lm) + 3),
+					g = (1 - DJ_BETA) * ps * (ls - lm);
+
+		sumg += g;
+		G += (1 - DJ_BETA) * ps * d * (fabs(ls - lm) + 2);
+		tabs += fabs(DJ_BETA * pt * (lt - lm)) + fabs(g);
+		terr += (DJ_BETA * pt + (1 - DJ_BETA) * ps) * d * (fabs(lt - lm) + fabs(ls - lm) + 2);
+		loss += DJ_BETA * pt * (lt - lm) + g;
+	}
+	loss = (DJ_WEIGHT_HARD * (lse_s - zs[target] / DJ_TEMPERATURE) + DJ_WEIGHT_SOFT * loss) / (double) T;
+	for (int64_t j = 0; j < V; j++)
+	{
+		double		ls = zs[j] / DJ_TEMPERATURE - lse_s,
+					lt = zt[j] / DJ_TEMPERATURE - lse_t,
+					ps = exp(ls),
+					pt = exp(lt),
+					lm = log((1 - DJ_BETA) * ps + DJ_BETA * pt),
+					d = D + u * (4 * fabs(ls) + 4 * fabs(lt) + 5 * fabs(lm) + 3),
+					dg = (1 - DJ_BETA) * ps * d * (fabs(ls - lm) + 2);
+
+		edz[j] = (DJ_WEIGHT_HARD * ps * d + DJ_WEIGHT_SOFT * (dg + ps * d * fabs(sumg) + ps * G)) / DJ_TEMPERATURE / (double) T
+			+ ub * fabs(dz[j]);
+	}
+	return (DJ_WEIGHT_HARD * 2 * D + DJ_WEIGHT_SOFT * (terr + kb_gamma(V) * tabs)) / (double) T + u * fabs(loss);
+}
+
 static int
 dj_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out)
 {
@@ -286,15 +383,25 @@ dj_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out
 	int			nr;
 	uint16_t   *ws = fetch_bf16(be, c, DJ_WS),
 			   *wt = fetch_bf16(be, c, DJ_WT);
-	double	   *xs = malloc(sizeof(double) * (size_t) (Hs + H + 3 * V + Hs));
+	/* xs, xt, zs, zt, their |product| sums, dz, its tolerance, gx, gx's tolerance, gx got */
+	double	   *xs = malloc(sizeof(double) * (size_t) (3 * Hs + H + 6 * V + Hs));
 	double	   *xt = xs + Hs,
 			   *zs = xt + H,
 			   *zt = zs + V,
-			   *dz = zt + V,
-			   *gx = dz + V;
-	double	   *gw = full ? calloc((size_t) (V * Hs), sizeof(double)) : NULL;
+			   *as_ = zt + V,
+			   *at = as_ + V,
+			   *dz = at + V,
+			   *edz = dz + V,
+			   *gx = edz + V,
+			   *tgx = gx + Hs,
+			   *got_gx = tgx + Hs;
+	double	   *gw = full ? calloc((size_t) (V * Hs) * 2, sizeof(double)) : NULL;
+	double	   *tgw = gw ? gw + V * Hs : NULL;
 	double		total = 0,
-				got;
+				total_abs = 0,
+				total_tol = 0,
+				got,
+				u = KB_U32;
 	kb_cmp		m;
 	int			rc = 0;
 
@@ -322,14 +429,9 @@ dj_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out
 		int64_t		t = rows[k];
 		double		tg,
 					lr,
-					lg;
-		double	   *got_gx = malloc(sizeof(double) * (size_t) Hs);
+					lg,
+					tl;
 
-		if (!got_gx)
-		{
-			rc = -1;
-			break;
-		}
 		rc |= kb_fetch_rows(be, c, DJ_XS, t, 1, xs);
 		rc |= kb_fetch_rows(be, c, DJ_XT, t, 1, xt);
 		rc |= kb_fetch_rows(be, c, DJ_TARGET, t, 1, &tg);
@@ -338,30 +440,60 @@ dj_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out
 		for (int64_t v = 0; v < V && rc == 0; v++)
 		{
 			double		a = 0,
-						b = 0;
+						b = 0,
+						aa = 0,
+						ba = 0;
 
 			for (int64_t i = 0; i < Hs; i++)
-				a += xs[i] * kb_bf2f(ws[v * Hs + i]);
+			{
+				double		x = xs[i] * kb_bf2f(ws[v * Hs + i]);
+
+				a += x;
+				aa += fabs(x);
+			}
 			for (int64_t i = 0; i < H; i++)
-				b += xt[i] * kb_bf2f(wt[v * H + i]);
+			{
+				double		x = xt[i] * kb_bf2f(wt[v * H + i]);
+
+				b += x;
+				ba += fabs(x);
+			}
 			zs[v] = a;
 			zt[v] = b;
+			as_[v] = aa;
+			at[v] = ba;
 		}
+		if (rc)
+			break;
 		lr = distill_jsd_ref_token(zs, zt, V, (int64_t) tg, T, dz);
+		tl = dj_token_tol(zs, zt, as_, at, V, Hs, H, (int64_t) tg, T, m.u_out, dz, edz);
 		total += lr;
+		total_abs += fabs(lr);
+		total_tol += tl;
 		for (int64_t i = 0; i < Hs; i++)
-			gx[i] = 0;
+			gx[i] = tgx[i] = 0;
 		for (int64_t v = 0; v < V; v++)
 			for (int64_t i = 0; i < Hs; i++)
-				gx[i] += dz[v] * kb_bf2f(ws[v * Hs + i]);
+			{
+				double		w = kb_bf2f(ws[v * Hs + i]);
+
+				gx[i] += dz[v] * w;
+				tgx[i] += edz[v] * fabs(w) + kb_gamma(V) * fabs(dz[v] * w);
+			}
+		for (int64_t i = 0; i < Hs; i++)
+			tgx[i] += m.u_out * fabs(gx[i]);
 		if (gw)
 			for (int64_t v = 0; v < V; v++)
 				for (int64_t i = 0; i < Hs; i++)
+				{
 					gw[v * Hs + i] += dz[v] * xs[i];
-		kb_cmp_values(&m, "token_loss", &lr, &lg, 1);
-		kb_cmp_values(&m, "grad_student_input", gx, got_gx, Hs);
-		free(got_gx);
+					tgw[v * Hs + i] += edz[v] * fabs(xs[i]) + kb_gamma(T) * fabs(dz[v] * xs[i]);
+				}
+		m.row = t;
+		kb_cmp_tol(&m, "token_loss", &lr, &lg, &tl, 1);
+		kb_cmp_tol(&m, "grad_student_input", gx, got_gx, tgx, Hs);
 	}
+	m.row = -1;
 	if (rc == 0 && full)
 	{
 		double	   *g = malloc(sizeof(double) * (size_t) (V * Hs));
@@ -370,8 +502,12 @@ dj_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out
 		rc |= kb_fetch_rows(be, c, DJ_LOSS, 0, 1, &got);
 		if (rc == 0)
 		{
-			kb_cmp_values(&m, "grad_student_weight", gw, g, V * Hs);
-			kb_cmp_values(&m, "loss", &total, &got, 1);
+			double		tt = total_tol + kb_gamma(T) * total_abs + u * fabs(total);
+
+			for (int64_t i = 0; i < V * Hs; i++)
+				tgw[i] += m.u_out * fabs(gw[i]);
+			kb_cmp_tol(&m, "grad_student_weight", gw, g, tgw, V * Hs);
+			kb_cmp_tol(&m, "loss", &total, &got, &tt, 1);
 		}
 		free(g);
 	}

@@ -276,22 +276,28 @@ test_comparator(void)
 	double		ref[4] = {1, -2, 3, 0};
 	double		got[4] = {1, -2, 3.0000001, 0};
 	double		bad[4] = {1, -2, 3.04, 0};
+	double		tol[4] = {1e-6, 1e-6, 1e-6, 1e-6};
+	double		wide[4] = {0.05, 0.05, 0.05, 0.05};
 
 	kb_cmp_init(&m, KB_FP32);
-	kb_cmp_values(&m, "t", ref, got, 4);
+	kb_cmp_tol(&m, "t", ref, got, tol, 4);
 	kb_cmp_finish(&m, &c);
-	ok(c.matched_ratio == 1.0 && c.max_abs_error < 1e-6, "comparator: fp32 values within 1e-5 relative match");
+	ok(c.matched_ratio == 1.0 && c.max_abs_error < 1e-6 && c.worst_ratio > 0.09 && c.worst_ratio < 0.11 &&
+	   strcmp(c.worst_at, "t[2]") == 0,
+	   "comparator: values within their tolerance match; the worst ratio and its value are kept (%g at %s)",
+	   c.worst_ratio, c.worst_at);
 	kb_cmp_init(&m, KB_FP32);
-	kb_cmp_values(&m, "t", ref, bad, 4);
+	kb_cmp_tol(&m, "t", ref, bad, tol, 4);
 	kb_cmp_finish(&m, &c);
-	ok(c.matched_ratio == 0.75 && strstr(c.detail, "t[2]") != NULL, "comparator: a 1.3%% error fails fp32 and is named (%s)", c.detail);
+	ok(c.matched_ratio == 0.75 && strstr(c.detail, "t[2]") != NULL && c.worst_ratio > 1,
+	   "comparator: a value outside its tolerance fails and is named (%s)", c.detail);
 	kb_cmp_init(&m, KB_BF16);
-	kb_cmp_values(&m, "t", ref, bad, 4);
+	kb_cmp_tol(&m, "t", ref, bad, wide, 4);
 	kb_cmp_finish(&m, &c);
-	ok(c.matched_ratio == 1.0, "comparator: bf16 tolerance (1e-2 rel + 1e-2 max|ref|) accepts it");
+	ok(c.matched_ratio == 1.0, "comparator: the same error within a wider tolerance passes");
 	got[1] = NAN;
 	kb_cmp_init(&m, KB_BF16);
-	kb_cmp_values(&m, "t", ref, got, 4);
+	kb_cmp_tol(&m, "t", ref, got, wide, 4);
 	kb_cmp_finish(&m, &c);
 	ok(c.matched_ratio < 1.0, "comparator: NaN never matches");
 }

@@ -93,7 +93,13 @@ SELECT kbench_prune_jobs('1 hour');
 -- a full queue refuses new jobs
 ALTER SYSTEM SET kernelindex.queue_limit = 2;
 SELECT pg_reload_conf();
-SELECT pg_sleep(0.2);
+-- until this session has it (not a fixed sleep: a loaded machine rereads the file later)
+\set ECHO none
+\set wait_tries 0
+\set setting kernelindex.queue_limit
+\set want 2
+\i test/sql/include/wait_setting.sql
+\set ECHO all
 BEGIN;
 SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}') IS NOT NULL AS queued;
 SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}') IS NOT NULL AS queued;

@@ -58,6 +58,15 @@ run() {
   RES=$(q "SELECT status || ' ' || coalesce(run_status::text, '-') FROM kbench_jobs WHERE id = $JOB")
 }
 worker_pid() { q "SELECT pid FROM kbench_workers WHERE device = 'cpu'"; }
+# after ALTER SYSTEM and pg_reload_conf(): until a new session has the setting (the postmaster
+# reread the file), not a fixed sleep; a new session is what queues the next job
+reloaded() { q "SELECT pg_reload_conf()" >/dev/null; wait_for "SELECT current_setting('$1') = '$2'" 30 || echo "# $1 not reloaded"; }
+# until no process matches (pgrep -f) or at most $2 seconds: how many are left
+left_after() {
+  local i
+  for ((i = 0; i < $2 * 10; i++)); do [ "$(pgrep -xc -f "$1")" = 0 ] && break; sleep 0.1; done
+  pgrep -xc -f "$1"
+}
 
 section "acceptance"
 # --- THE acceptance test: huggingface LayerNorm backward at the seed's shape, in the seed's workload
@@ -159,7 +168,7 @@ ok "$(q "SELECT status FROM kbench_jobs WHERE id = $JOB")" canceled "cancelling 
 ok "$(worker_pid)" "$pid" "the worker that ran all of them is the same live process"
 run "'layer_norm', 'backward', '$SMALL', implementation => 'my-ln', protocol => '$TINY'"
 ok "$RES" "passed passed" "and it runs the next job"
-sleep 0.5
+for ((i = 0; i < 100; i++)); do [ "$(ps -o pid= --ppid "$pid" | wc -l)" = 0 ] && break; sleep 0.1; done
 ok "$(ps -o pid= --ppid "$pid" | wc -l | tr -d ' ')" 0 "no child process is left behind"
 
 section "queue-time"
@@ -168,10 +177,10 @@ has "$(qe "SELECT kbench_run('layer_norm', 'backward', '$SMALL', implementation 
     "unknown implementation 'nobody': not built in" "an unknown implementation is refused at queue time"
 has "$(qe "SELECT kbench_run('jsd', 'forward', '{\"tokens\": 8, \"vocab\": 8}', implementation => 'my-ln')")" \
     "not registered for jsd" "a registered name is for its operation only"
-q "ALTER SYSTEM SET kernelindex.python = '/nonexistent/python3'" && q "SELECT pg_reload_conf()" >/dev/null; sleep 0.5
+q "ALTER SYSTEM SET kernelindex.python = '/nonexistent/python3'" && reloaded kernelindex.python /nonexistent/python3
 has "$(qe "SELECT kbench_run('layer_norm', 'backward', '$SMALL', implementation => 'huggingface')")" \
     "the python interpreter '/nonexistent/python3' is not executable" "a missing interpreter is refused at queue time"
-q "ALTER SYSTEM RESET kernelindex.python" && q "SELECT pg_reload_conf()" >/dev/null; sleep 0.5
+q "ALTER SYSTEM RESET kernelindex.python" && reloaded kernelindex.python "$PY"
 
 section "reproduction"
 # --- reproduction: the seed's huggingface run (from Liger's CSV) reproduced here, verified, marked in the export
@@ -240,15 +249,13 @@ out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('x',
 has "$out" "must be an absolute path" "registering a relative path"
 out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation(NULL, 'layer_norm', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
 has "$out" "name, operation and entry must not be null" "registering with a null argument"
-q "ALTER SYSTEM SET kernelindex.implementation_directory = ''" && q "SELECT pg_reload_conf()" >/dev/null; sleep 0.5
+q "ALTER SYSTEM SET kernelindex.implementation_directory = ''" && reloaded kernelindex.implementation_directory ""
 out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('x', 'layer_norm', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
 has "$out" "registering code is disabled on this server" "registration without kernelindex.implementation_directory is refused"
-q "ALTER SYSTEM RESET kernelindex.implementation_directory" && q "SELECT pg_reload_conf()" >/dev/null
+q "ALTER SYSTEM RESET kernelindex.implementation_directory" && reloaded kernelindex.implementation_directory "$IMPL_DIR"
 out=$(kbe --impl python:test/byo/impls.py:spawns)
 has "$out" "the python child was killed by signal 11" "a child that starts a process and crashes gives a failed run"
-sleep 0.5
-ok "$(pgrep -xc -f 'sleep 4242')" 0 "and the process it started is gone with it (its process group is killed)"
+ok "$(left_after 'sleep 4242' 10)" 0 "and the process it started is gone with it (its process group is killed)"
 out=$(kbe --impl python:test/byo/impls.py:leaves_a_process)
 has "$out" "layer_norm backward: passed" "an implementation that leaves a process running passes"
-sleep 0.5
-ok "$(pgrep -xc -f 'sleep 4343')" 0 "and the process it left is gone when the run ends"
+ok "$(left_after 'sleep 4343' 10)" 0 "and the process it left is gone when the run ends"

@@ -30,6 +30,37 @@ QUOTED="$TMP/it's a \"catalog\".jsonl.zst"
 cp "$ZST" "$QUOTED"; chmod a+r "$QUOTED"
 head -c 100000 "$ZST" > "$TMP/truncated.jsonl.zst"; chmod a+r "$TMP/truncated.jsonl.zst"
 
+# the records and the alerts are kept per statement: importing the Liger CSV (1,649 runs, stored by
+# the flushes of one import: every 2,000 lines) calls each trigger once per INSERT into kbench_runs,
+# not once per run (counted by track_functions in the importing transaction)
+createdb perstmt
+q perstmt "CREATE EXTENSION kernelindex" >/dev/null
+out=$(psql -X -At -q -d perstmt -v ON_ERROR_STOP=1 <<'SQL' 2>&1
+\set csv `cat data/liger/all_benchmark_data.csv`
+BEGIN;
+SET LOCAL track_functions = 'pl';
+SELECT count(*) FROM kbench_import_liger(:'csv') \gset
+SELECT (SELECT count(*) FROM kbench_runs) || ' ' || coalesce(string_agg(funcname || ':' || (calls BETWEEN 1 AND 2), ' ' ORDER BY funcname), 'none')
+  FROM pg_stat_xact_user_functions WHERE funcname IN ('kbench__records_after_insert', 'kbench__alerts_after_insert');
+SELECT string_agg(funcname || ' ' || calls, ', ') FROM pg_stat_xact_user_functions WHERE funcname LIKE 'kbench\_\_%after\_insert';
+COMMIT;
+SQL
+)
+ok "$(head -1 <<<"$out")" "1649 kbench__alerts_after_insert:true kbench__records_after_insert:true" \
+   "the records and alerts triggers run once per statement of the store, not once per run (calls: $(tail -1 <<<"$out"))"
+# (first, and fatal: with a trigger per run, the catalog import below would take hours)
+[ "$(head -1 <<<"$out")" = "1649 kbench__alerts_after_insert:true kbench__records_after_insert:true" ] ||
+  { echo "not ok - the rest of the suite is not run (its imports would not end)"; exit 1; }
+# the same CSV again: every line present, nothing inserted or rejected (the store's ON CONFLICT DO
+# NOTHING: a manifest already in the catalog is not an error)
+out=$(psql -X -At -q -d perstmt -v ON_ERROR_STOP=1 <<'SQL' 2>&1
+\set csv `cat data/liger/all_benchmark_data.csv`
+SELECT import_id FROM kbench_import_liger(:'csv') \gset
+SELECT concat_ws(' ', lines, inserted, present, rejected, memory_present, (SELECT count(*) FROM kbench_runs)) FROM kbench_imports WHERE id = :import_id;
+SQL
+)
+ok "$out" "2448 0 2448 0 799 1649" "the Liger CSV imported again: every line present (799 memory rows too), nothing inserted or rejected"
+
 createdb src
 q src "CREATE EXTENSION kernelindex" >/dev/null
 psql -X -q -d src -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
@@ -138,3 +169,4 @@ ok "$(q lossless2 "SELECT md5(string_agg(concat_ws('|', digest, retracted_at, re
 psql -X -At -q -d lossless2 -c "SELECT * FROM kbench_export_catalog()" > "$TMP/export2.jsonl"
 if cmp -s "$TMP/export1.jsonl" "$TMP/export2.jsonl"; then echo "ok - export -> import into an empty database -> export gives identical bytes ($(wc -c < "$TMP/export1.jsonl") bytes)"
 else echo "not ok - export -> import into an empty database -> export gives identical bytes"; diff "$TMP/export1.jsonl" "$TMP/export2.jsonl" | head -5 | cut -c1-300 | sed 's/^/# /'; fi
+

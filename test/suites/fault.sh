@@ -71,14 +71,16 @@ ok "$(grep -c ' alloc' "$FAKE/calls.log")" 0 "... refused before allocating anyt
 t0=$(date +%s.%N)
 expect "kbench, a kernel that never finishes: exit 1, timeout" hang 1 \
   "kbench: timeout: prepare: the device did not finish within 2 s"
-ok "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print (b - a < 10) }')" 1 "... within seconds of the wait's deadline (no hang on cleanup)"
+# (exit 1 above means kbench ended by itself, not by `timeout 30`; the bound is generous: a loaded
+# machine starts kbench slowly, a hang on cleanup never ends)
+ok "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print (b - a < 25) }')" 1 "... within seconds of the wait's deadline (no hang on cleanup)"
 ok "$(grep -cE ' (free|close|open)' "$FAKE/calls.log")" 1 "... and nothing that waits for the device is called after it (one open, no free or close)"
 
 # The backend's wait never returns: only kbench's watchdog (--timeout S, fires at S + 5 s) ends it.
 t0=$(date +%s.%N)
 expect "kbench --timeout 1, a backend that never returns: the watchdog exits 1 and says why" hang_forever 1 \
   "kbench: timeout: the device did not return within the deadline's grace; exiting" --timeout 1
-ok "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print (b - a < 12) }')" 1 "... about 6 s after the start (timeout + 5 s grace)"
+ok "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print (b - a >= 6 && b - a < 20) }')" 1 "... 6 s or more after the start (timeout + 5 s grace), well before the suite's 30 s"
 
 # bench/device.sh, the one script a GPU session runs, end to end on the fake device (the CPU
 # implementations behind it).  Phase 1 (bench/device_db.sh) on small shapes: the PostgreSQL bundle
@@ -86,7 +88,13 @@ ok "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print (b - a < 12) }')" 1 ".
 # worker for the fake cuda:0, Liger's CSV, kbench_run jobs, the SQL table, the export.  Then the
 # kbench phases cut short after their first row (MAX_ROWS=1; the budget is generous, so the cut does
 # not depend on the machine's speed): their flow, edge checks and table.
-[ -x build/pgbundle/bin/postgres ] || bash tools/pgbundle_build.sh >/dev/null 2>&1 || echo "# tools/pgbundle_build.sh failed"
+# The bundle must hold this checkout's extension, not one built earlier: it is refreshed here
+# (seconds with its PostgreSQL cached; KI_PGBUNDLE_CACHE, see tools/pgbundle_build.sh).
+if out=$(bash tools/pgbundle_build.sh 2>&1); then
+  echo "ok - the bundle is built or refreshed from this checkout for phase 1 (tools/pgbundle_build.sh)"
+else
+  echo "not ok - tools/pgbundle_build.sh builds the bundle for phase 1"; printf '%s\n' "$out" | tail -15 | sed 's/^/# /'
+fi
 DOUT=$(mktemp -d /tmp/kernelindex-devsh.XXXXXX)
 chmod 755 "$DOUT"
 # a stand-in for ncu: records its arguments, answers two kernels in ncu's CSV
@@ -118,6 +126,9 @@ ok "$rc $(printf '%s\n' "$dev" | grep -c '^#   .*: passed | correctness:')" "0 1
   "bench/device.sh on the fake device: exits 0, its 16 edge-shape lines run and report (the fake runs the CPU code, so this checks the script, not v2)"
 ok "$(printf '%s\n' "$dev" | grep -cE '^(op +mode +var|layer_norm +forward +v1 +rows=4096 hidden=1024 .* passed|distill_jsd_loss +forward +v2 +tokens=8192 .*no result: skipped)')" 3 \
   "... prints the table: the first v1 row timed, the rows past MAX_ROWS marked skipped"
+ok "$(printf '%s\n' "$dev" | grep -E '^# kbench [0-9]+ [^ ]+: exit ' | sed 's/ ([0-9]*s)$//') $(printf '%s\n' "$dev" | grep -cE '^# kbench [0-9]+ [^ ]+: skipped \(MAX_ROWS=1\)$')" \
+  "# kbench 1 layer_norm:forward:fp32:rows=4096,hidden=1024@v1: exit 0 39" \
+  "... MAX_ROWS=1 times exactly one kbench row and skips the other 39 (a cut by count, whatever the machine's speed)"
 ok "$(printf '%s\n' "$dev" | grep -cE '^#   [a-z_]+-(forward|backward)-v[12] \(.*\): exit 0, 2 kernels$') $(printf '%s\n' "$dev" | grep -cE '^#     k_main\(float const\*\) +61\.2 us +dram +71\.5%')" "7 7" \
   "... then Nsight Compute over the 7 target kernels and variants (a stand-in ncu), one line per kernel from its CSV"
 ok "$(grep -c -- '--clock-control none --csv --print-units base --metrics gpu__time_duration.sum,.* --launch-count 40 kernels/kbench run .* --impl cuda/v[12] --warmup-ms 0 --rep-ms 0.01 --max-samples 1 --flush-bytes 0 --no-check$' "$FAKE/ncu.args")" 7 \

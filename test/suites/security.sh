@@ -284,13 +284,17 @@ attack "kbench_workers shows bob no job id of alice's" "$(as bob "SELECT count(*
 ok "$(as alice "SELECT count(*) FROM kbench_workers WHERE job_id = $job")" 1 "kbench_workers shows alice her own job"
 ok "$(as watcher "SELECT count(*) FROM kbench_workers WHERE job_id = $job")" 1 "kbench_workers shows a pg_read_all_data member the job"
 # bob listens while an admin cancels alice's job
+# (by events, not sleeps: bob is listening once his session sleeps; his sleep is cut short once the
+# job is canceled, and the notification is printed after his next statement)
 out_file=$(mktemp)
-psql -X -q -U bob -c "LISTEN kbench_jobs" -c "SELECT pg_sleep(2)" -c "SELECT 1" >"$out_file" 2>&1 &
+psql -X -q -U bob -c "LISTEN kbench_jobs" -c "SELECT pg_sleep(120)" -c "SELECT 1" >"$out_file" 2>&1 &
 listener=$!
-sleep 0.5
+wait_for "SELECT count(*) = 1 FROM pg_stat_activity WHERE usename = 'bob' AND query = 'SELECT pg_sleep(120)'" 30 ||
+  echo "# bob's listener did not start"
 ok "$(as boss "SELECT kbench_cancel($job)")" t "kbench_admin cancels anyone's job"
-wait "$listener"
 wait_for "SELECT status = 'canceled' FROM kbench_jobs WHERE id = $job" 30
+q "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE usename = 'bob' AND query = 'SELECT pg_sleep(120)'" >/dev/null
+wait "$listener"
 ok "$(q "SELECT status FROM kbench_jobs WHERE id = $job")" canceled "... and it is canceled"
 ok "$(grep -c 'Asynchronous notification "kbench_jobs"' "$out_file")" 1 "a listener hears that a job finished"
 attack "the NOTIFY payload names no job" "$(grep -c 'with payload' "$out_file")" 0
@@ -313,7 +317,8 @@ echo "# 7. limits"
 for set in "queue_limit_per_role = 2" "max_job_timeout = '1h'" "job_timeout = '2h'"; do
   q "ALTER SYSTEM SET kernelindex.$set" >/dev/null
 done
-q "SELECT pg_reload_conf()" >/dev/null; sleep 0.3
+q "SELECT pg_reload_conf()" >/dev/null
+wait_for "SELECT current_setting('kernelindex.job_timeout') = '2h'" 30 || echo "# the settings were not reloaded"
 out=$(psql -X -q -At -U mallory -v VERBOSITY=verbose -c "BEGIN" \
   -c "SELECT kbench_run('layer_norm', 'forward', '$SMALL') FROM generate_series(1, 3)" -c "ROLLBACK" 2>&1)
 case "$out" in *"ERROR:  53400: role mallory has 2 jobs waiting"*) attack "a role queues more than kernelindex.queue_limit_per_role jobs" refused refused;;
@@ -332,7 +337,8 @@ t=$(timeout_of ", timeout => '1 day -23 hours -30 minutes'")
 ok "$t" "00:30:00" "a timeout given with days is taken as hours"
 bad_input alice 22023 "SELECT kbench_run('layer_norm', 'forward', '$SMALL', timeout => '2 hours')" "a timeout above kernelindex.max_job_timeout"
 for set in queue_limit_per_role max_job_timeout job_timeout; do q "ALTER SYSTEM RESET kernelindex.$set" >/dev/null; done
-q "SELECT pg_reload_conf()" >/dev/null; sleep 0.3
+q "SELECT pg_reload_conf()" >/dev/null
+wait_for "SELECT current_setting('kernelindex.job_timeout') <> '2h'" 30 || echo "# the settings were not reloaded"
 
 echo "# bad input to every SQL entry point of the runner"
 run() { bad_input alice "$1" "SELECT kbench_run($2)" "kbench_run($2)"; }
