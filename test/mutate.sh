@@ -6,7 +6,7 @@
 # is run: "caught" when that suite reports a failure, "NOT CAUGHT" when it
 # passes with the bug in.  The file is restored before the next one.
 #
-#   test/mutate.sh [NAME...]      (default: every mutation; about an hour on a loaded machine)
+#   test/mutate.sh [NAME...]      (default: every mutation; about 35 minutes on a loaded 2-core machine)
 #
 # Not part of bin/test.sh or .ci/run (it is slow): run it before resolving an
 # issue that touches the code it covers.  Exit status 0 only when every
@@ -62,7 +62,7 @@ export_no_retractions|sql/20_catalog.sql|s/CASE WHEN r.retracted_at IS NOT NULL$
 changepoint_shifted|src/continuous.c|s/out\[i\] = Int32GetDatum(cps\[i\] + 1);/out[i] = Int32GetDatum(cps[i] + 2);/|installcheck|change points reported one point late (kbench_segment, kbench_change_points)
 alert_not_notified|sql/50_continuous.sql|s/SELECT pg_notify('kbench_alerts', json_build_object/SELECT pg_notify('kbench_alerts_nobody', json_build_object/|continuous|an opened alert notifies no listener of kbench_alerts
 memory_mib_decimal|src/liger/liger_map.c|s/double\t\tb = mib \* 1048576.0;/double\t\tb = mib * 1e6;/|memory|Liger's memory MiB turned into bytes as MiB x 10^6
-harness_result_unchecked|kernels/impl.c|s/^\t\t\t\tif (!found)$/\t\t\t\tif (true)/|byo|an outside implementation's outputs are never compared (the harness's answer not checked)
+harness_error_ignored|kernels/impl.c|s/return fail(be, KBC_ERROR, "%s: %s", kb_ext_label(\&x->cs), line + 4);/return KBC_OK;/|byo|an outside implementation's "err" answer taken as ok (the harness's result not checked)
 chart_unescaped|sql/60_charts.sql|s/kbench_svg_escape(coalesce(s.sr->>'name', ''))/coalesce(s.sr->>'name', '')/|charts|a chart writes a series name into SVG unescaped
 distill_temperature|kernels/ops/distill_jsd_loss.c|/^dj_cpu(/,/^}/s/^\t\t\tzs\[v\] = a;$/\t\t\tzs[v] = a \/ 2;/|kernels|the CPU distill_jsd_loss takes the student's logits at temperature 2
 distill_hard_weight|kernels/ops/distill_jsd_loss.c|/^dj_cpu(/,/^}/s/loss = ((float) DJ_WEIGHT_HARD \*/loss = ((float) 0.49 */|kernels|the CPU distill_jsd_loss weighs the hard loss 0.49, not 0.5 (the old rtol 1e-2 let it pass)
