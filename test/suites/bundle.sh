@@ -118,7 +118,7 @@ ok "$(q "SELECT count(*) > 0 FROM kbench_export_catalog() l WHERE l LIKE '%Bench
 out=$(scrubbed bash "$B/bin/pgbundle.sh" stop 2>&1)
 rc=$?
 alive() { [ -d "/proc/$1" ] && ! grep -q '^State:\s*Z' "/proc/$1/status" 2>/dev/null; }  # a zombie is gone
-for ((i = 0; i < 50; i++)); do alive "$pm" || break; sleep 0.1; done
+for ((i = 0; i < 300; i++)); do alive "$pm" || break; sleep 0.1; done  # until gone, at most 30 s
 ok "$rc:$(alive "$pm" && echo running || echo gone)" "0:gone" "bin/pgbundle.sh stop stops the server"
 out=$(scrubbed bash "$B/bin/pgbundle.sh" bogus 2>&1)
 ok "$?:$(printf '%s' "$out" | grep -c 'pgbundle.sh start')" "2:1" "bin/pgbundle.sh with an unknown command says how to use it, exit 2"
