@@ -31,6 +31,15 @@
  *                 forward pass: eps 1e-5 instead of 1e-6 (the CPU code for
  *                 every other pass and operation): what only a tolerance
  *                 derived from the arithmetic can tell from rounding
+ *   slow_v2       every kernel variant v2 and later is deliberately slow:
+ *                 its call does the work of v1 three times (same outputs),
+ *                 what a paired comparison must call slower
+ * KBENCH_FAKE_CUDA_HOLD, a file: while its first line names the call being
+ * made, the call waits (polling the file) until the line changes, so a test
+ * can stop a job in one phase and look at it, deciding by events: "fill",
+ * "prepare" (the untimed prepare call), "call" (a timed-phase call outside
+ * time_one: the first call and warm-up), "time_one" or "time_one:N" (the
+ * Nth time_one since the device was opened, and later ones), "to_host".
  * KBENCH_FAKE_CUDA_MAX_WAIT_S caps the wait before KBC_TIMEOUT in hang mode
  * (the CLI waits up to 120 s; its test need not).  KBENCH_FAKE_CUDA_LOG, a
  * file, gets one line per API call ("<pid> <call>"), for tests to see what
@@ -55,11 +64,12 @@
 typedef enum
 {
 	M_OK, M_FAULT_OPEN, M_FAULT_CALL, M_FAULT_SYNC, M_NOMEM, M_HANG, M_HANG_FOREVER, M_WRONG, M_WRONG_EPS,
-	M_COUNT
+	M_SLOW_V2, M_COUNT
 } fake_mode;
 
 static const char *const mode_names[M_COUNT] = {
-	"ok", "fault_open", "fault_call", "fault_sync", "nomem", "hang", "hang_forever", "wrong", "wrong_eps"
+	"ok", "fault_open", "fault_call", "fault_sync", "nomem", "hang", "hang_forever", "wrong", "wrong_eps",
+	"slow_v2"
 };
 
 /* The state of the one device, for the life of the process (as a GPU's). */
@@ -128,7 +138,7 @@ read_mode(char *err, size_t errlen)
 			return true;
 		}
 	fail(0, err, errlen, "KBENCH_FAKE_CUDA: unknown mode '%s'; allowed: ok, fault_open, fault_call, "
-		 "fault_sync, nomem, hang, hang_forever, wrong, wrong_eps", v);
+		 "fault_sync, nomem, hang, hang_forever, wrong, wrong_eps, slow_v2", v);
 	return false;
 }
 
@@ -165,6 +175,38 @@ sleep_s(double s)
 			break;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 	} while (now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+}
+
+/* time_one calls since the device was opened (KBENCH_FAKE_CUDA_HOLD's "time_one:N") */
+static int	time_one_count;
+
+/* Wait while the hold file's first line names this call (see the header). */
+static void
+hold(const char *call, int nth)
+{
+	const char *path = getenv("KBENCH_FAKE_CUDA_HOLD");
+
+	if (!path || !*path)
+		return;
+	for (;;)
+	{
+		FILE	   *f = fopen(path, "r");
+		char		buf[64] = "";
+		size_t		n = strlen(call);
+		bool		held;
+
+		if (f && !fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		if (f)
+			fclose(f);
+		buf[strcspn(buf, " \r\n")] = '\0';
+		held = strncmp(buf, call, n) == 0 &&
+			(buf[n] == '\0' || (buf[n] == ':' && nth >= atoi(buf + n + 1)));
+		if (!held)
+			return;
+		trace("held");
+		sleep_s(0.02);
+	}
 }
 
 /* ------------------------------------------------------------ devices */
@@ -215,6 +257,7 @@ api_open(int dev, void **ctx, char *err, size_t errlen)
 	if (busy)
 		block_forever("open (cudaDeviceReset waits for the kernel)");
 	sticky[0] = '\0';			/* the reset clears a sticky error */
+	time_one_count = 0;
 	if (dev != 0)
 		return fail(KBC_ERROR, err, errlen, "cudaErrorInvalidDevice (invalid device ordinal)");
 	if (mode == M_FAULT_OPEN)
@@ -271,6 +314,7 @@ api_fill(void *ctx, void *p, int dtype, int64_t rows, int64_t cols, int init, do
 {
 	(void) ctx;
 	trace("fill");
+	hold("fill", 0);
 	if (sticky[0])
 		return fail(KBC_ERROR, err, errlen, "%s", sticky);
 	if (busy)
@@ -285,6 +329,7 @@ api_to_host(void *ctx, void *dst, const void *src, size_t bytes, char *err, size
 {
 	(void) ctx;
 	trace("to_host");
+	hold("to_host", 0);
 	if (sticky[0])
 		return fail(KBC_ERROR, err, errlen, "%s", sticky);
 	if (busy)
@@ -354,8 +399,9 @@ run_cpu(fake_ctx *ctx, const kb_call *c, int phase, char *err, size_t errlen)
 	k.ws = ctx->ws;
 	k.ws_bytes = cpu.ws_bytes;
 	k.chunk = cpu.chunk;
-	if (kb_ops[c->op]->cpu(&k, phase) != 0)
-		return fail(KBC_ERROR, err, errlen, "the cpu implementation of %s failed", kb_ops[c->op]->name);
+	for (int rep = mode == M_SLOW_V2 && c->variant >= 2 && phase != KB_PHASE_PREPARE ? 3 : 1; rep > 0; rep--)
+		if (kb_ops[c->op]->cpu(&k, phase) != 0)
+			return fail(KBC_ERROR, err, errlen, "the cpu implementation of %s failed", kb_ops[c->op]->name);
 	if (mode == M_WRONG_EPS && c->op == KB_OP_LAYER_NORM && c->mode != KB_BACKWARD && phase != KB_PHASE_PREPARE)
 		layer_norm_forward_eps(&k, 1e-5);
 	if (mode == M_WRONG && phase != KB_PHASE_PREPARE)
@@ -371,7 +417,7 @@ run_cpu(fake_ctx *ctx, const kb_call *c, int phase, char *err, size_t errlen)
 }
 
 static int
-api_call(void *ctx, const kb_call *c, int phase, char *err, size_t errlen)
+do_call(void *ctx, const kb_call *c, int phase, char *err, size_t errlen)
 {
 	trace("call");
 	if (sticky[0])
@@ -392,6 +438,13 @@ api_call(void *ctx, const kb_call *c, int phase, char *err, size_t errlen)
 		default:
 			return run_cpu(ctx, c, phase, err, errlen);
 	}
+}
+
+static int
+api_call(void *ctx, const kb_call *c, int phase, char *err, size_t errlen)
+{
+	hold(phase == KB_PHASE_PREPARE ? "prepare" : "call", 0);
+	return do_call(ctx, c, phase, err, errlen);
 }
 
 static int
@@ -428,12 +481,13 @@ api_time_one(void *ctx, const kb_call *c, void *flush, size_t flush_bytes, doubl
 	int			rc;
 
 	trace("time_one");
+	hold("time_one", ++time_one_count);
 	if (sticky[0])
 		return fail(KBC_ERROR, err, errlen, "%s", sticky);
 	if (flush && flush_bytes)
 		memset(flush, 0, flush_bytes);
 	t1 = kb_now_ns();
-	rc = api_call(ctx, c, KB_PHASE_TIMED, err, errlen);
+	rc = do_call(ctx, c, KB_PHASE_TIMED, err, errlen);
 	if (rc == KBC_OK)
 		rc = api_sync(ctx, timeout_s, err, errlen);
 	*op_ns = (double) (kb_now_ns() - t1);
