@@ -140,8 +140,16 @@ void		kb_setmsg(kb_result *res, const char *fmt,...) __attribute__((format(print
 void		kb_plan_call(const kb_case *cs, kb_call *c, kb_plan *p);
 /* Bytes of every tensor and the workspace of a planned call. */
 int64_t		kb_call_bytes(const kb_call *c);
-/* The flush buffer's size of a request (its own, or the default). */
-int64_t		kb_flush_bytes(const kb_request *req);
+/* The protocol of a request: its own settings, else the defaults (the flush: the device's). */
+typedef struct kb_protocol
+{
+	double		warmup_ms;
+	double		rep_ms;
+	int64_t		flush;			/* bytes cleared before each timed call */
+	int64_t		max_samples;
+	int64_t		min_samples;	/* at most max_samples */
+} kb_protocol;
+void		kb_protocol_of(const kb_request *req, bool cuda, kb_protocol *p);
 /* Refuse what cannot fit on the case's device before anything is allocated. */
 kb_status	kb_check_fit(const kb_case *cs, int64_t flush, char *err, size_t errlen);
 
@@ -151,10 +159,54 @@ kb_status	kb_check_fit(const kb_case *cs, int64_t flush, char *err, size_t errle
 double		kb_call_timeout(const kb_request *req);
 /* A backend return code as a status, with the backend's message in res. */
 kb_status	kb_be_status(kb_backend *be, int rc, kb_result *res, const char *what);
-/* Warm up, estimate, time; fills res->samples_ns and res->stats. */
+
+/* Reports progress to the request's callback: at once when the phase changes, else at most every 100 ms. */
+typedef struct kb_reporter
+{
+	const kb_request *req;
+	int64_t		last_ns;
+	kb_run_phase last_phase;
+} kb_reporter;
+void		kb_report(kb_reporter *r, kb_run_phase phase, double fraction, double rest_s);
+
+/*
+ * One side's measurement: the do_bench loop in steps, so that kb_run runs it
+ * straight through and kb_compare interleaves two.  kb_meter_start makes the
+ * first call and the five-call estimate and turns the protocol's times into
+ * nwarm and nrep (at least min_samples); kb_meter_warm makes the warm-up
+ * calls; kb_meter_sample n timed calls appended to res's samples (their
+ * median, of the unthrottled ones, in *block_median); kb_meter_finish drops
+ * throttled samples and computes res->stats.  Progress: each step reports
+ * its phase, fractions from f0 to f1, and rest_after seconds past its end.
+ */
+typedef struct kb_meter
+{
+	kb_backend *be;
+	const kb_call *c;
+	const kb_request *req;
+	kb_result  *res;
+	kb_reporter *rep;
+	void	   *flush;
+	kb_protocol pr;
+	double		est_ns;			/* per call, flush included (the five-call estimate) */
+	double		call_ns;		/* per call without the flush (the estimate's op time) */
+	int64_t		nwarm;
+	int64_t		nrep;
+	int64_t		cap;			/* samples allocated */
+	double	   *clk;
+	double		f0,
+				f1,
+				rest_after;
+} kb_meter;
+void		kb_meter_init(kb_meter *m, kb_backend *be, const kb_call *c, const kb_request *req, kb_result *res,
+						  kb_reporter *rep, void *flush, const kb_protocol *pr);
+kb_status	kb_meter_start(kb_meter *m);
+kb_status	kb_meter_warm(kb_meter *m);
+kb_status	kb_meter_sample(kb_meter *m, int64_t n, double *block_median);
+void		kb_meter_finish(kb_meter *m);
+/* Warm up, estimate, time (all four steps); fills res->samples_ns and res->stats. */
 kb_status	kb_measure(kb_backend *be, const kb_call *c, const kb_request *req, kb_result *res,
-					   void *flush, int64_t flush_bytes, double warmup_ms, double rep_ms,
-					   int64_t max_samples);
+					   kb_reporter *rep, void *flush, const kb_protocol *pr);
 
 /* ------------------------------------------------------------ JSON text (text.c) */
 
@@ -315,5 +367,35 @@ double		kb_get(const void *p, int dtype, int64_t i);
 void		kb_set(void *p, int dtype, int64_t i, double v);
 
 void	   *kb_xmalloc(size_t n);	/* malloc or NULL, never aborts */
+
+/* ------------------------------------------------------------ a run's steps (run.c) */
+
+/*
+ * What kb_run does around the measurement: kb_session_open parses the case,
+ * opens the backend and sets up the call (tensors filled from the seed, a
+ * child started, the prepare call); final is set when the run ended there
+ * without manifests (res->status says why), else the returned status says
+ * whether to measure.  kb_session_finish checks the outputs, notes too few
+ * samples and builds the manifests for the measurement's status;
+ * kb_session_close frees everything.
+ */
+typedef struct kb_session
+{
+	kb_case		cs;
+	kb_backend	be;
+	kb_call		c;
+	kb_plan		plan;
+	kb_protocol pr;
+	void	   *flushbuf;
+	int			allocated;
+	bool		opened;
+	bool		final;
+	const kb_request *req;
+	kb_result  *res;
+	kb_reporter *rep;
+} kb_session;
+kb_status	kb_session_open(kb_session *s, const kb_request *req, kb_result *res, kb_reporter *rep);
+kb_status	kb_session_finish(kb_session *s, kb_status st);
+void		kb_session_close(kb_session *s);
 
 #endif							/* KB_INT_H */

@@ -56,6 +56,24 @@ typedef enum kb_status
 
 const char *kb_status_name(kb_status s);
 
+/* Where a run is (progress callback): the phases of kb_run and kb_compare. */
+typedef enum kb_run_phase
+{
+	KB_RUN_SETUP = 1,			/* allocating, filling inputs, starting a child, the prepare call */
+	KB_RUN_WARMUP,			/* first call, five-call estimate, warm-up calls */
+	KB_RUN_SAMPLING,			/* timed calls */
+	KB_RUN_CHECKING			/* comparing outputs with the float64 reference, building manifests */
+} kb_run_phase;
+
+const char *kb_run_phase_name(kb_run_phase p);	/* "setup", "warm-up", "sampling", "checking" */
+
+typedef struct kb_progress
+{
+	kb_run_phase phase;
+	double		fraction;		/* 0..1 of the whole run */
+	double		rest_s;			/* seconds expected to remain; < 0: not known yet */
+} kb_progress;
+
 /*
  * A request.  Initialise with kb_request_init, then set op, mode and the
  * workload, either as axes_json (a JSON object text such as
@@ -78,15 +96,16 @@ typedef struct kb_request
 	/* Protocol parameters; the defaults are the kernelindex protocol. */
 	double		warmup_ms;		/* <= 0: 25 ms */
 	double		rep_ms;			/* <= 0: 100 ms */
-	int64_t		flush_bytes;	/* < 0: 256 MiB; 0: no cache flush */
+	int64_t		flush_bytes;	/* < 0: the default (kb_default_flush_bytes); 0: no cache flush */
 	int64_t		max_samples;	/* <= 0: 100000 */
+	int64_t		min_samples;	/* <= 0: KB_MIN_SAMPLES (at most max_samples) */
 	uint64_t	seed;			/* input generator seed (default 0) */
 	int			check;			/* 1 (default): compare with the float64 reference */
 
 	/* Control from the caller (the background worker). */
 	volatile int *cancel;		/* polled between calls; non-zero: stop, KB_CANCELED */
 	int64_t		deadline_ns;	/* CLOCK_MONOTONIC ns; 0: none; passing it: KB_TIMEOUT */
-	void		(*progress) (void *arg, double fraction);	/* 0..1, may be NULL */
+	void		(*progress) (void *arg, const kb_progress *p);	/* may be NULL */
 	void	   *progress_arg;
 
 	/*
@@ -133,6 +152,26 @@ typedef struct kb_impl_id
  */
 kb_status	kb_impl_resolve(const char *impl, const char *op, kb_impl_id *id, char *err, size_t errlen);
 
+/*
+ * The fewest samples a run takes by default, however long a call is: the
+ * repetition time turned into a count is raised to it (docs/KERNELS.md, "CPU
+ * protocol").  A run with fewer (max_samples below it, or stopped early)
+ * says so in its message and the run's description.
+ */
+#define KB_MIN_SAMPLES 10
+
+/*
+ * The default cache flush of a device, in bytes: on the CPU twice its
+ * largest cache (sysfs, else sysconf; 16 MiB assumed when neither says), as that is
+ * what a buffer must sweep to evict the call's data; on a GPU 256 MiB (more
+ * than any L2 so far).  kb_cpu_cache_bytes gives the cache and where it was
+ * read ("sysfs", "sysconf", "assumed").
+ */
+#define KB_CPU_FLUSH_FACTOR 2
+int64_t		kb_default_flush_bytes(int cuda);
+int64_t		kb_cpu_cache_bytes(const char **source);
+
+
 /* Statistics of the kept samples, in nanoseconds. */
 typedef struct kb_stats
 {
@@ -160,6 +199,41 @@ typedef struct kb_correctness
 								 * uses (pass: <= 1) */
 	char		worst_at[64];	/* the value that set it, "y[3]" */
 } kb_correctness;
+
+/*
+ * The expected duration of a request in seconds, before it runs: setup, the
+ * first call, the five-call estimate, warm-up and samples as the protocol
+ * turns them into counts (at least min_samples), and the check.  The time
+ * of one call (flush excluded) is per_call_ns when the caller knows it (a
+ * past run of the same workload and implementation on the device), else the
+ * cost model (the operation's bytes and FLOPs) at a calibrated rate
+ * (docs/KERNELS.md, "Estimates").  how (may be NULL) says which.  Returns
+ * < 0 for a request that does not parse.
+ */
+double		kb_estimate_seconds(const kb_request *req, double per_call_ns, char *how, size_t howlen);
+
+/*
+ * Paired A/B statistics (kb_compare, kbench_comparison): ratio = median(b) /
+ * median(a) of per-round values, its 95% interval by a bootstrap over rounds
+ * (KB_BOOTSTRAP_RESAMPLES resamples of whole rounds, a fixed generator, so
+ * the same rounds give the same interval) and a verdict for B: "faster"
+ * (the interval lies below 1 - same_pct/100), "slower" (above 1 +
+ * same_pct/100), "same" (inside 1 -+ same_pct/100), else "ambiguous".
+ * Returns 0, or -1 (verdict NULL) when a is empty or its median is 0.
+ */
+#define KB_BOOTSTRAP_RESAMPLES 2000
+typedef struct kb_paired
+{
+	double		a_median;
+	double		b_median;
+	double		ratio;
+	double		low;
+	double		high;
+	const char *verdict;		/* static string, or NULL */
+} kb_paired;
+
+int			kb_paired_ratio(const double *a, const double *b, int64_t n, double same_pct, kb_paired *out);
+const char *kb_verdict(double low, double high, double same_pct);
 
 /* A result; every pointer is malloc'd, release with kb_free_result. */
 typedef struct kb_result
@@ -266,6 +340,50 @@ kb_status	kb_describe(const kb_request *req, kb_result *res);
 kb_status	kb_run(const kb_request *req, kb_result *res);
 
 void		kb_free_result(kb_result *res);
+
+/*
+ * A paired A/B comparison (kbench compare; the worker's compare jobs, made
+ * by kbench_compare): A and B are set up side by side on one device with
+ * the same inputs (the protocol's seed), each makes its first call, its
+ * five-call estimate and its warm-up as kb_run does, then `rounds` rounds
+ * each time a block of A's calls and then a block of B's (ABAB...), the
+ * cache flushed before every timed call.  Blocks have the same number of
+ * calls on both sides: the rounds share the smaller side's sample count
+ * (at least min_samples).  Each side's outputs are checked and its run
+ * built as kb_run builds one, with the raw samples of all its blocks.  The
+ * comparison: each round's median per side, kb_paired_ratio over rounds.
+ * A side that cannot start (bad request, device, memory) ends the
+ * comparison: its run (when it has manifests) is in the result, the other
+ * side's is not (status KB_CANCELED there).  A timeout ends both sides'
+ * runs as timeout with the samples so far; a cancel leaves no manifests.
+ */
+typedef struct kb_compare_request
+{
+	kb_request	a;				/* the request; impl, entry and impl_version are A's */
+	const char *impl_b;			/* B's implementation (NULL: the device's own) */
+	const char *entry_b;
+	const char *impl_version_b;
+	int			rounds;			/* <= 0: 10 */
+	double		same_pct;		/* <= 0: 2 */
+} kb_compare_request;
+
+typedef struct kb_compare_result
+{
+	kb_status	status;			/* KB_PASSED: both runs passed and every round was timed */
+	char		message[1100];
+	kb_result	a;
+	kb_result	b;
+	int			rounds;			/* rounds timed */
+	int64_t		calls_per_block;
+	double	   *a_round_ns;		/* each round's median, malloc'd */
+	double	   *b_round_ns;
+	char	   *order;			/* the blocks as they ran, "ABAB...", malloc'd */
+	kb_paired	paired;			/* verdict NULL unless status is KB_PASSED */
+} kb_compare_result;
+
+void		kb_compare_request_init(kb_compare_request *r);
+kb_status	kb_compare(const kb_compare_request *req, kb_compare_result *res);
+void		kb_free_compare_result(kb_compare_result *res);
 
 /*
  * The ImplementationRevision of a user's implementation without running it:

@@ -150,17 +150,22 @@ protocol_text(const kb_case *cs, const kb_request *req, double warmup_ms, double
 	char		notes[1000];
 	char		reference[500];
 	const char *timer = cs->cuda ? "cuda_events" : "clock_monotonic";
+	kb_protocol pr;
 
 	snprintf(name, sizeof(name), "kbench-%s-%s-%s", cs->cuda ? "cuda" : "cpu", cs->op->slug, kb_mode_name(cs->mode));
 	snprintf(title, sizeof(title), "kbench protocol \xc2\xb7 %s \xc2\xb7 %s \xc2\xb7 %s",
 			 cs->op->name, kb_mode_name(cs->mode), cs->cuda ? "CUDA events" : "CPU monotonic clock");
+	kb_protocol_of(req, cs->cuda, &pr);
 	snprintf(notes, sizeof(notes),
 			 "Timed: %s. do_bench-compatible: warm-up %g ms and repetition %g ms turned into iteration "
-			 "counts from a five-call estimate (flush included), at most %lld samples; a %lld-byte buffer "
-			 "cleared before every timed call outside the timed region; %s per call; inputs generated once "
-			 "(counter-based generator, seed %llu). Reported: median, p20, p80 (linear interpolation), mean, "
-			 "min, max, MAD, distribution-free 95%% order-statistic interval of the median; raw samples kept.",
-			 cs->op->timed[cs->mode], warmup_ms, rep_ms, (long long) max_samples, (long long) flush,
+			 "counts from a five-call estimate (flush included), at least %lld and at most %lld samples; "
+			 "a %lld-byte buffer%s cleared before every timed call outside the timed region; %s per call; "
+			 "inputs generated once (counter-based generator, seed %llu). Reported: median, p20, p80 (linear "
+			 "interpolation), mean, min, max, MAD, distribution-free 95%% order-statistic interval of the "
+			 "median; raw samples kept.",
+			 cs->op->timed[cs->mode], warmup_ms, rep_ms, (long long) pr.min_samples, (long long) max_samples,
+			 (long long) flush,
+			 req->flush_bytes >= 0 || flush == 0 ? "" : cs->cuda ? " (the GPU default)" : " (twice the CPU's largest cache)",
 			 cs->cuda ? "one CUDA event pair" : "one CLOCK_MONOTONIC pair",
 			 (unsigned long long) req->seed);
 	snprintf(reference, sizeof(reference),

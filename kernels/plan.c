@@ -10,7 +10,9 @@
 
 #include "kb_int.h"
 
-#define DEFAULT_FLUSH_BYTES ((int64_t) 256 << 20)
+#define DEFAULT_WARMUP_MS 25.0
+#define DEFAULT_REP_MS 100.0
+#define DEFAULT_MAX_SAMPLES 100000
 
 /* Bytes of every tensor and the workspace of a planned call. */
 int64_t
@@ -47,10 +49,16 @@ run_bytes(const kb_case *cs, int64_t flush)
 	return kb_call_bytes(&c) + flush + ((int64_t) 64 << 20);	/* + cuBLASLt and driver slack */
 }
 
-int64_t
-kb_flush_bytes(const kb_request *req)
+void
+kb_protocol_of(const kb_request *req, bool cuda, kb_protocol *p)
 {
-	return req->flush_bytes < 0 ? DEFAULT_FLUSH_BYTES : req->flush_bytes;
+	p->warmup_ms = req->warmup_ms > 0 ? req->warmup_ms : DEFAULT_WARMUP_MS;
+	p->rep_ms = req->rep_ms > 0 ? req->rep_ms : DEFAULT_REP_MS;
+	p->flush = req->flush_bytes < 0 ? kb_default_flush_bytes(cuda) : req->flush_bytes;
+	p->max_samples = req->max_samples > 0 ? req->max_samples : DEFAULT_MAX_SAMPLES;
+	p->min_samples = req->min_samples > 0 ? req->min_samples : KB_MIN_SAMPLES;
+	if (p->min_samples > p->max_samples)
+		p->min_samples = p->max_samples;
 }
 
 /*

@@ -50,7 +50,12 @@ kb_check(const kb_request *req, char *errbuf, size_t errlen)
 
 	if (st != KB_PASSED)
 		return st;
-	st = kb_check_fit(&cs, kb_flush_bytes(req), errbuf, errlen);
+	{
+		kb_protocol pr;
+
+		kb_protocol_of(req, cs.cuda, &pr);
+		st = kb_check_fit(&cs, pr.flush, errbuf, errlen);
+	}
 	if (st == KB_PASSED && errbuf && errlen)
 		errbuf[0] = '\0';
 	return st;

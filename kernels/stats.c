@@ -114,3 +114,97 @@ kb_compute_stats(const double *v, int64_t n, kb_stats *st)
 	free(s);
 	free(dev);
 }
+
+/* ------------------------------------------------------------ paired A/B */
+
+/* splitmix64: a small, fixed generator, so a bootstrap gives the same interval every time. */
+static uint64_t
+splitmix64(uint64_t *s)
+{
+	uint64_t	z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static double
+median_of(double *v, int64_t n)
+{
+	qsort(v, (size_t) n, sizeof(double), cmp_double);
+	return kb_quantile(v, n, 0.5);
+}
+
+const char *
+kb_verdict(double low, double high, double same_pct)
+{
+	double		s = same_pct / 100.0;
+
+	if (high < 1 - s)
+		return "faster";
+	if (low > 1 + s)
+		return "slower";
+	if (low >= 1 - s && high <= 1 + s)
+		return "same";
+	return "ambiguous";
+}
+
+int
+kb_paired_ratio(const double *a, const double *b, int64_t n, double same_pct, kb_paired *out)
+{
+	double	   *ra,
+			   *rb,
+			   *boot;
+	uint64_t	state = 0x6b62656e6368ULL + (uint64_t) n;	/* "kbench" + n: fixed */
+	int64_t		nb = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (n < 1)
+		return -1;
+	ra = malloc(sizeof(double) * (size_t) n);
+	rb = malloc(sizeof(double) * (size_t) n);
+	boot = malloc(sizeof(double) * KB_BOOTSTRAP_RESAMPLES);
+	if (!ra || !rb || !boot)
+	{
+		free(ra);
+		free(rb);
+		free(boot);
+		return -1;
+	}
+	memcpy(ra, a, sizeof(double) * (size_t) n);
+	memcpy(rb, b, sizeof(double) * (size_t) n);
+	out->a_median = median_of(ra, n);
+	out->b_median = median_of(rb, n);
+	out->ratio = out->a_median > 0 ? out->b_median / out->a_median : NAN;
+	/* resample whole rounds, so that each A stays with the B timed beside it */
+	for (int s = 0; s < KB_BOOTSTRAP_RESAMPLES; s++)
+	{
+		double		ma,
+					mb;
+
+		for (int64_t k = 0; k < n; k++)
+		{
+			int64_t		i = (int64_t) (splitmix64(&state) % (uint64_t) n);
+
+			ra[k] = a[i];
+			rb[k] = b[i];
+		}
+		ma = median_of(ra, n);
+		mb = median_of(rb, n);
+		if (ma > 0)
+			boot[nb++] = mb / ma;
+	}
+	if (nb > 0 && out->ratio == out->ratio)
+	{
+		qsort(boot, (size_t) nb, sizeof(double), cmp_double);
+		out->low = kb_quantile(boot, nb, 0.025);
+		out->high = kb_quantile(boot, nb, 0.975);
+		out->verdict = kb_verdict(out->low, out->high, same_pct);
+	}
+	else
+		out->low = out->high = NAN;
+	free(ra);
+	free(rb);
+	free(boot);
+	return out->verdict ? 0 : -1;
+}

@@ -7,7 +7,9 @@
  *   kbench describe OP MODE key=value... [--impl IMPL] [--device cpu|cuda:N] [--json]
  *   kbench run OP MODE key=value... [--impl IMPL] [--device cpu|cuda:N] [--json]
  *              [--warmup-ms MS] [--rep-ms MS] [--flush-bytes N] [--max-samples N]
- *              [--seed N] [--no-check] [--timeout S] [--python INTERPRETER]
+ *              [--min-samples N] [--seed N] [--no-check] [--timeout S] [--python INTERPRETER]
+ *   kbench compare OP MODE key=value... --a IMPL --b IMPL [--rounds N] [--same-pct P] [--json] ...
+ *              (cli/compare.c)
  *   IMPL: cpu, cuda, cuda/vN (CUDA kernel variant N; cuda is cuda/v1), huggingface,
  *   torch, liger (python, in a child process), python:file.py:function or
  *   library:libx.so:symbol (docs/BYO.md): the names kbench_run's implementation
@@ -34,6 +36,7 @@
 #include <unistd.h>
 
 #include "kbench.h"
+#include "cli.h"
 
 static void
 usage(FILE *f)
@@ -44,7 +47,9 @@ usage(FILE *f)
 			"       kbench describe OP MODE key=value... [--impl IMPL] [--device cpu|cuda:N] [--json]\n"
 			"       kbench run OP MODE key=value... [--impl IMPL] [--device cpu|cuda:N] [--json]\n"
 			"                  [--warmup-ms MS] [--rep-ms MS] [--flush-bytes N] [--max-samples N]\n"
-			"                  [--seed N] [--no-check] [--timeout S] [--python INTERPRETER]\n"
+			"                  [--min-samples N] [--seed N] [--no-check] [--timeout S] [--python INTERPRETER]\n"
+			"       kbench compare OP MODE key=value... --a IMPL --b IMPL [--rounds N] [--same-pct P] [--json]\n"
+			"                  [--device cpu|cuda:N] [protocol options as for run]\n"
 			"       IMPL: cpu, cuda, cuda/vN (CUDA kernel variant), huggingface, torch, liger, python:file.py:function,\n"
 			"             library:libx.so:symbol (docs/BYO.md)\n"
 			"example: kbench run layer_norm backward rows=4096 hidden=4096 dtype=fp32 --device cuda:0\n");
@@ -230,7 +235,7 @@ static int
 is_value_option(const char *a)
 {
 	static const char *const opts[] = {"--impl", "--python", "--device", "--warmup-ms", "--rep-ms", "--flush-bytes",
-	"--max-samples", "--seed", "--timeout"};
+	"--max-samples", "--min-samples", "--seed", "--timeout"};
 
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
 		if (strcmp(a, opts[i]) == 0)
@@ -238,12 +243,13 @@ is_value_option(const char *a)
 	return 0;
 }
 
-static void
-progress_cb(void *arg, double f)
+void
+kbench_progress_cb(void *arg, const kb_progress *p)
 {
 	(void) arg;
 	if (getenv("KBENCH_PROGRESS"))
-		fprintf(stderr, "progress %.0f%%\n", f * 100);
+		fprintf(stderr, "progress %.0f%% %s%s\n", p->fraction * 100, kb_run_phase_name(p->phase),
+				p->rest_s >= 0 ? "" : " (time left not known yet)");
 }
 
 /* The watchdog: async-signal-safe, no stdio, no exit handlers. */
@@ -283,7 +289,7 @@ cmd_run(int argc, char **argv, int describe)
 	req.mode = argv[1];
 	req.keys = keys;
 	req.values = vals;
-	req.progress = progress_cb;
+	req.progress = kbench_progress_cb;
 	for (int i = 2; i < argc; i++)
 	{
 		const char *a = argv[i];
@@ -356,6 +362,8 @@ cmd_run(int argc, char **argv, int describe)
 			req.flush_bytes = atoll(argv[++i]);
 		else if (strcmp(a, "--max-samples") == 0)
 			req.max_samples = atoll(argv[++i]);
+		else if (strcmp(a, "--min-samples") == 0)
+			req.min_samples = atoll(argv[++i]);
 		else if (strcmp(a, "--seed") == 0)
 			req.seed = strtoull(argv[++i], NULL, 10);
 		else if (strcmp(a, "--timeout") == 0)
@@ -413,6 +421,10 @@ cmd_run(int argc, char **argv, int describe)
 	if (!json && res.status != KB_PASSED && res.status != KB_INVALID_REQUEST &&
 		res.status != KB_DEVICE_UNAVAILABLE)
 		fprintf(stderr, "kbench: %s: %s\n", kb_status_name(res.status), res.message);
+	/* too few samples to trust the spread: said on stderr whatever the output format */
+	if (!describe && res.stats.samples > 0 && res.stats.samples < KB_MIN_SAMPLES)
+		fprintf(stderr, "kbench: warning: only %lld samples, fewer than the protocol's minimum of %d\n",
+				(long long) res.stats.samples, KB_MIN_SAMPLES);
 	kb_free_result(&res);
 	for (int i = 0; i < req.naxes; i++)
 		free(owned[i]);
@@ -441,7 +453,9 @@ main(int argc, char **argv)
 		return cmd_run(argc - 2, argv + 2, 0);
 	if (strcmp(argv[1], "describe") == 0)
 		return cmd_run(argc - 2, argv + 2, 1);
-	fprintf(stderr, "kbench: unknown command '%s'; allowed: list, devices, describe, run, help\n", argv[1]);
+	if (strcmp(argv[1], "compare") == 0)
+		return kbench_cmd_compare(argc - 2, argv + 2);	/* cli/compare.c */
+	fprintf(stderr, "kbench: unknown command '%s'; allowed: list, devices, describe, run, compare, help\n", argv[1]);
 	usage(stderr);
 	return 2;
 }

@@ -465,11 +465,11 @@ static int	progress_calls;
 static double progress_last;
 
 static void
-on_progress(void *arg, double f)
+on_progress(void *arg, const kb_progress *p)
 {
 	(void) arg;
 	progress_calls++;
-	progress_last = f;
+	progress_last = p->fraction;
 }
 
 static void
