@@ -48,7 +48,7 @@ EXTRA_CLEAN = test/results test/regression.diffs test/regression.out test/isolat
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-$(OBJS): src/core/ki_json.h src/core/ki_schema.h src/kernelindex.h src/store.h src/catalog_import.h $(wildcard src/liger/*.h) kernels/kbench.h
+$(OBJS): src/core/ki_json.h src/core/ki_schema.h src/kernelindex.h src/store.h src/runner.h src/estimate.h src/catalog_import.h $(wildcard src/liger/*.h) kernels/kbench.h
 
 # The install script is the sql/NN_*.sql parts in order.
 sql/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_PARTS) kernelindex.control

@@ -24,7 +24,14 @@ CREATE TABLE kbench_jobs (
 	error text,
 	queued_at timestamptz NOT NULL DEFAULT clock_timestamp(),
 	started_at timestamptz,
-	finished_at timestamptz
+	finished_at timestamptz,
+	-- where the job is (kbench_job_status shows the live value): a failed,
+	-- timed-out or canceled job keeps the phase it stopped in; NULL for jobs
+	-- that finished before phases were recorded
+	phase text DEFAULT 'queued'
+		CHECK (phase IN ('queued', 'setup', 'warm-up', 'sampling', 'checking', 'storing', 'done')),
+	estimate_s float8,                   -- what kbench_run estimated the job to take, in seconds
+	comparison jsonb                     -- a paired A/B job (kbench_compare): {"b", "rounds", "same_pct", "id"}
 );
 CREATE INDEX ON kbench_jobs (device, id) WHERE status = 'queued';
 CREATE INDEX ON kbench_jobs (status) WHERE status IN ('queued', 'running');
@@ -47,7 +54,7 @@ SELECT pg_catalog.pg_extension_config_dump('kbench_jobs_id_seq', '');
 CREATE FUNCTION kbench__claim(p_device text, p_pid int) RETURNS SETOF kbench_jobs
 	LANGUAGE sql SET search_path = @extschema@, pg_temp AS $$
 	UPDATE kbench_jobs SET status = 'running', started_at = clock_timestamp(), worker_pid = p_pid,
-	       attempts = attempts + 1, progress = 0
+	       attempts = attempts + 1, progress = 0, phase = 'setup'
 	 WHERE id = (SELECT id FROM kbench_jobs WHERE status = 'queued' AND device = p_device
 	              ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
 	RETURNING *
@@ -75,13 +82,16 @@ REVOKE ALL ON FUNCTION kbench_prune_jobs(interval) FROM PUBLIC;
 -- CPU).  protocol overrides the timing protocol: {"warmup_ms": 25,
 -- "rep_ms": 100, "flush_bytes": 268435456, "max_samples": 100000, "seed": 0,
 -- "check": true}.  Returns the job id; the job runs once the transaction
--- commits.  Bad requests are refused here, with no job left behind.
+-- commits.  Bad requests are refused here, with no job left behind.  A job
+-- estimated to take over 2 minutes gets a NOTICE with the estimate;
+-- max_minutes refuses one estimated to take longer (docs/KERNELS.md,
+-- "Estimates").
 CREATE FUNCTION kbench_run(operation text, mode text, workload jsonb,
 	implementation text DEFAULT NULL, device text DEFAULT NULL, protocol jsonb DEFAULT '{}',
-	timeout interval DEFAULT NULL, retry boolean DEFAULT false)
+	timeout interval DEFAULT NULL, retry boolean DEFAULT false, max_minutes float8 DEFAULT NULL)
 	RETURNS bigint AS 'MODULE_PATHNAME', 'kbench_run' LANGUAGE C VOLATILE;
 -- Enqueueing is for the roles it is granted to.
-REVOKE ALL ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean, float8) FROM PUBLIC;
 
 -- Wait for a job to finish (or the timeout) and return it.  Cancelling the
 -- waiting statement (Ctrl-C, statement_timeout) cancels the job, when the
@@ -119,16 +129,36 @@ CREATE VIEW kbench_device_operations AS
 	 WHERE o->'implementations' @> jsonb_build_array(jsonb_build_object('device',
 	         CASE WHEN w.device = 'cpu' THEN 'cpu' ELSE 'cuda' END));
 
+-- Where the running jobs are, from the workers' shared memory: phase,
+-- progress (0..1) and the seconds expected to remain (NULL until the
+-- five-call estimate is known).  Only the jobs the caller may see
+-- (row-level security on kbench_jobs, read as the caller).  STABLE: it
+-- writes nothing, so the view's readers (PUBLIC) may execute it.
+CREATE FUNCTION kbench__job_progress(OUT job_id bigint, OUT phase text, OUT progress real, OUT rest_s float8)
+	RETURNS SETOF record AS 'MODULE_PATHNAME', 'kbench__job_progress' LANGUAGE C STABLE;
+
 -- The job list, at a glance: what runs where, how far along, what came out.
 -- security_invoker: the caller's row-level security applies (their own jobs).
+-- phase: queued, setup, warm-up, sampling, checking, storing, done (a job
+-- that failed or was canceled keeps the phase it stopped in, and its
+-- progress); elapsed: since it started (NULL while queued); remaining: the
+-- worker's estimate while it runs (the queue-time estimate until the
+-- worker has one, and while queued), NULL once finished.
 CREATE VIEW kbench_job_status WITH (security_invoker = true) AS
 	SELECT j.id, j.owner, j.operation, j.mode, j.workload, j.device, j.status,
 	       coalesce(w.progress, j.progress) AS progress, j.attempts,
 	       j.queued_at, j.started_at, j.finished_at,
 	       j.finished_at - j.started_at AS run_time,
-	       j.run_status, j.run_digest, r.median_ns, r.p20_ns, r.p80_ns, r.samples, j.error
+	       j.run_status, j.run_digest, r.median_ns, r.p20_ns, r.p80_ns, r.samples, j.error,
+	       CASE WHEN j.status = 'running' THEN coalesce(w.phase, j.phase) ELSE j.phase END AS phase,
+	       CASE WHEN j.status = 'queued' OR j.started_at IS NULL THEN NULL
+	            ELSE coalesce(j.finished_at, pg_catalog.clock_timestamp()) - j.started_at END AS elapsed,
+	       CASE WHEN j.status = 'queued' THEN pg_catalog.make_interval(secs => j.estimate_s)
+	            WHEN j.status = 'running' THEN pg_catalog.make_interval(secs => coalesce(w.rest_s,
+	                 greatest(j.estimate_s - extract(epoch FROM pg_catalog.clock_timestamp() - j.started_at)::float8, 0)))
+	       END AS remaining
 	  FROM kbench_jobs j
-	  LEFT JOIN kbench__workers() w ON w.job_id = j.id
+	  LEFT JOIN kbench__job_progress() w ON w.job_id = j.id
 	  LEFT JOIN kbench_runs r ON r.digest = j.run_digest;
 
 -- Queue a job, commit, wait for it and return the result in one statement:

@@ -789,9 +789,12 @@ COMMENT ON FUNCTION kbench_sweep_run(text, text, jsonb, text[], text, jsonb) IS 
 -- Paired A/B comparisons
 --------------------------------------------------------------------------
 
--- A comparison: rounds of A then B queued back to back on one device (its
--- worker runs a device's jobs one at a time in queue order: A B A B ...),
--- same workload, same protocol (seed, flush between calls).
+-- A comparison: ONE job that times A and B interleaved on one device
+-- (kernels/compare.c): both sides set up with the same inputs (the
+-- protocol's seed), warmed up, then rounds of a block of A's calls and a
+-- block of B's, the cache flushed before every timed call.  The worker
+-- stores both runs (each with its raw samples) and fills in the result in
+-- the transaction that finishes the job.
 CREATE TABLE kbench_comparisons (
 	id bigserial PRIMARY KEY,
 	operation text NOT NULL,
@@ -801,114 +804,89 @@ CREATE TABLE kbench_comparisons (
 	b text,
 	device text NOT NULL,
 	protocol jsonb NOT NULL,
-	rounds int NOT NULL CHECK (rounds BETWEEN 3 AND 100),
+	rounds int NOT NULL CHECK (rounds BETWEEN 3 AND 1000),
 	same_pct float8 NOT NULL CHECK (same_pct > 0),
-	jobs bigint[] NOT NULL,               -- A, B, A, B, ... (kbench_jobs.id)
+	job_id bigint NOT NULL,               -- the one job that times both (kbench_jobs.id)
 	owner name NOT NULL,
-	queued_at timestamptz NOT NULL DEFAULT now()
+	queued_at timestamptz NOT NULL DEFAULT now(),
+	-- stored by the worker with the two runs:
+	a_run text,                           -- kbench_runs.digest of A's run
+	b_run text,
+	call_order text,                      -- the blocks as they ran, one letter each: 'ABAB...'
+	calls_per_block int,                  -- timed calls in each block
+	a_round_ns float8[],                  -- each round's median, A's
+	b_round_ns float8[],
+	a_median_ns float8,                   -- the median of the rounds' medians
+	b_median_ns float8,
+	ratio float8,                         -- b_median_ns / a_median_ns
+	ratio_low float8,                     -- its 95% interval (bootstrap over rounds)
+	ratio_high float8,
+	verdict text CHECK (verdict IN ('faster', 'slower', 'same', 'ambiguous')),
+	finished_at timestamptz
 );
-COMMENT ON TABLE kbench_comparisons IS 'paired A/B comparisons: rounds of A and B queued alternately on one device';
--- kbench_compare runs as its caller (the jobs are theirs): they insert their
--- own comparisons, everyone reads them.
-ALTER TABLE kbench_comparisons ENABLE ROW LEVEL SECURITY;
-CREATE POLICY kbench_comparisons_read ON kbench_comparisons FOR SELECT USING (true);
-CREATE POLICY kbench_comparisons_own ON kbench_comparisons FOR INSERT WITH CHECK (owner = current_user);
+CREATE INDEX ON kbench_comparisons (job_id);
+COMMENT ON TABLE kbench_comparisons IS 'paired A/B comparisons: one job times A and B in alternating blocks on one device';
+-- Written by kbench_compare (as the extension's owner) and the worker;
+-- everyone reads them.
 SELECT pg_catalog.pg_extension_config_dump('kbench_comparisons', '');
 SELECT pg_catalog.pg_extension_config_dump('kbench_comparisons_id_seq', '');
 
--- Queue a paired comparison of implementations a and b; returns its id.
+-- Queue a paired comparison of implementations a and b: one job; returns
+-- the comparison's id.  Validated as kbench_run validates (both sides).
 --   SELECT kbench_compare('layer_norm', 'backward', '{"rows": 4096, "hidden": 4096, "dtype": "bf16"}', 'cuda', 'cuda/v2');
-CREATE FUNCTION kbench_compare(operation text, mode text, workload jsonb, a text, b text, rounds int DEFAULT 5,
-                               device text DEFAULT NULL, protocol jsonb DEFAULT '{}', same_pct float8 DEFAULT 2)
-	RETURNS bigint
-	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
-DECLARE
-	jobs bigint[] := '{}';
-	dev text := device;
-	j bigint;
-	k int;
-	id bigint;
-BEGIN
-	IF rounds IS NULL OR rounds < 3 OR rounds > 100 THEN
-		RAISE EXCEPTION 'rounds must be between 3 and 100, got %', coalesce(rounds::text, 'NULL')
-			USING ERRCODE = 'invalid_parameter_value', DETAIL = 'A round times A once and B once; the interval needs at least 3.';
-	END IF;
-	IF same_pct IS NULL OR NOT (same_pct > 0 AND same_pct < 100) THEN
-		RAISE EXCEPTION 'same_pct must be a number of percent between 0 and 100, got %', coalesce(same_pct::text, 'NULL')
-			USING ERRCODE = 'invalid_parameter_value',
-			DETAIL = 'B is the same as A when the 95% interval of the ratio lies within 1 -+ same_pct/100 (default 2).';
-	END IF;
-	-- protocol NULL would let the two sides differ in nothing, but say so
-	protocol := coalesce(protocol, '{}');
-	FOR k IN 1 .. rounds LOOP
-		j := kbench_run(operation, mode, workload, a, dev, protocol);
-		IF dev IS NULL THEN
-			SELECT x.device INTO dev FROM kbench_jobs x WHERE x.id = j;
-		END IF;
-		jobs := jobs || j || kbench_run(operation, mode, workload, b, dev, protocol);
-	END LOOP;
-	INSERT INTO kbench_comparisons (operation, mode, workload, a, b, device, protocol, rounds, same_pct, jobs, owner)
-	VALUES (operation, mode, workload, a, b, dev, protocol, rounds, same_pct, jobs, current_user)
-	RETURNING kbench_comparisons.id INTO id;
-	RETURN id;
-END $$;
-COMMENT ON FUNCTION kbench_compare(text, text, jsonb, text, text, int, text, jsonb, float8) IS 'queue a paired A/B comparison: rounds of A then B on one device; read it with kbench_comparison(id)';
+CREATE FUNCTION kbench_compare(operation text, mode text, workload jsonb, a text, b text, rounds int DEFAULT 10,
+                               device text DEFAULT NULL, protocol jsonb DEFAULT '{}', same_pct float8 DEFAULT 2,
+                               timeout interval DEFAULT NULL, max_minutes float8 DEFAULT NULL)
+	RETURNS bigint AS 'MODULE_PATHNAME', 'kbench_compare' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION kbench_compare(text, text, jsonb, text, text, int, text, jsonb, float8, interval, float8) IS 'queue a paired A/B comparison: one job times A and B interleaved on one device; read it with kbench_comparison(id)';
 
--- The result: each side's median over its rounds' medians, ratio = B / A,
--- its 95% interval by a bootstrap over rounds (2,000 resamples of whole
--- rounds, so each A stays paired with its B; deterministic), and a verdict:
--- faster (B is: the interval lies below 1 - same_pct/100), slower (above
--- 1 + same_pct/100), same (inside 1 -+ same_pct/100), else ambiguous.
--- NULL verdict until every round has both runs (status says where it is).
+-- The paired statistics of kernels/stats.c (kb_paired_ratio), the one
+-- routine the worker, kbench compare and this use: the ratio of medians
+-- B / A over rounds, its 95% interval by a bootstrap over rounds (2,000
+-- resamples of whole rounds; deterministic) and the verdict for B: faster
+-- (the interval lies below 1 - same_pct/100), slower (above 1 +
+-- same_pct/100), same (inside 1 -+ same_pct/100), else ambiguous.
+CREATE FUNCTION kbench_paired_ratio(a_ns float8[], b_ns float8[], same_pct float8 DEFAULT 2,
+	OUT a_median_ns float8, OUT b_median_ns float8, OUT ratio float8, OUT ratio_low float8, OUT ratio_high float8,
+	OUT verdict text)
+	AS 'MODULE_PATHNAME', 'kbench_paired_ratio' LANGUAGE C IMMUTABLE;
+
+-- A comparison's result, as the worker stored it; status follows its job:
+-- queued, running, done (both runs passed), failed (a side did not pass, or
+-- the job failed), timeout, canceled.  rounds_done counts the rounds timed.
 CREATE FUNCTION kbench_comparison(comparison_id bigint,
 	OUT id bigint, OUT status text, OUT rounds_done int, OUT a_median_ns float8, OUT b_median_ns float8,
 	OUT ratio float8, OUT ratio_low float8, OUT ratio_high float8, OUT verdict text,
-	OUT a_runs text[], OUT b_runs text[])
+	OUT a_run text, OUT b_run text, OUT call_order text, OUT job_id bigint)
 	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp STABLE AS $$
 DECLARE
 	c kbench_comparisons;
-	xa float8[];
-	xb float8[];
-	n int;
-	failed int;
+	j kbench_jobs;
 BEGIN
 	SELECT * INTO c FROM kbench_comparisons x WHERE x.id = comparison_id;
 	IF NOT FOUND THEN
-		RAISE EXCEPTION 'comparison % does not exist', comparison_id USING ERRCODE = 'no_data_found';
+		RAISE EXCEPTION 'comparison % does not exist', comparison_id USING ERRCODE = 'no_data_found',
+			HINT = 'kbench_comparisons lists the comparisons.';
 	END IF;
+	-- the job is read as the caller (row-level security): its owner sees its state
+	SELECT * INTO j FROM kbench_jobs x WHERE x.id = c.job_id;
 	id := c.id;
-	-- round k: jobs[2k - 1] (A) and jobs[2k] (B)
-	SELECT array_agg(ra.primary_ns::float8 ORDER BY k), array_agg(rb.primary_ns::float8 ORDER BY k),
-	       array_agg(ra.digest ORDER BY k), array_agg(rb.digest ORDER BY k)
-	  INTO xa, xb, a_runs, b_runs
-	  FROM generate_series(1, c.rounds) k
-	  JOIN kbench_jobs ja ON ja.id = c.jobs[2 * k - 1] JOIN kbench_runs ra ON ra.digest = ja.run_digest
-	  JOIN kbench_jobs jb ON jb.id = c.jobs[2 * k] JOIN kbench_runs rb ON rb.digest = jb.run_digest
-	 WHERE ra.primary_ns > 0 AND rb.primary_ns > 0 AND ra.status = 'passed' AND rb.status = 'passed';
-	n := coalesce(cardinality(xa), 0);
-	rounds_done := n;
-	SELECT count(*) INTO failed FROM kbench_jobs j
-	 WHERE j.id = ANY (c.jobs) AND (j.status IN ('failed', 'timeout', 'canceled') OR j.run_status IS DISTINCT FROM 'passed' AND j.status = 'passed');
-	status := CASE WHEN failed > 0 THEN 'failed' WHEN n < c.rounds THEN 'running' ELSE 'done' END;
-	IF n = 0 THEN
-		RETURN;
-	END IF;
-	a_median_ns := (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY v) FROM unnest(xa) v);
-	b_median_ns := (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY v) FROM unnest(xb) v);
-	ratio := b_median_ns / a_median_ns;
-	IF status <> 'done' THEN
-		RETURN;
-	END IF;
-	SELECT percentile_cont(0.025) WITHIN GROUP (ORDER BY r), percentile_cont(0.975) WITHIN GROUP (ORDER BY r)
-	  INTO ratio_low, ratio_high
-	  FROM (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY xb[i]) / percentile_cont(0.5) WITHIN GROUP (ORDER BY xa[i]) AS r
-	          FROM (SELECT s, 1 + (('x' || substr(md5(c.id || ':' || s || ':' || k), 1, 8))::bit(32)::bigint * n / 4294967296)::int AS i
-	                  FROM generate_series(1, 2000) s, generate_series(1, n) k) d
-	         GROUP BY s) boot;
-	verdict := CASE WHEN ratio_high < 1 - c.same_pct / 100 THEN 'faster'
-	                WHEN ratio_low > 1 + c.same_pct / 100 THEN 'slower'
-	                WHEN ratio_low >= 1 - c.same_pct / 100 AND ratio_high <= 1 + c.same_pct / 100 THEN 'same'
-	                ELSE 'ambiguous' END;
+	job_id := c.job_id;
+	status := CASE WHEN c.finished_at IS NOT NULL THEN
+	                    CASE WHEN c.verdict IS NOT NULL THEN 'done' WHEN j.status IN ('timeout', 'canceled') THEN j.status ELSE 'failed' END
+	               WHEN j.status IN ('queued', 'running') THEN j.status
+	               WHEN j.status IS NOT NULL THEN j.status
+	               ELSE 'unknown' END;
+	rounds_done := coalesce(cardinality(c.a_round_ns), 0);
+	a_median_ns := c.a_median_ns;
+	b_median_ns := c.b_median_ns;
+	ratio := c.ratio;
+	ratio_low := c.ratio_low;
+	ratio_high := c.ratio_high;
+	verdict := c.verdict;
+	a_run := c.a_run;
+	b_run := c.b_run;
+	call_order := c.call_order;
 END $$;
 COMMENT ON FUNCTION kbench_comparison(bigint) IS 'a paired comparison''s result: medians, ratio B/A with a bootstrap 95% interval over rounds, verdict faster / slower / same / ambiguous';
 
@@ -1063,11 +1041,9 @@ REVOKE ALL ON FUNCTION kbench_alert_suppress(bigint, text, timestamptz) FROM PUB
 GRANT EXECUTE ON FUNCTION kbench_alert_acknowledge(bigint, text, timestamptz) TO kbench_user;
 GRANT EXECUTE ON FUNCTION kbench_alert_suppress(bigint, text, timestamptz) TO kbench_user;
 REVOKE ALL ON FUNCTION kbench_sweep_run(text, text, jsonb, text[], text, jsonb) FROM PUBLIC;
-REVOKE ALL ON FUNCTION kbench_compare(text, text, jsonb, text, text, int, text, jsonb, float8) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION kbench_compare(text, text, jsonb, text, text, int, text, jsonb, float8) TO kbench_user;
+REVOKE ALL ON FUNCTION kbench_compare(text, text, jsonb, text, text, int, text, jsonb, float8, interval, float8) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION kbench_compare(text, text, jsonb, text, text, int, text, jsonb, float8, interval, float8) TO kbench_user;
 GRANT SELECT ON kbench_comparisons TO PUBLIC;
-GRANT INSERT ON kbench_comparisons TO kbench_user;
-GRANT USAGE ON SEQUENCE kbench_comparisons_id_seq TO kbench_user;
 GRANT EXECUTE ON FUNCTION kbench_sweep_run(text, text, jsonb, text[], text, jsonb) TO kbench_user;
 REVOKE ALL ON FUNCTION kbench__gate_alerts(text, text, text, text, timestamptz) FROM PUBLIC;
 REVOKE ALL ON FUNCTION kbench__slice_mean(float8[], int, int) FROM PUBLIC;

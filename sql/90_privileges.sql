@@ -13,12 +13,12 @@
 --   the owner     everything else (rebuilding records, the staging table)
 
 -- Queueing, waiting and cancelling: kbench_user.
-REVOKE ALL ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean, float8) FROM PUBLIC;
 REVOKE ALL ON FUNCTION kbench_wait(bigint, interval) FROM PUBLIC;
 REVOKE ALL ON FUNCTION kbench_cancel(bigint) FROM PUBLIC;
 REVOKE ALL ON PROCEDURE kbench_bench(text, text, jsonb, text, text, jsonb, interval, bigint, text, text,
 	double precision, double precision, double precision, bigint, double precision, text, text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean) TO kbench_user;
+GRANT EXECUTE ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean, float8) TO kbench_user;
 GRANT EXECUTE ON FUNCTION kbench_wait(bigint, interval) TO kbench_user;
 GRANT EXECUTE ON FUNCTION kbench_cancel(bigint) TO kbench_user;
 GRANT EXECUTE ON PROCEDURE kbench_bench(text, text, jsonb, text, text, jsonb, interval, bigint, text, text,

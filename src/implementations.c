@@ -162,6 +162,26 @@ ki_check_job(const char *op, const char *mode, const char *workload, const char 
 }
 
 /*
+ * Inside a transaction (not connected to SPI): the interpreter, and the
+ * entry of a registered name, palloc'd (left unset when not registered).
+ */
+void
+ki_resolve_request(kb_request *req, const char *op)
+{
+	char	   *e = NULL,
+			   *v = NULL;
+
+	req->python = ki_python && ki_python[0] ? ki_python : NULL;
+	if (!req->impl || builtin_name(req->impl))
+		return;
+	if (lookup_registered(req->impl, op, &e, &v))
+	{
+		req->entry = e;
+		req->impl_version = v;
+	}
+}
+
+/*
  * In the worker, before kb_run: the interpreter, and the entry of a
  * registered name (its own short transaction).  The strings live until the
  * next call.

@@ -20,6 +20,9 @@ kb_status	ki_check_job(const char *op, const char *mode, const char *workload, c
 /* True when impl runs in a child process (python, library, registered), not in the worker. */
 bool		ki_impl_in_child(const char *impl);
 
+/* Inside a transaction: the interpreter and a registered name's entry (palloc'd). */
+void		ki_resolve_request(kb_request *req, const char *op);
+
 /* In the worker, before kb_run: the interpreter and a registered name's entry. */
 void		ki_worker_prepare_request(kb_request *req, const char *op);
 

@@ -16,6 +16,7 @@ typedef enum
 	SET_REP_MS,
 	SET_FLUSH_BYTES,
 	SET_MAX_SAMPLES,
+	SET_MIN_SAMPLES,
 	SET_SEED,
 	SET_CHECK
 } setting_id;
@@ -34,6 +35,7 @@ static const struct
 	{"rep_ms", SET_REP_MS, 0.001, 3600000, false, false},
 	{"flush_bytes", SET_FLUSH_BYTES, 0, 1099511627776.0, false, true},
 	{"max_samples", SET_MAX_SAMPLES, 1, 100000000, false, true},
+	{"min_samples", SET_MIN_SAMPLES, 1, 100000000, false, true},
 	{"seed", SET_SEED, 0, 9007199254740991.0, false, true},
 	{"check", SET_CHECK, 0, 0, true, false},
 };
@@ -115,6 +117,9 @@ ki_protocol_apply(kb_request *req, const ki_value *p)
 			case SET_MAX_SAMPLES:
 				req->max_samples = (int64_t) v->u.num;
 				break;
+			case SET_MIN_SAMPLES:
+				req->min_samples = (int64_t) v->u.num;
+				break;
 			case SET_SEED:
 				req->seed = (uint64_t) v->u.num;
 				break;
@@ -123,4 +128,15 @@ ki_protocol_apply(kb_request *req, const ki_value *p)
 				break;
 		}
 	}
+}
+
+void
+ki_protocol_apply_text(kb_request *req, const char *json)
+{
+	ki_arena	a;
+	ki_errors	errs;
+
+	ki_pg_arena_init(&a);
+	ki_errors_init(&errs, &a);
+	ki_protocol_apply(req, ki_parse(&a, json, strlen(json), &errs));
 }

@@ -16,6 +16,7 @@
 #include "security.h"
 #include "implementations.h"
 #include "protocol.h"
+#include "estimate.h"
 
 #include <math.h>
 
@@ -120,8 +121,8 @@ check_protocol(Jsonb *protocol)
 }
 
 /* Run sql through SPI as the extension's owner. */
-static int
-spi_as_owner(const char *sql, int nargs, Oid *types, Datum *args, const char *nulls, bool read_only)
+int
+ki_spi_as_owner(const char *sql, int nargs, Oid *types, Datum *args, const char *nulls, bool read_only)
 {
 	Oid			save_userid;
 	int			save_sec;
@@ -145,22 +146,14 @@ spi_as_owner(const char *sql, int nargs, Oid *types, Datum *args, const char *nu
 	return rc;
 }
 
-/* Queue a benchmark job; returns its id. */
-PG_FUNCTION_INFO_V1(kbench_run);
-Datum
-kbench_run(PG_FUNCTION_ARGS)
+/* Validate and queue a job (kbench_run, kbench_compare); its id. */
+int64
+ki_queue_job(KiJobRequest *r)
 {
-	const char *op,
-			   *mode,
-			   *impl,
-			   *device;
-	Jsonb	   *workload,
-			   *protocol;
 	char	   *workload_text;
+	char	   *protocol_text = NULL;
 	char		err[1024];
 	kb_status	st;
-	Interval   *timeout;
-	bool		retry;
 	int64		queued,
 				queued_by_role,
 				timeout_us,
@@ -168,26 +161,17 @@ kbench_run(PG_FUNCTION_ARGS)
 	int64		id;
 	char	   *caller;
 	bool		isnull;
-	Datum		args[9];
-	Oid			types[9] = {TEXTOID, TEXTOID, JSONBOID, TEXTOID, TEXTOID, JSONBOID, INTERVALOID, INT4OID, NAMEOID};
-	char		nulls[9] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	double		est = -1;
+	char		how[256] = "";
+	Datum		args[11];
+	Oid			types[11] = {TEXTOID, TEXTOID, JSONBOID, TEXTOID, TEXTOID, JSONBOID, INTERVALOID, INT4OID, NAMEOID,
+	FLOAT8OID, JSONBOID};
+	char		nulls[11] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
 	char	   *dbname;
 
 	require_workers();
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("operation, mode and workload must not be null"),
-				 errhint("For example kbench_run('layer_norm', 'backward', '{\"rows\": 4096, \"hidden\": 4096, \"dtype\": \"fp32\"}').")));
-	op = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	mode = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	workload = PG_GETARG_JSONB_P(2);
-	impl = PG_ARGISNULL(3) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(3));
-	device = PG_ARGISNULL(4) ? best_device() : text_to_cstring(PG_GETARG_TEXT_PP(4));
-	protocol = PG_ARGISNULL(5) ? NULL : PG_GETARG_JSONB_P(5);
-	timeout = PG_ARGISNULL(6) ? NULL : PG_GETARG_INTERVAL_P(6);
-	retry = PG_ARGISNULL(7) ? false : PG_GETARG_BOOL(7);
-
+	if (r->device == NULL)
+		r->device = best_device();
 	dbname = get_database_name(MyDatabaseId);
 	if (strcmp(dbname, ki_database) != 0)
 		ereport(ERROR,
@@ -195,23 +179,31 @@ kbench_run(PG_FUNCTION_ARGS)
 				 errmsg("kernelindex workers serve database \"%s\", not \"%s\"", ki_database, dbname),
 				 errhint("Queue jobs in database \"%s\", or set kernelindex.database and restart the server.",
 						 ki_database)));
-	if (!device_served(device))
+	if (!device_served(r->device))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("no kernelindex worker serves device \"%s\"", device),
+				 errmsg("no kernelindex worker serves device \"%s\"", r->device),
 				 errdetail("Workers serve: %s.", served_devices())));
-	if (JB_ROOT_IS_SCALAR(workload) || !JB_ROOT_IS_OBJECT(workload))
+	if (JB_ROOT_IS_SCALAR(r->workload) || !JB_ROOT_IS_OBJECT(r->workload))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("workload must be a JSON object of the operation's axes and its dtype"),
 				 errhint("For example {\"rows\": 4096, \"hidden\": 4096, \"dtype\": \"fp32\"}.")));
-	if (protocol)
-		check_protocol(protocol);
+	if (r->protocol)
+	{
+		check_protocol(r->protocol);
+		protocol_text = JsonbToCString(NULL, &r->protocol->root, VARSIZE(r->protocol));
+	}
+	if (isnan(r->max_minutes) || r->max_minutes < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_minutes must be a positive number of minutes"),
+				 errdetail("A job estimated to take longer is refused before it is queued.")));
 	/* the timeout: given (days as 24 hours, no months) or the default, within the bound */
 	max_us = (int64) ki_max_job_timeout_s * USECS_PER_SEC;
-	if (timeout)
+	if (r->timeout)
 	{
-		timeout_us = ki_interval_usecs(timeout, "timeout", 0);
+		timeout_us = ki_interval_usecs(r->timeout, "timeout", 0);
 		if (timeout_us <= 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -229,23 +221,57 @@ kbench_run(PG_FUNCTION_ARGS)
 	ki_require_safe_schema();
 
 	/* the kernels library says whether it can run this, and why not */
-	workload_text = JsonbToCString(NULL, &workload->root, VARSIZE(workload));
+	workload_text = JsonbToCString(NULL, &r->workload->root, VARSIZE(r->workload));
 	/* a GPU's memory is checked by its worker, before allocating: no CUDA in a backend */
-	st = ki_check_job(op, mode, workload_text, impl, device, err, sizeof(err));
-	if (st != KB_PASSED)
+	for (int side = 0; side < (r->b_set ? 2 : 1); side++)
+	{
+		const char *impl = side ? r->impl_b : r->impl;
+
+		st = ki_check_job(r->op, r->mode, workload_text, impl, r->device, err, sizeof(err));
+		if (st != KB_PASSED)
+			ereport(ERROR,
+					(errcode(st == KB_RESOURCE_EXCEEDED ? ERRCODE_PROGRAM_LIMIT_EXCEEDED : ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot queue %s %s%s: %s", r->op, r->mode, !r->b_set ? "" : side ? " (implementation b)" : " (implementation a)", err),
+					 st == KB_RESOURCE_EXCEEDED ? errdetail("The workload does not fit device %s.", r->device) : 0,
+					 errhint("kbench_device_operations lists what each device can run.")));
+	}
+
+	/* how long it will take: a NOTICE past a few minutes, refused past max_minutes */
+	for (int side = 0; side < (r->b_set ? 2 : 1); side++)
+	{
+		char		h[256];
+		double		e = ki_job_estimate(r->op, r->mode, workload_text, side ? r->impl_b : r->impl, r->device,
+										protocol_text, h, sizeof(h));
+
+		if (e < 0)
+		{
+			est = -1;
+			break;
+		}
+		est = (est < 0 ? 0 : est) + e;
+		if (side == 0)
+			strlcpy(how, h, sizeof(how));
+	}
+	if (est >= 0 && r->max_minutes > 0 && est > r->max_minutes * 60)
 		ereport(ERROR,
-				(errcode(st == KB_RESOURCE_EXCEEDED ? ERRCODE_PROGRAM_LIMIT_EXCEEDED : ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cannot queue %s %s: %s", op, mode, err),
-				 st == KB_RESOURCE_EXCEEDED ? errdetail("The workload does not fit device %s.", device) : 0,
-				 errhint("kbench_device_operations lists what each device can run.")));
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s %s is estimated to take %.1f minutes on %s, more than max_minutes (%g)",
+						r->op, r->mode, est / 60, r->device, r->max_minutes),
+				 errdetail("The estimate is %s.", how),
+				 errhint("Queue a smaller workload or a shorter protocol, or raise max_minutes.")));
+	if (est > KI_ESTIMATE_NOTICE_S)
+		ereport(NOTICE,
+				(errmsg("%s %s is estimated to take %.1f minutes on %s", r->op, r->mode, est / 60, r->device),
+				 errdetail("The estimate is %s.", how),
+				 errhint("kbench_job_status shows its phase and the time remaining; max_minutes refuses such jobs up front.")));
 
 	caller = GetUserNameFromId(GetUserId(), false);
 	args[8] = DirectFunctionCall1(namein, CStringGetDatum(caller));
 	SPI_connect();
 	/* not read-only: a fresh snapshot counts the jobs this statement queued already */
-	if (spi_as_owner(psprintf("SELECT pg_catalog.count(*), pg_catalog.count(*) FILTER (WHERE owner = $1)"
-							  " FROM %s.kbench_jobs WHERE status = 'queued'", ext_schema()),
-					 1, &types[8], &args[8], NULL, false) != SPI_OK_SELECT)
+	if (ki_spi_as_owner(psprintf("SELECT pg_catalog.count(*), pg_catalog.count(*) FILTER (WHERE owner = $1)"
+								 " FROM %s.kbench_jobs WHERE status = 'queued'", ext_schema()),
+						1, &types[8], &args[8], NULL, false) != SPI_OK_SELECT)
 		elog(ERROR, "could not count the queue");
 	queued = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	queued_by_role = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
@@ -262,16 +288,16 @@ kbench_run(PG_FUNCTION_ARGS)
 				 errdetail("kernelindex.queue_limit is %d.", ki_queue_limit),
 				 errhint("Wait for queued jobs to finish, cancel some with kbench_cancel(), or raise kernelindex.queue_limit.")));
 
-	args[0] = CStringGetTextDatum(op);
-	args[1] = CStringGetTextDatum(mode);
-	args[2] = JsonbPGetDatum(workload);
-	if (impl)
-		args[3] = CStringGetTextDatum(impl);
+	args[0] = CStringGetTextDatum(r->op);
+	args[1] = CStringGetTextDatum(r->mode);
+	args[2] = JsonbPGetDatum(r->workload);
+	if (r->impl)
+		args[3] = CStringGetTextDatum(r->impl);
 	else
 		nulls[3] = 'n';
-	args[4] = CStringGetTextDatum(device);
-	if (protocol)
-		args[5] = JsonbPGetDatum(protocol);
+	args[4] = CStringGetTextDatum(r->device);
+	if (r->protocol)
+		args[5] = JsonbPGetDatum(r->protocol);
 	else
 		nulls[5] = 'n';
 	{
@@ -280,12 +306,19 @@ kbench_run(PG_FUNCTION_ARGS)
 		iv->time = timeout_us;	/* stored as hours, minutes and seconds */
 		args[6] = IntervalPGetDatum(iv);
 	}
-	args[7] = Int32GetDatum(retry ? 1 : 0);
-	if (spi_as_owner(psprintf("INSERT INTO %s.kbench_jobs (operation, mode, workload, implementation, device,"
-							  " protocol, timeout, retries_left, owner) VALUES ($1, $2, $3, $4, $5,"
-							  " coalesce($6, '{}'::pg_catalog.jsonb), $7, $8, $9) RETURNING id",
-							  ext_schema()),
-					 9, types, args, nulls, false) != SPI_OK_INSERT_RETURNING)
+	args[7] = Int32GetDatum(r->retry ? 1 : 0);
+	args[9] = Float8GetDatum(est);
+	if (est < 0)
+		nulls[9] = 'n';
+	if (r->comparison)
+		args[10] = DirectFunctionCall1(jsonb_in, CStringGetDatum(r->comparison));
+	else
+		nulls[10] = 'n';
+	if (ki_spi_as_owner(psprintf("INSERT INTO %s.kbench_jobs (operation, mode, workload, implementation, device,"
+								 " protocol, timeout, retries_left, owner, estimate_s, comparison) VALUES ($1, $2, $3, $4, $5,"
+								 " coalesce($6, '{}'::pg_catalog.jsonb), $7, $8, $9, $10, $11) RETURNING id",
+								 ext_schema()),
+						11, types, args, nulls, false) != SPI_OK_INSERT_RETURNING)
 		elog(ERROR, "could not queue the job");
 	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	SPI_finish();
@@ -296,7 +329,36 @@ kbench_run(PG_FUNCTION_ARGS)
 		xact_callback_registered = true;
 	}
 	wake_at_commit = true;
-	PG_RETURN_INT64(id);
+	return id;
+}
+
+/* Queue a benchmark job; returns its id. */
+PG_FUNCTION_INFO_V1(kbench_run);
+Datum
+kbench_run(PG_FUNCTION_ARGS)
+{
+	KiJobRequest r;
+
+	require_workers();
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("operation, mode and workload must not be null"),
+				 errhint("For example kbench_run('layer_norm', 'backward', '{\"rows\": 4096, \"hidden\": 4096, \"dtype\": \"fp32\"}').")));
+	memset(&r, 0, sizeof(r));
+	r.op = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	r.mode = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	r.workload = PG_GETARG_JSONB_P(2);
+	r.impl = PG_ARGISNULL(3) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(3));
+	r.device = PG_ARGISNULL(4) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(4));
+	r.protocol = PG_ARGISNULL(5) ? NULL : PG_GETARG_JSONB_P(5);
+	r.timeout = PG_ARGISNULL(6) ? NULL : PG_GETARG_INTERVAL_P(6);
+	r.retry = PG_ARGISNULL(7) ? false : PG_GETARG_BOOL(7);
+	/* 0.1.0's kbench_run had eight arguments; its C symbol is this one */
+	r.max_minutes = PG_NARGS() < 9 || PG_ARGISNULL(8) ? 0 : PG_GETARG_FLOAT8(8);
+	if (PG_NARGS() >= 9 && !PG_ARGISNULL(8) && r.max_minutes == 0)
+		r.max_minutes = -1;		/* refused as not positive */
+	PG_RETURN_INT64(ki_queue_job(&r));
 }
 
 static bool
@@ -328,8 +390,9 @@ kbench_wait(PG_FUNCTION_ARGS)
 		ki_interval_usecs(timeout, "timeout", (int64) 36525 * USECS_PER_DAY);
 	/* read as the caller: row-level security shows only the jobs they may see */
 	nest = ki_pin_search_path();
-	sql = psprintf("SELECT j, j.status, j.owner FROM %s.kbench_jobs j WHERE j.id = $1",
-				   ext_schema());
+	sql = psprintf("SELECT j, j.status, j.owner, (SELECT r.samples FROM %s.kbench_runs r WHERE r.digest = j.run_digest)"
+				   " FROM %s.kbench_jobs j WHERE j.id = $1",
+				   ext_schema(), ext_schema());
 	PG_TRY();
 	{
 		for (;;)
@@ -368,6 +431,18 @@ kbench_wait(PG_FUNCTION_ARGS)
 					ereport(NOTICE,
 							(errmsg("job " INT64_FORMAT " is still %s after the wait", id, status),
 							 errhint("Wait again with kbench_wait(" INT64_FORMAT "), or cancel it with kbench_cancel(" INT64_FORMAT ").", id, id)));
+				else
+				{
+					Datum		n = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4, &isnull);
+
+					/* an honest run says when it has too few samples to trust its spread */
+					if (!isnull && DatumGetInt64(n) < KB_MIN_SAMPLES)
+						ereport(NOTICE,
+								(errmsg("job " INT64_FORMAT "'s run has only " INT64_FORMAT " samples, fewer than the protocol's minimum of %d",
+										id, DatumGetInt64(n), KB_MIN_SAMPLES),
+								 errdetail("Its median and spread rest on few calls; the run's description says why."),
+								 errhint("Raise max_samples (or min_samples) in the protocol, or give the job more time.")));
+				}
 			}
 			SPI_finish();
 			if (done)
@@ -455,7 +530,7 @@ kbench_cancel(PG_FUNCTION_ARGS)
 	if (strcmp(status, "queued") == 0)
 	{
 		/* a job that ends here notifies its listeners as one a worker finishes does */
-		if (spi_as_owner(psprintf("WITH j AS (UPDATE %s.kbench_jobs SET status = 'canceled',"
+		if (ki_spi_as_owner(psprintf("WITH j AS (UPDATE %s.kbench_jobs SET status = 'canceled',"
 								  " finished_at = pg_catalog.clock_timestamp(), error = 'canceled before it started'"
 								  " WHERE id = $1 AND status = 'queued' RETURNING id)"
 								  " SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",
@@ -468,7 +543,7 @@ kbench_cancel(PG_FUNCTION_ARGS)
 	else if (strcmp(status, "running") == 0 && !job_has_worker(device, pid ? atoi(pid) : 0))
 	{
 		/* its worker is gone and no worker will come back for it: end it here */
-		if (spi_as_owner(psprintf("UPDATE %s.kbench_jobs SET status = 'canceled', finished_at = pg_catalog.clock_timestamp(),"
+		if (ki_spi_as_owner(psprintf("UPDATE %s.kbench_jobs SET status = 'canceled', finished_at = pg_catalog.clock_timestamp(),"
 								  " worker_pid = NULL, error = pg_catalog.format('canceled while its worker for %%s"
 								  " (pid %%s) was gone', device, worker_pid) WHERE id = $1 AND status = 'running'",
 								  ext_schema()), 1, types, args, NULL, false) != SPI_OK_UPDATE)
@@ -548,6 +623,63 @@ kbench_workers(PG_FUNCTION_ARGS)
 		nulls[5] = s->job_id == 0 || hidden;
 		values[6] = TimestampTzGetDatum(s->started_at);
 		nulls[6] = s->job_id == 0 || hidden;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+const char *
+ki_phase_name(int phase)
+{
+	return phase == KI_PHASE_STORING ? "storing" : phase > 0 ? kb_run_phase_name((kb_run_phase) phase) : NULL;
+}
+
+/* Where the running jobs the caller may see are: phase, progress, seconds left. */
+PG_FUNCTION_INFO_V1(kbench__job_progress);
+Datum
+kbench__job_progress(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	KiWorkerSlot slots[KI_MAX_WORKERS];
+	int			nslots;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (ki_shared == NULL)
+		return (Datum) 0;
+	LWLockAcquire(ki_shared->lock, LW_SHARED);
+	nslots = ki_shared->nslots;
+	memcpy(slots, ki_shared->slots, sizeof(KiWorkerSlot) * nslots);
+	LWLockRelease(ki_shared->lock);
+	for (int i = 0; i < nslots; i++)
+	{
+		KiWorkerSlot *s = &slots[i];
+		Datum		values[4];
+		bool		nulls[4] = {false, false, false, false};
+		Oid			types[1] = {INT8OID};
+		Datum		args[1] = {Int64GetDatum(s->job_id)};
+		const char *phase = ki_phase_name(s->phase);
+		bool		visible;
+		int			nest;
+
+		if (s->job_id == 0 || s->pid == 0)
+			continue;
+		/* only the jobs the caller may see (row-level security, read as the caller) */
+		nest = ki_pin_search_path();
+		SPI_connect();
+		if (SPI_execute_with_args(psprintf("SELECT 1 FROM %s.kbench_jobs WHERE id = $1", ext_schema()),
+								  1, types, args, NULL, true, 1) != SPI_OK_SELECT)
+			elog(ERROR, "could not read job " INT64_FORMAT, s->job_id);
+		visible = SPI_processed == 1;
+		SPI_finish();
+		ki_unpin_search_path(nest);
+		if (!visible)
+			continue;
+		values[0] = Int64GetDatum(s->job_id);
+		values[1] = phase ? CStringGetTextDatum(phase) : (Datum) 0;
+		nulls[1] = phase == NULL;
+		values[2] = Float4GetDatum(s->progress);
+		values[3] = Float8GetDatum(s->rest_s);
+		nulls[3] = s->rest_s < 0 || s->phase == KI_PHASE_NONE;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

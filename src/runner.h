@@ -27,7 +27,15 @@ typedef struct KiWorkerSlot
 	float4		progress;
 	TimestampTz started_at;
 	volatile int cancel;		/* set to stop the running job (kb_run polls it) */
+	int			phase;			/* KI_PHASE_*: where the running job is */
+	float8		rest_s;			/* seconds expected to remain; < 0: not known */
+	char		env_digest[72];	/* the environment of the worker's last run ("": none yet) */
 } KiWorkerSlot;
+
+/* The phases of a running job (kb_run_phase, then storing), as kbench_jobs.phase names them. */
+#define KI_PHASE_NONE 0
+#define KI_PHASE_STORING 5
+const char *ki_phase_name(int phase);
 
 typedef struct KiShared
 {

@@ -9,6 +9,7 @@
  *   worker_jobs.c      the statements on kbench_jobs: claim, store and finish, re-queue, retention
  *   worker_recovery.c  ending the jobs a stopped worker left behind
  *   worker_run.c       running one claimed job through the kernels library, the watchdog
+ *   worker_compare.c   running a paired A/B job (kbench_compare) and storing both runs
  */
 #ifndef KI_WORKER_H
 #define KI_WORKER_H
@@ -56,12 +57,15 @@ typedef struct claimed_job
 	char	   *implementation;
 	char	   *protocol;
 	double		timeout_ms;
+	char	   *comparison;		/* a paired A/B job's {"id", "b", "rounds", "same_pct"}, or NULL */
 } claimed_job;
 
 void		ki_run_in_xact(const char *what, const char *sql);
 bool		ki_worker_extension_ready(void);
 bool		ki_claim_job(const char *device, claimed_job *job, MemoryContext cxt);
 void		ki_finish_job(const claimed_job *job, const char *status, const kb_result *res, const char *error);
+void		ki_store_result(const kb_result *res);
+void		ki_end_job(const claimed_job *job, const char *status, const kb_result *res, const char *error);
 void		ki_requeue_job(int64 id);
 void		ki_apply_retention(void);
 
@@ -72,5 +76,13 @@ void		ki_recover_orphaned_jobs(void);
 /* worker_run.c */
 void		ki_watchdog_register(void);
 bool		ki_run_job(claimed_job *job, const char *device);
+void		ki_job_request(const claimed_job *job, const char *device, kb_request *req);
+void		ki_job_outcome(const claimed_job *job, kb_status st, const char *message, const char **status,
+						   char **error);
+void		ki_watchdog_arm(const claimed_job *job);
+void		ki_watchdog_disarm(void);
+
+/* worker_compare.c */
+bool		ki_run_compare_job(claimed_job *job, const char *device);
 
 #endif							/* KI_WORKER_H */

@@ -93,7 +93,7 @@ ki_claim_job(const char *device, claimed_job *job, MemoryContext cxt)
 	if (why == NULL && plan == NULL)
 	{
 		plan = SPI_prepare(psprintf("SELECT id, operation, mode, workload::text, implementation, protocol::text,"
-									" extract(epoch FROM timeout) * 1000 FROM %s.kbench__claim($1, $2)",
+									" extract(epoch FROM timeout) * 1000, comparison::text FROM %s.kbench__claim($1, $2)",
 									ki_worker_schema), 2, types);
 		if (plan == NULL)
 			elog(ERROR, "could not prepare the claim: %s", SPI_result_code_string(SPI_result));
@@ -118,6 +118,7 @@ ki_claim_job(const char *device, claimed_job *job, MemoryContext cxt)
 		job->protocol = SPI_getvalue(t, d, 6);
 		job->timeout_ms = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
 															 SPI_getbinval(t, d, 7, &isnull)));
+		job->comparison = SPI_getvalue(t, d, 8);	/* NULL: a run */
 		MemoryContextSwitchTo(old);
 		found = true;
 	}
@@ -219,24 +220,31 @@ raw_samples_datum(const kb_result *res)
 	return PointerGetDatum(construct_array(elems, (int) n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 }
 
-/* Store what a run produced and finish the job, in one transaction. */
+/* Store a run's manifests and raw samples (inside the finishing transaction, connected to SPI). */
 void
-ki_finish_job(const claimed_job *job, const char *status, const kb_result *res, const char *error)
+ki_store_result(const kb_result *res)
 {
-	Datum		args[5];
-	Oid			types[5] = {INT8OID, TEXTOID, TEXTOID, TEXTOID, TEXTOID};
-	char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
-	bool		have_run = res && res->composite_json != NULL;
+	if (res == NULL || res->composite_json == NULL)
+		return;
+	store_run_manifests(res, raw_samples_datum(res));
+}
 
-	SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
-	SPI_connect();
-	PushActiveSnapshot(GetTransactionSnapshot());
-	pgstat_report_activity(STATE_RUNNING, "storing a run");
-	if (have_run)
-	{
-		store_run_manifests(res, raw_samples_datum(res));
-	}
+/*
+ * Finish the job row and NOTIFY (inside the finishing transaction,
+ * connected to SPI): its run (res, may be NULL), and where it stopped: a
+ * passed job is done (progress 1); any other keeps the phase and progress
+ * this worker's slot shows, that is where it stopped.
+ */
+void
+ki_end_job(const claimed_job *job, const char *status, const kb_result *res, const char *error)
+{
+	Datum		args[7];
+	Oid			types[7] = {INT8OID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, FLOAT4OID};
+	char		nulls[7] = {' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	bool		have_run = res && res->composite_json != NULL;
+	bool		done = strcmp(status, "passed") == 0;
+	const char *phase = done ? "done" : ki_phase_name(ki_my_slot ? ki_my_slot->phase : KI_PHASE_NONE);
+
 	args[0] = Int64GetDatum(job->id);
 	args[1] = CStringGetTextDatum(status);
 	if (have_run)
@@ -253,15 +261,37 @@ ki_finish_job(const claimed_job *job, const char *status, const kb_result *res, 
 		args[4] = CStringGetTextDatum(error);
 	else
 		nulls[4] = 'n';
+	/* a job that never got going (canceled before it started) keeps its recorded phase */
+	if (phase)
+		args[5] = CStringGetTextDatum(phase);
+	else
+		nulls[5] = 'n';
+	args[6] = Float4GetDatum(done ? 1.0f : ki_my_slot && phase ? ki_my_slot->progress : 0.0f);
+	if (!done && !phase)
+		nulls[6] = 'n';
 	if (SPI_execute_with_args(psprintf(
 									   "WITH j AS (UPDATE %s.kbench_jobs SET status = $2, run_status = $3::%s.kbench_status,"
-									   " run_digest = $4, error = $5, finished_at = pg_catalog.clock_timestamp(), progress = 1 "
+									   " run_digest = $4, error = $5, finished_at = pg_catalog.clock_timestamp(),"
+									   " phase = coalesce($6, phase), progress = coalesce($7, progress) "
 									   " WHERE id = $1 RETURNING id) "
 									   /* every role may LISTEN: the payload names no job; kbench_jobs shows one's own */
 									   "SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",
 									   ki_worker_schema, ki_worker_schema),
-							  5, types, args, nulls, false, 0) != SPI_OK_SELECT)
+							  7, types, args, nulls, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not finish job " INT64_FORMAT, job->id);
+}
+
+/* Store what a run produced and finish the job, in one transaction. */
+void
+ki_finish_job(const claimed_job *job, const char *status, const kb_result *res, const char *error)
+{
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	pgstat_report_activity(STATE_RUNNING, "storing a run");
+	ki_store_result(res);
+	ki_end_job(job, status, res, error);
 	SPI_finish();
 	PopActiveSnapshot();
 	CommitTransactionCommand();
@@ -274,7 +304,7 @@ ki_requeue_job(int64 id)
 {
 	ki_run_in_xact("re-queueing a job",
 				psprintf("UPDATE %s.kbench_jobs SET status = 'queued', started_at = NULL, worker_pid = NULL,"
-						 " error = 'interrupted by a server shutdown; re-queued' WHERE id = " INT64_FORMAT,
+						 " phase = 'queued', error = 'interrupted by a server shutdown; re-queued' WHERE id = " INT64_FORMAT,
 						 ki_worker_schema, id));
 }
 

@@ -1,12 +1,14 @@
 /*
  * worker_run.c: running one claimed job through the kernels library
  * (kb_run) with the job's protocol, a cancel flag in shared memory, a
- * deadline and a progress callback, then storing what it gave; and the
- * watchdog that ends a GPU worker whose device never returns.
+ * deadline and a progress callback (the phase, progress and time left that
+ * kbench_job_status shows), then storing what it gave; and the watchdog
+ * that ends a GPU worker whose device never returns.
  */
 #include "kernelindex.h"
 #include "implementations.h"
 #include "protocol.h"
+#include "estimate.h"
 #include "worker.h"
 
 #include <time.h>
@@ -24,24 +26,17 @@
 
 static TimeoutId watchdog_timeout = MAX_TIMEOUTS;	/* registered by GPU workers */
 
+/* Where the job is, for kbench_job_status: phase, progress, seconds left. */
 static void
-worker_progress(void *arg, double fraction)
+worker_progress(void *arg, const kb_progress *p)
 {
 	(void) arg;
 	if (ki_my_slot)
-		ki_my_slot->progress = (float4) fraction;
-}
-
-/* Protocol overrides of a job ({"warmup_ms": ...}) into the request. */
-static void
-apply_protocol(kb_request *req, const char *protocol_json)
-{
-	ki_arena	a;
-	ki_errors	errs;
-
-	ki_pg_arena_init(&a);
-	ki_errors_init(&errs, &a);
-	ki_protocol_apply(req, ki_parse(&a, protocol_json, strlen(protocol_json), &errs));
+	{
+		ki_my_slot->phase = (int) p->phase;
+		ki_my_slot->progress = (float4) p->fraction;
+		ki_my_slot->rest_s = p->rest_s;
+	}
 }
 
 /*
@@ -74,6 +69,68 @@ ki_watchdog_register(void)
 	watchdog_timeout = RegisterTimeout(USER_TIMEOUT, device_watchdog);
 }
 
+/* A claimed job's request: what to run, its protocol, the cancel flag, the deadline, the progress. */
+void
+ki_job_request(const claimed_job *job, const char *device, kb_request *req)
+{
+	struct timespec now;
+
+	kb_request_init(req);
+	req->op = job->operation;
+	req->mode = job->mode;
+	req->axes_json = job->workload;
+	req->impl = job->implementation;
+	req->device = device;
+	ki_worker_prepare_request(req, job->operation);	/* python interpreter, registered entries */
+	ki_protocol_apply_text(req, job->protocol ? job->protocol : "{}");
+	req->cancel = &ki_my_slot->cancel;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	req->deadline_ns = (int64_t) now.tv_sec * 1000000000 + now.tv_nsec + (int64_t) (job->timeout_ms * 1e6);
+	req->progress = worker_progress;
+	req->progress_arg = NULL;
+}
+
+/* The job's status and error for what the kernels library returned. */
+void
+ki_job_outcome(const claimed_job *job, kb_status st, const char *message, const char **status, char **error)
+{
+	*error = NULL;
+	switch (st)
+	{
+		case KB_PASSED:
+			*status = "passed";
+			break;
+		case KB_TIMEOUT:
+			*status = "timeout";
+			*error = psprintf("stopped after the job's timeout of %.0f s%s%s%s", job->timeout_ms / 1000.0,
+							  message[0] ? " (" : "", message, message[0] ? ")" : "");
+			break;
+		case KB_CANCELED:
+			*status = "canceled";
+			*error = "canceled by request";
+			break;
+		default:
+			*status = "failed";
+			*error = psprintf("%s: %s", kb_status_name(st), message[0] ? message : "no detail");
+			break;
+	}
+}
+
+void
+ki_watchdog_arm(const claimed_job *job)
+{
+	if (watchdog_timeout != MAX_TIMEOUTS)
+		enable_timeout_after(watchdog_timeout,
+							 (int) Min(job->timeout_ms + KI_WATCHDOG_GRACE_MS, (double) INT_MAX));
+}
+
+void
+ki_watchdog_disarm(void)
+{
+	if (watchdog_timeout != MAX_TIMEOUTS)
+		disable_timeout(watchdog_timeout, false);
+}
+
 /*
  * Run one claimed job.  True when the worker must exit after it: a GPU job
  * that timed out may have left a kernel running (see the header comment).
@@ -84,70 +141,47 @@ ki_run_job(claimed_job *job, const char *device)
 	kb_request	req;
 	kb_result	res;
 	kb_status	st;
-	struct timespec now;
 	const char *status;
 	char	   *volatile error = NULL;
+	char	   *err;
 
 	ki_my_slot->cancel = 0;
 	ki_my_slot->progress = 0;
+	ki_my_slot->phase = KB_RUN_SETUP;
+	ki_my_slot->rest_s = -1;
 	ki_my_slot->started_at = GetCurrentTimestamp();
 	pg_write_barrier();
 	ki_my_slot->job_id = job->id;
 	/* a cancel that arrived between the claim and now was left pending */
 	if (ki_take_pending_cancel(job->id))
 		ki_my_slot->cancel = 1;
+	if (job->comparison)
+		return ki_run_compare_job(job, device);
 
-	kb_request_init(&req);
-	req.op = job->operation;
-	req.mode = job->mode;
-	req.axes_json = job->workload;
-	req.impl = job->implementation;
-	req.device = device;
-	ki_worker_prepare_request(&req, job->operation);	/* python interpreter, registered entries */
-	apply_protocol(&req, job->protocol ? job->protocol : "{}");
-	req.cancel = &ki_my_slot->cancel;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	req.deadline_ns = (int64_t) now.tv_sec * 1000000000 + now.tv_nsec + (int64_t) (job->timeout_ms * 1e6);
-	req.progress = worker_progress;
-	req.progress_arg = NULL;
-
+	ki_job_request(job, device, &req);
 	pgstat_report_activity(STATE_RUNNING, psprintf("running job " INT64_FORMAT ": %s %s", job->id,
 												   job->operation, job->mode));
 	memset(&res, 0, sizeof(res));
-	if (watchdog_timeout != MAX_TIMEOUTS)
-		enable_timeout_after(watchdog_timeout,
-							 (int) Min(job->timeout_ms + KI_WATCHDOG_GRACE_MS, (double) INT_MAX));
+	ki_watchdog_arm(job);
 	st = kb_run(&req, &res);
-	if (watchdog_timeout != MAX_TIMEOUTS)
-		disable_timeout(watchdog_timeout, false);
+	ki_watchdog_disarm();
 	pgstat_report_activity(STATE_IDLE, NULL);
+	/* the environment the device's runs are in: kbench_run's estimates look for its past runs */
+	if (res.environment_digest[0])
+		strlcpy(ki_my_slot->env_digest, res.environment_digest, sizeof(ki_my_slot->env_digest));
 
 	if (st == KB_CANCELED && ki_got_sigterm)
 	{
 		kb_free_result(&res);
 		ki_requeue_job(job->id);
 		ki_my_slot->job_id = 0;
+		ki_my_slot->phase = KI_PHASE_NONE;
 		return false;
 	}
-	switch (st)
-	{
-		case KB_PASSED:
-			status = "passed";
-			break;
-		case KB_TIMEOUT:
-			status = "timeout";
-			error = psprintf("stopped after the job's timeout of %.0f s%s%s%s", job->timeout_ms / 1000.0,
-							 res.message[0] ? " (" : "", res.message, res.message[0] ? ")" : "");
-			break;
-		case KB_CANCELED:
-			status = "canceled";
-			error = "canceled by request";
-			break;
-		default:
-			status = "failed";
-			error = psprintf("%s: %s", kb_status_name(st), res.message[0] ? res.message : "no detail");
-			break;
-	}
+	ki_job_outcome(job, st, res.message, &status, &err);
+	error = err;
+	if (st != KB_CANCELED)
+		ki_my_slot->phase = st == KB_PASSED ? KI_PHASE_STORING : ki_my_slot->phase;
 	PG_TRY();
 	{
 		ki_finish_job(job, status, &res, error);
@@ -167,6 +201,7 @@ ki_run_job(claimed_job *job, const char *device)
 	kb_free_result(&res);
 	ki_my_slot->job_id = 0;
 	ki_my_slot->progress = 0;
+	ki_my_slot->phase = KI_PHASE_NONE;
 	/* a child process's timeout leaves nothing running here (src/implementations.c) */
 	return st == KB_TIMEOUT && ki_is_cuda_device(device) && !ki_impl_in_child(job->implementation);
 }

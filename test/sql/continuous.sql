@@ -207,34 +207,42 @@ SELECT count(*) FILTER (WHERE ties_leader) AS ties, count(*) FILTER (WHERE overl
   FROM kbench_records;
 
 --------------------------------------------------------------------------
--- Paired A/B: the verdict from rounds (jobs and runs made up here; the
--- worker's part is in test/suites/continuous.sh)
+-- Paired A/B: the verdict from rounds, by the statistics the worker uses
+-- (kernels/stats.c through kbench_paired_ratio; the worker's part is in
+-- test/suites/compare.sh)
 --------------------------------------------------------------------------
 
-CREATE FUNCTION pg_temp.abrun(tag text, ns bigint) RETURNS text LANGUAGE sql AS $$
-	SELECT i.digest FROM kbench_ingest(jsonb_build_object('apiVersion', 'kernelindex.dev/v1alpha1', 'kind', 'BenchmarkRun',
-	  'metadata', jsonb_build_object('name', 'ab-' || tag),
-	  'spec', jsonb_build_object(
-	    'implementationDigest', 'sha256:' || encode(sha256(convert_to('ab ' || tag, 'UTF8')), 'hex'),
-	    'workloadDigest', 'sha256:' || encode(sha256('ab workload'::bytea), 'hex'),
-	    'protocolDigest', 'sha256:' || encode(sha256('ab protocol'::bytea), 'hex'),
-	    'environmentDigest', 'sha256:' || encode(sha256('ab environment'::bytea), 'hex'), 'status', 'passed',
-	    'observedAt', '2026-01-01T00:00:00Z',
-	    'timing', jsonb_build_object('primaryStatistic', 'median', 'latencyNs', jsonb_build_object('median', ns))))) i
-$$;
 -- 8 rounds each: B 10% slower (1% noise); the same (1% noise); B 10% faster;
 -- B 2% slower in 3% noise
-INSERT INTO kbench_jobs (id, operation, mode, workload, device, timeout, owner, status, run_status, run_digest)
-SELECT 900000 + c * 100 + k, 'layer_norm', 'forward', '{}', 'cpu', '1 minute', current_user, 'passed', 'passed',
-       pg_temp.abrun(c || '-' || k, (1e6 * CASE WHEN k % 2 = 0 THEN f ELSE 1 END * (1 + noise * pg_temp.noise('ab ' || c, k)))::bigint)
-  FROM (VALUES (1, 1.10, 0.01), (2, 1.0, 0.01), (3, 0.90, 0.01), (4, 1.02, 0.03)) v(c, f, noise), generate_series(1, 16) k;
-INSERT INTO kbench_comparisons (id, operation, mode, workload, a, b, device, protocol, rounds, same_pct, jobs, owner)
-SELECT 900 + c, 'layer_norm', 'forward', '{}', 'a', 'b', 'cpu', '{}', 8, 2,
-       ARRAY(SELECT 900000 + c * 100 + k FROM generate_series(1, 16) k ORDER BY k), current_user
-  FROM generate_series(1, 4) c;
-SELECT c.id, x.status, x.rounds_done, round(x.a_median_ns) AS a_median_ns, round(x.b_median_ns) AS b_median_ns,
+SELECT c, round(x.a_median_ns) AS a_median_ns, round(x.b_median_ns) AS b_median_ns,
        round(x.ratio::numeric, 4) AS ratio, round(x.ratio_low::numeric, 4) AS low, round(x.ratio_high::numeric, 4) AS high, x.verdict
-  FROM kbench_comparisons c, kbench_comparison(c.id) x WHERE c.id > 900 ORDER BY c.id;
+  FROM (VALUES (1, 1.10, 0.01), (2, 1.0, 0.01), (3, 0.90, 0.01), (4, 1.02, 0.03)) v(c, f, noise),
+       kbench_paired_ratio(ARRAY(SELECT 1e6 * (1 + noise * pg_temp.noise('ab ' || c, 2 * k - 1)) FROM generate_series(1, 8) k ORDER BY k),
+                           ARRAY(SELECT 1e6 * f * (1 + noise * pg_temp.noise('ab ' || c, 2 * k)) FROM generate_series(1, 8) k ORDER BY k)) x
+ ORDER BY c;
+-- the same rounds, the same interval (a fixed generator); a wider same_pct
+SELECT (SELECT ratio_low FROM kbench_paired_ratio('{10, 11, 12, 10, 11}', '{11, 12, 12, 11, 12}'))
+     = (SELECT ratio_low FROM kbench_paired_ratio('{10, 11, 12, 10, 11}', '{11, 12, 12, 11, 12}')) AS deterministic,
+       (kbench_paired_ratio('{10, 11, 12, 10, 11}', '{11, 12, 12, 11, 12}', same_pct => 20)).verdict AS within_20_pct;
+-- a comparison row as the worker leaves it, read back
+INSERT INTO kbench_comparisons (id, operation, mode, workload, a, b, device, protocol, rounds, same_pct, job_id, owner,
+                                a_run, b_run, call_order, calls_per_block, a_round_ns, b_round_ns, a_median_ns, b_median_ns,
+                                ratio, ratio_low, ratio_high, verdict, finished_at)
+SELECT 901, 'layer_norm', 'forward', '{}', 'a', 'b', 'cpu', '{}', 3, 2, 900001, current_user,
+       'sha256:' || repeat('a', 64), 'sha256:' || repeat('b', 64), 'ABABAB', 3, '{10, 11, 12}', '{20, 21, 22}',
+       x.a_median_ns, x.b_median_ns, x.ratio, x.ratio_low, x.ratio_high, x.verdict, now()
+  FROM kbench_paired_ratio('{10, 11, 12}', '{20, 21, 22}') x;
+INSERT INTO kbench_jobs (id, operation, mode, workload, device, timeout, owner, status, run_status, run_digest, comparison)
+VALUES (900001, 'layer_norm', 'forward', '{}', 'cpu', '1 minute', current_user, 'passed', 'passed', 'sha256:' || repeat('a', 64),
+        '{"id": 901, "b": "b", "rounds": 3, "same_pct": 2}');
+SELECT id, status, rounds_done, a_median_ns, b_median_ns, round(ratio::numeric, 4) AS ratio, verdict, call_order, job_id
+  FROM kbench_comparison(901);
+-- a comparison whose job is still running: no verdict yet
+INSERT INTO kbench_comparisons (id, operation, mode, workload, a, b, device, protocol, rounds, same_pct, job_id, owner)
+VALUES (902, 'layer_norm', 'forward', '{}', 'a', 'b', 'cpu', '{}', 3, 2, 900002, current_user);
+INSERT INTO kbench_jobs (id, operation, mode, workload, device, timeout, owner, status, comparison)
+VALUES (900002, 'layer_norm', 'forward', '{}', 'cpu', '1 minute', current_user, 'running', '{"id": 902}');
+SELECT status, rounds_done, verdict FROM kbench_comparison(902);
 -- across every operation of two providers, in one call, from the history:
 -- Liger against Transformers (huggingface), per operation, pass and device
 SELECT operation, count(*) AS passes_x_devices, sum(workloads) AS workloads,
@@ -246,9 +254,6 @@ SELECT operation, protocol, device, workloads, round(geomean_speedup::numeric, 3
 SELECT * FROM kbench_compare_providers('huggingface', 'nobody');
 SELECT * FROM kbench_compare_providers(NULL, 'liger');
 SELECT * FROM kbench_compare_providers('huggingface', 'liger', 'sideways');
--- a round still running: no verdict yet
-UPDATE kbench_jobs SET status = 'running', run_digest = NULL, run_status = NULL WHERE id = 900116;
-SELECT status, rounds_done, verdict FROM kbench_comparison(901);
 
 --------------------------------------------------------------------------
 -- Bad rules and bad requests
@@ -288,10 +293,21 @@ SELECT kbench_sweep_run('layer_norm', 'forward', '{"rows": [8, 16]}', implementa
 SELECT kbench_sweep_run('layer_norm', 'forward', jsonb_build_object('rows', (SELECT jsonb_agg(g) FROM generate_series(1, 101) g),
                                                                     'hidden', (SELECT jsonb_agg(g) FROM generate_series(1, 100) g)));
 SELECT kbench_compare('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', 'cpu', 'cpu', rounds => 2);
-SELECT kbench_compare('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', 'cpu', 'cpu', rounds => 101);
+SELECT kbench_compare('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', 'cpu', 'cpu', rounds => 1001);
+SELECT kbench_compare('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', 'cpu', 'cpu', rounds => NULL);
 SELECT kbench_compare('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', 'cpu', 'cpu', same_pct => 0);
 SELECT kbench_compare('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', 'cpu', 'cpu', same_pct => NULL);
+SELECT kbench_compare('layer_norm', 'forward', NULL, 'cpu', 'cpu');
 SELECT * FROM kbench_comparison(-1);
+SELECT * FROM kbench_paired_ratio('{1, 2}', '{1}');
+SELECT * FROM kbench_paired_ratio('{}', '{}');
+SELECT * FROM kbench_paired_ratio('{1, NULL}', '{1, 2}');
+SELECT * FROM kbench_paired_ratio('{1, -2}', '{1, 2}');
+SELECT * FROM kbench_paired_ratio('{1, Infinity}', '{1, 2}');
+SELECT * FROM kbench_paired_ratio('{{1, 2}}', '{{1, 2}}');
+SELECT * FROM kbench_paired_ratio(NULL, '{1, 2}');
+SELECT * FROM kbench_paired_ratio('{1, 2}', '{1, 2}', same_pct => 100);
+SELECT * FROM kbench_paired_ratio('{0, 0}', '{1, 2}');
 -- nothing was queued by the refused sweeps and comparisons
 SELECT count(*) AS jobs FROM kbench_jobs WHERE id < 900000;
 
@@ -305,7 +321,7 @@ SELECT p.proname, has_function_privilege('public', p.oid, 'EXECUTE') AS public,
   FROM pg_proc p
  WHERE p.proname IN ('kbench_alert_rule', 'kbench_alert_rule_drop', 'kbench_alert_scan', 'kbench_alert_acknowledge',
                      'kbench_alert_suppress', 'kbench_check', 'kbench_summary_markdown', 'kbench_change_points',
-                     'kbench_segment', 'kbench_sweep_run', 'kbench_compare', 'kbench_comparison', 'kbench__alert_check', 'kbench__judge', 'kbench__queue_confirmation',
+                     'kbench_segment', 'kbench_sweep_run', 'kbench_compare', 'kbench_comparison', 'kbench_paired_ratio', 'kbench__alert_check', 'kbench__judge', 'kbench__queue_confirmation',
                      'kbench__alerts_after_insert', 'kbench__gate_alerts', 'kbench__series_filter')
  ORDER BY 1;
 SELECT p.proname FROM pg_proc p
@@ -315,11 +331,12 @@ SELECT has_table_privilege('public', 'kbench_alerts', 'SELECT') AS read_alerts,
        has_table_privilege('public', 'kbench_alerts', 'UPDATE') AS update_alerts,
        has_table_privilege('kbench_user', 'kbench_alert_rules', 'INSERT') AS user_inserts_rules,
        has_table_privilege('kbench_user', 'kbench_comparisons', 'INSERT') AS user_inserts_comparisons;
--- a kbench_user inserts only comparisons of their own (kbench_compare runs as its caller)
+-- a kbench_user writes no comparison itself (kbench_compare writes as the extension's owner)
 CREATE ROLE kbench_carol IN ROLE kbench_user;
 SET ROLE kbench_carol;
-INSERT INTO kbench_comparisons (operation, mode, workload, device, protocol, rounds, same_pct, jobs, owner)
-VALUES ('layer_norm', 'forward', '{}', 'cpu', '{}', 3, 2, '{1,2,3,4,5,6}', 'postgres');
+INSERT INTO kbench_comparisons (operation, mode, workload, device, protocol, rounds, same_pct, job_id, owner)
+VALUES ('layer_norm', 'forward', '{}', 'cpu', '{}', 3, 2, 1, 'kbench_carol');
+UPDATE kbench_comparisons SET verdict = 'faster';
 RESET ROLE;
 
 --------------------------------------------------------------------------

@@ -98,7 +98,7 @@ ok "$(q "SELECT m.value FROM kbench_jobs j JOIN kbench_measurements m ON m.run_d
 section "registration"
 # --- registration: kbench_admin only, from the allowed directory
 q "CREATE ROLE byo_user LOGIN; GRANT kbench_user TO byo_user; CREATE ROLE byo_admin LOGIN; GRANT kbench_admin TO byo_admin;
-   GRANT EXECUTE ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean) TO kbench_user" >/dev/null
+   GRANT EXECUTE ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean, float8) TO kbench_user" >/dev/null
 out=$(psql -X -At -q -U byo_user -c "SELECT kbench_register_implementation('mine', 'layer_norm', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
 has "$out" "permission denied for function kbench_register_implementation" "a kbench_user cannot register code"
 out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('mine', 'layer_norm', 'python:$OUTSIDE/impls.py:good')" 2>&1)

@@ -55,7 +55,7 @@ CREATE SCHEMA kernelindex;
 CREATE EXTENSION kernelindex SCHEMA kernelindex;
 GRANT USAGE ON SCHEMA kernelindex TO PUBLIC;
 -- what 0.1.0's documentation had one grant (sql/90_privileges.sql grants it already)
-GRANT EXECUTE ON FUNCTION kernelindex.kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean) TO kbench_user;
+GRANT EXECUTE ON FUNCTION kernelindex.kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean, float8) TO kbench_user;
 CREATE ROLE alice LOGIN IN ROLE kbench_user;
 CREATE ROLE bob LOGIN IN ROLE kbench_user;
 CREATE ROLE mallory LOGIN IN ROLE kbench_user;
