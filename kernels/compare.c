@@ -14,6 +14,8 @@
 
 #define DEFAULT_ROUNDS 10
 #define DEFAULT_SAME_PCT 2.0
+/* a round's median survives one preempted call of its block */
+#define MIN_BLOCK 3
 
 void
 kb_compare_request_init(kb_compare_request *r)
@@ -104,8 +106,8 @@ kb_compare(const kb_compare_request *req, kb_compare_result *res)
 
 		k = (ma.nrep < mb.nrep ? ma.nrep : mb.nrep);
 		k = (k + rounds - 1) / rounds;
-		if (k < 1)
-			k = 1;
+		if (k < MIN_BLOCK)
+			k = MIN_BLOCK;
 		res->calls_per_block = k;
 		ma.f0 = 0.05;
 		ma.f1 = 0.125;

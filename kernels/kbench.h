@@ -349,7 +349,8 @@ void		kb_free_result(kb_result *res);
  * each time a block of A's calls and then a block of B's (ABAB...), the
  * cache flushed before every timed call.  Blocks have the same number of
  * calls on both sides: the rounds share the smaller side's sample count
- * (at least min_samples).  Each side's outputs are checked and its run
+ * (at least min_samples), and a block has at least 3 calls, so that a
+ * round's median survives one preempted call.  Each side's outputs are checked and its run
  * built as kb_run builds one, with the raw samples of all its blocks.  The
  * comparison: each round's median per side, kb_paired_ratio over rounds.
  * A side that cannot start (bad request, device, memory) ends the
