@@ -1,6 +1,9 @@
 /*
  * estimate.c: a job's expected duration at queue time.
  *
+ *   ki_jobs_v02           whether kbench_jobs has 0.2.0's columns (phase, estimate_s,
+ *                         comparison): the library serves a 0.1.0 install until
+ *                         ALTER EXTENSION ... UPDATE
  *   ki_job_estimate       seconds the job is expected to take on its device:
  *                         kb_estimate_seconds with the time of one call from
  *                         the device's last run of the same workload and
@@ -18,8 +21,17 @@
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 
 #include "../kernels/kbench.h"
+
+bool
+ki_jobs_v02(void)
+{
+	Oid			rel = get_relname_relid("kbench_jobs", ext_namespace());
+
+	return OidIsValid(rel) && get_attnum(rel, "comparison") != InvalidAttrNumber;
+}
 
 /* The environment digest a device's worker last ran in, or "". */
 static void

@@ -168,6 +168,7 @@ ki_queue_job(KiJobRequest *r)
 	FLOAT8OID, JSONBOID};
 	char		nulls[11] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
 	char	   *dbname;
+	bool		v02;
 
 	require_workers();
 	if (r->device == NULL)
@@ -307,6 +308,12 @@ ki_queue_job(KiJobRequest *r)
 		args[6] = IntervalPGetDatum(iv);
 	}
 	args[7] = Int32GetDatum(r->retry ? 1 : 0);
+	v02 = ki_jobs_v02();
+	if (r->comparison && !v02)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("paired comparisons need kernelindex 0.2.0"),
+				 errhint("Update the extension: ALTER EXTENSION kernelindex UPDATE.")));
 	args[9] = Float8GetDatum(est);
 	if (est < 0)
 		nulls[9] = 'n';
@@ -314,11 +321,12 @@ ki_queue_job(KiJobRequest *r)
 		args[10] = DirectFunctionCall1(jsonb_in, CStringGetDatum(r->comparison));
 	else
 		nulls[10] = 'n';
+	/* a 0.1.0 install (not updated yet) has no estimate_s and comparison */
 	if (ki_spi_as_owner(psprintf("INSERT INTO %s.kbench_jobs (operation, mode, workload, implementation, device,"
-								 " protocol, timeout, retries_left, owner, estimate_s, comparison) VALUES ($1, $2, $3, $4, $5,"
-								 " coalesce($6, '{}'::pg_catalog.jsonb), $7, $8, $9, $10, $11) RETURNING id",
-								 ext_schema()),
-						11, types, args, nulls, false) != SPI_OK_INSERT_RETURNING)
+								 " protocol, timeout, retries_left, owner%s) VALUES ($1, $2, $3, $4, $5,"
+								 " coalesce($6, '{}'::pg_catalog.jsonb), $7, $8, $9%s) RETURNING id",
+								 ext_schema(), v02 ? ", estimate_s, comparison" : "", v02 ? ", $10, $11" : ""),
+						v02 ? 11 : 9, types, args, nulls, false) != SPI_OK_INSERT_RETURNING)
 		elog(ERROR, "could not queue the job");
 	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	SPI_finish();

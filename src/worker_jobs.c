@@ -5,6 +5,7 @@
  */
 #include "kernelindex.h"
 #include "security.h"
+#include "estimate.h"
 #include "store.h"
 #include "worker.h"
 
@@ -21,6 +22,7 @@
 #include "utils/snapmgr.h"
 
 char	   *ki_worker_schema = NULL;
+bool		ki_worker_v02 = true;
 
 /* Run sql (no arguments) in a transaction of its own. */
 void
@@ -56,6 +58,7 @@ ki_worker_extension_ready(void)
 		 * SET search_path too), and pg_catalog's functions named in full.
 		 */
 		SetConfigOption("search_path", ki_pinned_search_path(), PGC_SUSET, PGC_S_SESSION);
+		ki_worker_v02 = ki_jobs_v02();
 	}
 	CommitTransactionCommand();
 	return ok;
@@ -65,7 +68,9 @@ ki_worker_extension_ready(void)
 bool
 ki_claim_job(const char *device, claimed_job *job, MemoryContext cxt)
 {
-	static SPIPlanPtr plan = NULL;
+	static SPIPlanPtr plans[2] = {NULL, NULL};
+	SPIPlanPtr	plan;
+	bool		v02;
 	Datum		args[2];
 	Oid			types[2] = {TEXTOID, INT4OID};
 	bool		found = false;
@@ -90,14 +95,19 @@ ki_claim_job(const char *device, claimed_job *job, MemoryContext cxt)
 	}
 	else
 		warned = false;
+	/* a 0.1.0 install (not updated yet) has no comparison column */
+	v02 = why == NULL && ki_jobs_v02();
+	ki_worker_v02 = v02;
+	plan = plans[v02];
 	if (why == NULL && plan == NULL)
 	{
 		plan = SPI_prepare(psprintf("SELECT id, operation, mode, workload::text, implementation, protocol::text,"
-									" extract(epoch FROM timeout) * 1000, comparison::text FROM %s.kbench__claim($1, $2)",
-									ki_worker_schema), 2, types);
+									" extract(epoch FROM timeout) * 1000, %s FROM %s.kbench__claim($1, $2)",
+									v02 ? "comparison::text" : "NULL::text", ki_worker_schema), 2, types);
 		if (plan == NULL)
 			elog(ERROR, "could not prepare the claim: %s", SPI_result_code_string(SPI_result));
 		SPI_keepplan(plan);
+		plans[v02] = plan;
 	}
 	args[0] = CStringGetTextDatum(device);
 	args[1] = Int32GetDatum(MyProcPid);
@@ -272,11 +282,13 @@ ki_end_job(const claimed_job *job, const char *status, const kb_result *res, con
 	if (SPI_execute_with_args(psprintf(
 									   "WITH j AS (UPDATE %s.kbench_jobs SET status = $2, run_status = $3::%s.kbench_status,"
 									   " run_digest = $4, error = $5, finished_at = pg_catalog.clock_timestamp(),"
-									   " phase = coalesce($6, phase), progress = coalesce($7, progress) "
+									   " %s progress = coalesce($7, progress) "
 									   " WHERE id = $1 RETURNING id) "
 									   /* every role may LISTEN: the payload names no job; kbench_jobs shows one's own */
 									   "SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",
-									   ki_worker_schema, ki_worker_schema),
+									   ki_worker_schema, ki_worker_schema,
+									   /* a 0.1.0 install (not updated yet) has no phase */
+									   ki_jobs_v02() ? "phase = coalesce($6, phase)," : ""),
 							  7, types, args, nulls, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not finish job " INT64_FORMAT, job->id);
 }
@@ -303,9 +315,9 @@ void
 ki_requeue_job(int64 id)
 {
 	ki_run_in_xact("re-queueing a job",
-				psprintf("UPDATE %s.kbench_jobs SET status = 'queued', started_at = NULL, worker_pid = NULL,"
-						 " phase = 'queued', error = 'interrupted by a server shutdown; re-queued' WHERE id = " INT64_FORMAT,
-						 ki_worker_schema, id));
+				psprintf("UPDATE %s.kbench_jobs SET status = 'queued', started_at = NULL, worker_pid = NULL,%s"
+						 " error = 'interrupted by a server shutdown; re-queued' WHERE id = " INT64_FORMAT,
+						 ki_worker_schema, ki_worker_v02 ? " phase = 'queued'," : "", id));
 }
 
 /* Delete finished jobs older than kernelindex.history_retention. */

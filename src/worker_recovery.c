@@ -29,13 +29,14 @@ ki_recover_jobs(const char *device)
 							   "          timeout, device, worker_pid)"
 							   " ELSE pg_catalog.format('the worker for %%s (pid %%s) stopped while running the job: it was killed or the server restarted%%s',"
 							   "             device, worker_pid, CASE WHEN retries_left > 0 THEN '; re-queued for its retry' ELSE '' END) END,"
-							   " worker_pid = NULL,"
-							   /* where it stopped lived in the worker's shared memory: not known now */
-							   " phase = CASE WHEN retries_left > 0 AND NOT o.overdue THEN 'queued' END "
+							   " worker_pid = NULL%s "
 							   "FROM (SELECT id, started_at + timeout < pg_catalog.clock_timestamp() AS overdue FROM %s.kbench_jobs"
 							   "      WHERE status = 'running' AND device = %s) o "
 							   "WHERE j.id = o.id",
-							   ki_worker_schema, ki_worker_schema, quote_literal_cstr(device));
+							   ki_worker_schema,
+							   /* where it stopped lived in the worker's shared memory: not known now */
+							   ki_worker_v02 ? ", phase = CASE WHEN retries_left > 0 AND NOT o.overdue THEN 'queued' END" : "",
+							   ki_worker_schema, quote_literal_cstr(device));
 
 	ki_run_in_xact("recovering jobs", sql);
 }
@@ -65,7 +66,8 @@ ki_recover_orphaned_jobs(void)
 						 "   THEN pg_catalog.format('the worker for %%s (pid %%s) stopped while running the job,"
 						 " and no worker serves %%s any more (kernelindex.devices)', device, worker_pid, device)"
 						 "   ELSE pg_catalog.format('no worker serves %%s any more (kernelindex.devices)', device) END,"
-						 " worker_pid = NULL, phase = CASE WHEN status = 'running' THEN NULL ELSE phase END"
+						 " worker_pid = NULL%s"
 						 " WHERE status IN ('queued', 'running') AND device NOT IN (%s)",
-						 ki_worker_schema, served.data));
+						 ki_worker_schema, ki_worker_v02 ? ", phase = CASE WHEN status = 'running' THEN NULL ELSE phase END" : "",
+						 served.data));
 }
