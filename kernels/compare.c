@@ -104,10 +104,14 @@ kb_compare(const kb_compare_request *req, kb_compare_result *res)
 	{
 		double		checks = 2 * (ma.call_ns + mb.call_ns);
 
+		int64_t		cap = sa.pr.max_samples / rounds;	/* max_samples holds, as far as one call a round allows */
+
 		k = (ma.nrep < mb.nrep ? ma.nrep : mb.nrep);
 		k = (k + rounds - 1) / rounds;
 		if (k < MIN_BLOCK)
 			k = MIN_BLOCK;
+		if (k > cap)
+			k = cap > 0 ? cap : 1;
 		res->calls_per_block = k;
 		ma.f0 = 0.05;
 		ma.f1 = 0.125;

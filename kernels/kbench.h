@@ -350,7 +350,8 @@ void		kb_free_result(kb_result *res);
  * cache flushed before every timed call.  Blocks have the same number of
  * calls on both sides: the rounds share the smaller side's sample count
  * (at least min_samples), and a block has at least 3 calls, so that a
- * round's median survives one preempted call.  Each side's outputs are checked and its run
+ * round's median survives one preempted call (fewer when max_samples
+ * says so, but always one a round).  Each side's outputs are checked and its run
  * built as kb_run builds one, with the raw samples of all its blocks.  The
  * comparison: each round's median per side, kb_paired_ratio over rounds.
  * A side that cannot start (bad request, device, memory) ends the

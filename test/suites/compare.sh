@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# compare.sh: paired A/B comparisons in one job, honest CPU timing and the
+# progress of a job (issue 16 item 3, issue 13 items 3 and 7), on the CPU
+# and on the fake CUDA backend (test/fake_cuda).
+#   - the kernels library's unit tests of them (test/kernels/test_runner.c);
+#   - `kbench compare` without a database: an implementation against itself
+#     is the same, a deliberately slow kernel variant (the fake's slow_v2)
+#     is slower, bad usage is refused; `kbench run` at the seed layer_norm
+#     shape takes at least 10 samples, and one with fewer says so;
+#   - through the workers of a server serving cpu and the fake cuda:0:
+#     kbench_compare queues ONE job that stores both runs (raw samples,
+#     identical workload, protocol and environment digests) and the
+#     comparison (ratio, interval, verdict, the order ABAB...); cpu against
+#     huggingface on the CPU; cuda against cuda/v2, and the slow v2; a compare
+#     job canceled and one past its timeout; the phases of a job seen one by
+#     one (the fake holds a named call, a row lock holds the store: events,
+#     not clocks), a canceled job keeping the phase it stopped in; the
+#     queue-time estimate from a past run; the seed shape's run through the
+#     worker with at least 10 samples.
+# Prints TAP lines.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
+source bin/pgcluster.sh
+ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+has() { case "$1" in *"$2"*) echo "ok - $3";; *) echo "not ok - $3"; printf '%s\n' "$1" | head -5 | sed 's/^/# /';; esac; }
+PY=/usr/bin/python3
+
+# ---------------------------------------------------------------- kernels/
+if make -s -C kernels NVCC= libkbench.a kbench fake-cuda build/test_runner >/tmp/compare-build.$$ 2>&1; then
+  echo "ok - kernels/, kbench, the fake CUDA backend and the runner's unit tests build"
+else
+  echo "not ok - kernels/ builds"; sed 's/^/# /' /tmp/compare-build.$$; rm -f /tmp/compare-build.$$; exit 1
+fi
+rm -f /tmp/compare-build.$$
+kernels/build/test_runner | sed -E 's/^(not )?ok [0-9]+ /\1ok /'
+
+FAKE=$(mktemp -d /tmp/kernelindex-compare.XXXXXX)
+chmod 755 "$FAKE"
+trap 'ki_cluster_stop; rm -rf "$FAKE"' EXIT
+cp kernels/build/libkbench_fake_cuda.so "$FAKE/"
+echo ok >"$FAKE/mode"
+: >"$FAKE/hold"
+chmod 644 "$FAKE/mode" "$FAKE/hold"
+export KBENCH_CUDA_LIB=$FAKE/libkbench_fake_cuda.so KBENCH_FAKE_CUDA=@$FAKE/mode KBENCH_FAKE_CUDA_HOLD=$FAKE/hold
+KB=kernels/kbench
+# a field of kbench compare --json
+field() { $PY -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }
+
+# ---------------------------------------------------------------- kbench compare
+SMALL=(layer_norm forward rows=64 hidden=256)
+out=$(timeout 120 $KB compare "${SMALL[@]}" --a cpu --b cpu --rounds 12 --same-pct 10 --flush-bytes 0 --rep-ms 50 --json); rc=$?
+ok "$rc $(field "d['verdict'], d['order'] == 'AB' * 12, d['rounds']" <<<"$out")" "0 ('same', True, 12)" \
+  "kbench compare: cpu against itself, 12 rounds in the order ABAB...: same (within 10% on this shared machine)"
+ok "$(field "d['a']['workload_digest'] == d['b']['workload_digest'] and d['a']['environment_digest'] == d['b']['environment_digest'] and d['a']['run_digest'] != d['b']['run_digest'] and len(d['a']['rawSamplesNs']) == 12 * d['callsPerBlock']" <<<"$out")" True \
+  "... two runs, the same workload and environment, each with all its blocks' raw samples"
+echo "# kbench compare cpu/cpu: $(field "'ratio %.4f [%.4f, %.4f], %d calls a block' % (d['ratio'], d['ratioLow'], d['ratioHigh'], d['callsPerBlock'])" <<<"$out")"
+out=$(KBENCH_FAKE_CUDA=ok timeout 120 $KB compare "${SMALL[@]}" --device cuda:0 --a cuda --b cuda/v2 --rounds 10 --same-pct 10 --json); rc=$?
+ok "$rc $(field "d['verdict'], d['a']['implementation'], d['b']['implementation']" <<<"$out")" "0 ('same', 'cuda', 'cuda/v2')" \
+  "kbench compare on the fake GPU: cuda against cuda/v2 (the same code there): same"
+out=$(KBENCH_FAKE_CUDA=slow_v2 timeout 120 $KB compare "${SMALL[@]}" --device cuda:0 --a cuda --b cuda/v2 --rounds 10 --json); rc=$?
+ok "$rc $(field "d['verdict'], d['ratioLow'] > 1.5" <<<"$out")" "0 ('slower', True)" \
+  "... and against a deliberately slow v2 (three times the work): slower"
+echo "# kbench compare cuda/cuda-v2 slow: $(field "'ratio %.3f [%.3f, %.3f]' % (d['ratio'], d['ratioLow'], d['ratioHigh'])" <<<"$out")"
+out=$(timeout 60 $KB compare "${SMALL[@]}" --a cpu --b cpu --rounds 10 --flush-bytes 0 --rep-ms 5); rc=$?
+has "$rc $out" "0 layer_norm forward: b/a " "kbench compare prints the ratio, its interval and the verdict without --json"
+for bad in "--a cpu|name both sides: --a IMPL --b IMPL" "--a cpu --b cpu --rounds 2|--rounds must be a whole number from 3 to 1000" \
+           "--a cpu --b cpu --same-pct 0|--same-pct must be a number" "--a cpu --b cpu --bogus 1|unknown option --bogus" \
+           "--a cpu --b cpu --rep-ms -5|--rep-ms must be a number" "--a cpu --b cpu --rounds|needs a value" \
+           "--a cpu --b cuda|implementation 'cuda' does not run on device 'cpu'"; do
+  out=$(timeout 60 $KB compare "${SMALL[@]}" ${bad%%|*} 2>&1); rc=$?
+  has "$rc $out" "2 " "kbench compare ${bad%%|*}: refused with status 2" 
+  has "$out" "${bad#*|}" "... saying: ${bad#*|}"
+done
+out=$(timeout 60 $KB compare --a cpu --b cpu 2>&1); rc=$?
+has "$rc $out" "2 kbench compare: give the operation and the mode first" "kbench compare without an operation: status 2"
+
+# honest CPU timing: the seed layer_norm shape takes at least 10 samples (the 256 MiB flush once gave 1)
+out=$(timeout 300 $KB run layer_norm backward rows=4096 hidden=4096 dtype=fp32 --json 2>/tmp/compare-err.$$); rc=$?
+ok "$rc $(field "d['composite']['run']['spec']['timing']['samples'] >= 10" <<<"$out")" "0 True" \
+  "kbench run at the seed layer_norm shape (4096x4096 fp32 backward) on the CPU takes at least 10 samples"
+echo "# seed shape on the CPU: $(field "'%d samples, median %.1f ms, flush %s' % (d['composite']['run']['spec']['timing']['samples'], d['composite']['run']['spec']['timing']['latencyNs']['median'] / 1e6, [w for w in d['composite']['protocol']['spec']['comparability']['notes'].split(';') if 'buffer' in w][0].strip())" <<<"$out")"
+ok "$(cat /tmp/compare-err.$$)" "" "... and warns of nothing"
+out=$(timeout 60 $KB run layer_norm forward rows=8 hidden=8 --max-samples 3 2>&1 >/dev/null)
+has "$out" "kbench: warning: only 3 samples, fewer than the protocol's minimum of 10" "a kbench run with 3 samples warns on stderr"
+rm -f /tmp/compare-err.$$
+
+# ---------------------------------------------------------------- the server
+ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'kbench'" \
+                 "kernelindex.devices = 'cpu,cuda:0'" "kernelindex.python = '$PY'" || { echo "not ok - the cluster starts"; exit 1; }
+createdb kbench && psql -X -q -d kbench -c "CREATE EXTENSION kernelindex" || { echo "not ok - extension created"; exit 1; }
+export PGDATABASE=kbench
+q() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1"; }
+wait_for() { # a SQL boolean, at most $2 seconds
+  local i
+  for ((i = 0; i < $2 * 10; i++)); do
+    [ "$(psql -X -At -q -c "$1" 2>/dev/null)" = "t" ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+finished() { wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_jobs WHERE id = $1" "$2"; }
+wait_for "SELECT count(*) = 2 FROM kbench_workers WHERE state = 'idle'" 30 || echo "# the workers did not start"
+WL='{"rows": 64, "hidden": 256, "dtype": "fp32"}'
+P='{"flush_bytes": 0, "rep_ms": 50, "warmup_ms": 1}'
+job_of() { q "SELECT job_id FROM kbench_comparisons WHERE id = $1"; }
+
+# 1. cpu against itself through the CPU worker: one job, both runs, the comparison
+c=$(q "SELECT kbench_compare('layer_norm', 'forward', '$WL', 'cpu', 'cpu', rounds => 12, same_pct => 10, protocol => '$P', device => 'cpu')")
+j=$(job_of "$c")
+ok "$(q "SELECT count(*) FROM kbench_jobs") $(q "SELECT comparison->>'b' || ' ' || (comparison->>'rounds') FROM kbench_jobs WHERE id = $j")" "1 cpu 12" \
+  "kbench_compare queues ONE job that carries B and the rounds"
+finished "$j" 120
+ok "$(q "SELECT status || ' ' || rounds_done || ' ' || verdict || ' ' || (call_order = repeat('AB', 12)) FROM kbench_comparison($c)")" "done 12 same true" \
+  "the worker timed 12 rounds in the order ABAB... and stored the verdict: same (within 10%)"
+ok "$(q "SELECT count(DISTINCT r.digest) || ' ' || count(DISTINCT r.workload_digest) || ' ' || count(DISTINCT r.protocol_digest) || ' ' || count(DISTINCT r.environment_digest)
+            || ' ' || bool_and(cardinality(r.raw_samples_ns) = c.calls_per_block * 12) || ' ' || bool_and(r.status = 'passed')
+         FROM kbench_comparisons c JOIN kbench_runs r ON r.digest IN (c.a_run, c.b_run) WHERE c.id = $c")" "2 1 1 1 true true" \
+  "both runs stored, each with its raw samples, with identical workload, protocol and environment digests"
+ok "$(q "SELECT j.status || ' ' || j.phase || ' ' || (j.run_digest = c.a_run) || ' ' || (c.ratio BETWEEN c.ratio_low AND c.ratio_high)
+            || ' ' || (abs(c.ratio - c.b_median_ns / c.a_median_ns) < 1e-9) FROM kbench_jobs j JOIN kbench_comparisons c ON c.job_id = j.id WHERE c.id = $c")" \
+  "passed done true true true" "the job is done and names A's run; the ratio is B's median over A's, inside its interval"
+ok "$(q "SELECT (x).verdict = c.verdict AND (x).ratio_low = c.ratio_low FROM (SELECT kbench_paired_ratio(a_round_ns, b_round_ns, same_pct) x, c FROM kbench_comparisons c WHERE id = $c) s, kbench_comparisons c WHERE c.id = $c")" t \
+  "kbench_paired_ratio over the stored rounds gives the stored interval and verdict (one routine)"
+echo "# worker cpu/cpu: $(q "SELECT format('ratio %s [%s, %s] %s, %s calls a block', round(ratio::numeric, 4), round(ratio_low::numeric, 4), round(ratio_high::numeric, 4), verdict, calls_per_block) FROM kbench_comparisons WHERE id = $c")"
+
+# 2. the CPU builtin against huggingface (torch), on the CPU
+c=$(q "SELECT kbench_compare('layer_norm', 'forward', '$WL', 'cpu', 'huggingface', rounds => 5, protocol => '$P', device => 'cpu')")
+finished "$(job_of "$c")" 240
+ok "$(q "SELECT status || ' ' || rounds_done || ' ' || (verdict IS NOT NULL) FROM kbench_comparison($c)")" "done 5 true" \
+  "cpu against huggingface through the CPU worker: done, with a verdict"
+ok "$(q "SELECT string_agg(i.name, ' ' ORDER BY r.digest = c.b_run) || ' ' || count(DISTINCT r.workload_digest) || ' ' || count(DISTINCT r.environment_digest)
+         FROM kbench_comparisons c JOIN kbench_runs r ON r.digest IN (c.a_run, c.b_run) JOIN kbench_implementations i ON i.digest = r.implementation_digest WHERE c.id = $c")" \
+  "kbench-layer-norm-cpu kbench-python-huggingface-layer-norm 1 1" "... its two runs: kbench's C code and the python baseline, one workload, one environment"
+echo "# worker cpu/huggingface: $(q "SELECT format('ratio %s [%s, %s] %s', round(ratio::numeric, 3), round(ratio_low::numeric, 3), round(ratio_high::numeric, 3), verdict) FROM kbench_comparisons WHERE id = $c")"
+
+# 3. cuda against cuda/v2 on the fake GPU's worker; then a deliberately slow v2
+c=$(q "SELECT kbench_compare('layer_norm', 'forward', '$WL', 'cuda', 'cuda/v2', device => 'cuda:0', rounds => 20, same_pct => 10, protocol => '$P')")
+finished "$(job_of "$c")" 120
+ok "$(q "SELECT status || ' ' || verdict FROM kbench_comparison($c)")" "done same" "cuda against cuda/v2 on the fake GPU (the same code there): same"
+ok "$(q "SELECT string_agg(i.name, ' ' ORDER BY r.digest = c.b_run) FROM kbench_comparisons c JOIN kbench_runs r ON r.digest IN (c.a_run, c.b_run) JOIN kbench_implementations i ON i.digest = r.implementation_digest WHERE c.id = $c")" \
+  "kbench-layer-norm-cuda kbench-layer-norm-cuda-v2" "... two runs, one per variant"
+echo slow_v2 >"$FAKE/mode"
+c=$(q "SELECT kbench_compare('layer_norm', 'forward', '$WL', 'cuda', 'cuda/v2', device => 'cuda:0', rounds => 10)")
+finished "$(job_of "$c")" 120
+ok "$(q "SELECT status || ' ' || verdict || ' ' || (ratio_low > 1.5) FROM kbench_comparison($c)")" "done slower true" \
+  "a deliberately slow v2 (three times the work): slower"
+echo ok >"$FAKE/mode"
+
+# 4. a compare job canceled while it samples: nothing stored, the phase kept
+echo "time_one:12" >"$FAKE/hold"
+c=$(q "SELECT kbench_compare('layer_norm', 'forward', '$WL', 'cuda', 'cuda/v2', device => 'cuda:0', rounds => 10)")
+j=$(job_of "$c")
+wait_for "SELECT phase = 'sampling' FROM kbench_job_status WHERE id = $j" 60
+ok "$(q "SELECT kbench_cancel($j)")" t "a running compare job can be canceled"
+: >"$FAKE/hold"
+finished "$j" 60
+ok "$(q "SELECT status || ' ' || coalesce(rounds_done::text, '-') || ' ' || coalesce(verdict, 'none') || ' ' || coalesce(a_run, 'none') FROM kbench_comparison($c)")" \
+  "canceled 0 none none" "... it ends canceled, no verdict, no run stored"
+ok "$(q "SELECT status || ' ' || phase || ' ' || (progress > 0 AND progress < 1) FROM kbench_job_status WHERE id = $j")" "canceled sampling true" \
+  "... and keeps the phase and progress it stopped at"
+
+# 5. a compare job past its timeout: both runs stored as timeout, no verdict
+c=$(q "SELECT kbench_compare('layer_norm', 'forward', '$WL', 'cpu', 'cpu', rounds => 1000, device => 'cpu',
+         protocol => '{\"flush_bytes\": 0, \"rep_ms\": 600000, \"max_samples\": 100000000}', timeout => '1 second')")
+j=$(job_of "$c")
+finished "$j" 60
+ok "$(q "SELECT status || ' ' || coalesce(verdict, 'none') || ' ' || (rounds_done < 1000) FROM kbench_comparison($c)")" "timeout none true" \
+  "a compare job past its timeout ends as timeout, with no verdict"
+ok "$(q "SELECT string_agg(r.status::text, ' ') || ' ' || bool_and(r.samples > 0)::text FROM kbench_comparisons c JOIN kbench_runs r ON r.digest IN (c.a_run, c.b_run) WHERE c.id = $c")" \
+  "timeout timeout true" "... both runs stored as timeout, with the samples taken"
+ok "$(q "SELECT phase FROM kbench_jobs WHERE id = $j")" sampling "... the job stopped in sampling"
+
+# 6. the phases of a job, one by one: the fake holds a named call, a row lock holds the store
+echo fill >"$FAKE/hold"
+j=$(q "SELECT kbench_run('layer_norm', 'forward', '$WL', device => 'cuda:0', protocol => '$P')")
+wait_for "SELECT status = 'running' FROM kbench_jobs WHERE id = $j" 30
+ok "$(q "SELECT phase || ' ' || (elapsed IS NOT NULL) || ' ' || (remaining IS NOT NULL) FROM kbench_job_status WHERE id = $j")" "setup true true" \
+  "held while filling its inputs: phase setup, elapsed time, the queue-time estimate as what remains"
+seen() { wait_for "SELECT phase = '$1' FROM kbench_job_status WHERE id = $j" 30 && echo "$1"; }
+echo call >"$FAKE/hold"; ok "$(seen warm-up)" warm-up "held at its first call: phase warm-up"
+echo "time_one:8" >"$FAKE/hold"; ok "$(seen sampling)" sampling "held at its third timed sample: phase sampling"
+ok "$(q "SELECT (progress >= 0.2 AND progress < 0.8) || ' ' || (remaining IS NOT NULL) FROM kbench_job_status WHERE id = $j")" "true true" \
+  "... with its progress among the samples and the worker's estimate of the rest"
+exec 7> >(psql -X -q >/dev/null 2>&1)
+echo "BEGIN; SELECT 1 FROM kbench_jobs WHERE id = $j FOR UPDATE;" >&7
+echo to_host >"$FAKE/hold"; ok "$(seen checking)" checking "held while reading its outputs for the check: phase checking"
+: >"$FAKE/hold"; ok "$(seen storing)" storing "held by a lock on its row while storing: phase storing"
+echo "COMMIT;" >&7; exec 7>&-
+finished "$j" 30
+ok "$(q "SELECT status || ' ' || phase || ' ' || progress || ' ' || (remaining IS NULL) FROM kbench_job_status WHERE id = $j")" "passed done 1 true" \
+  "then done, progress 1, nothing remaining"
+# a job canceled while sampling keeps that phase and its progress
+echo "time_one:8" >"$FAKE/hold"
+j=$(q "SELECT kbench_run('layer_norm', 'forward', '$WL', device => 'cuda:0', protocol => '$P')")
+wait_for "SELECT phase = 'sampling' FROM kbench_job_status WHERE id = $j" 30
+q "SELECT kbench_cancel($j)" >/dev/null; : >"$FAKE/hold"
+finished "$j" 30
+ok "$(q "SELECT status || ' ' || phase || ' ' || (progress > 0 AND progress < 1) FROM kbench_job_status WHERE id = $j")" "canceled sampling true" \
+  "a job canceled while sampling keeps phase sampling and its progress (not 1)"
+# a failed run keeps the phase it failed in
+echo fault_call >"$FAKE/mode"
+j=$(q "SELECT kbench_run('layer_norm', 'forward', '$WL', device => 'cuda:0', protocol => '$P')")
+finished "$j" 30
+ok "$(q "SELECT status || ' ' || phase || ' ' || (progress < 1) FROM kbench_job_status WHERE id = $j")" "failed setup true" \
+  "a job whose device faulted at its prepare call keeps phase setup"
+echo ok >"$FAKE/mode"
+
+# 7. estimates from past runs; the seed shape through the worker
+out=$(psql -X -q -c "SELECT kbench_run('layer_norm', 'forward', '$WL', device => 'cpu', max_minutes => 0.0000001)" 2>&1)
+has "$out" "DETAIL:  The estimate is from a past run on the device" "kbench_run estimates from the device's past run of the workload (max_minutes refuses it with that estimate)"
+j=$(q "SELECT kbench_run('layer_norm', 'backward', '{\"rows\": 4096, \"hidden\": 4096, \"dtype\": \"fp32\"}', device => 'cpu')")
+finished "$j" 300
+ok "$(q "SELECT j.status || ' ' || (r.samples >= 10) || ' ' || (cardinality(r.raw_samples_ns) = r.samples) FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.id = $j")" \
+  "passed true true" "the seed layer_norm shape through the CPU worker, default protocol: at least 10 samples, all kept"
+echo "# seed shape through the worker: $(q "SELECT format('%s samples, median %s ms; estimated %s s, took %s s', r.samples, round(r.median_ns / 1e6, 1), round(j.estimate_s::numeric, 1), round(extract(epoch FROM j.finished_at - j.started_at)::numeric, 1)) FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.id = $j")"
