@@ -48,6 +48,10 @@ catalog_written_as_caller|src/catalog_writer.c|s/SetUserIdAndSecContext(owner, w
 catalog_writer_unsafe_schema|src/catalog_writer.c|s/if (w->save_userid != owner \&\& !ki_schema_is_safe(\&why))/if (false \&\& !ki_schema_is_safe(\&why))/|security|the owner writes for a role while others may create in the schema
 worker_wrong_digest|src/worker_jobs.c|s/KI_KIND_BENCHMARK_PROTOCOL, res->protocol_digest,/KI_KIND_BENCHMARK_PROTOCOL, res->environment_digest,/|runner|the worker files kb_run's protocol under another digest
 memory_digest_no_length|sql/15_memory.sql|s/ AND length(workload_digest) = 71//|memory|a memory observation's workload digest may have 65 digits
+ab_min_samples|kernels/measure.c|s/m->nrep < m->pr.min_samples ? m->pr.min_samples :/m->nrep < 1 ? 1 :/|compare|the minimum of 10 samples is not applied
+ab_flush_fixed|kernels/cache.c|s/: (KB_CPU_FLUSH_FACTOR \* kb_cpu_cache_bytes(NULL) + 63) \/ 64 \* 64;/: (int64_t) 256 << 20;/|compare|the CPU flush is a fixed 256 MiB again
+ab_failed_done|src/worker_jobs.c|s/bool\t\tdone = strcmp(status, "passed") == 0;/bool\t\tdone = true;/|compare|a failed or canceled job is filed as done with progress 1
+ab_unpaired|kernels/stats.c|s/rb\[k\] = b\[i\];/rb[k] = b[(i + 1) % n];/|compare|the bootstrap resamples B's rounds apart from A's
 budget_by_time|bench/device.sh|s/\[ "\$N" -gt "\${MAX_ROWS:-1000}" \]/[ "$N" -gt "$((${MAX_ROWS:-1000} + 1))" ]/|fault|device.sh times one row more than MAX_ROWS
 cost_one_pass|kernels/cost.c|s/op->cost_bytes\[cs->mode\]/op->cost_bytes[0]/|costs|kbench evaluates the forward bytes formula for every pass
 v1_renamed|kernels/impl_name.c|s/if (id->cuda \&\& id->variant > 1)/if (id->cuda \&\& id->variant >= 1)/|kernels|cuda (v1) named as a variant, kbench-<op>-cuda-v1: its digests would change
