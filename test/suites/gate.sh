@@ -30,7 +30,7 @@ KB=kernels/kbench
 
 # ---------------------------------------------------------------- kbench
 got=$(KBENCH_FAKE_CUDA=bogus timeout 60 $KB run layer_norm forward rows=8 hidden=8 --device cuda:0 2>&1); rc=$?
-ok "$rc $(head -1 <<<"$got")" "3 kbench: cuda:0 is not available: KBENCH_FAKE_CUDA: unknown mode 'bogus'; allowed: ok, fault_open, fault_call, fault_sync, nomem, hang, hang_forever, wrong, wrong_eps" \
+ok "$rc $(head -1 <<<"$got")" "3 kbench: cuda:0 is not available: KBENCH_FAKE_CUDA: unknown mode 'bogus'; allowed: ok, fault_open, fault_call, fault_sync, nomem, hang, hang_forever, wrong, wrong_eps, slow_v2" \
   "the fake refuses an unknown mode, naming the modes (the device is unavailable, exit 3)"
 expect_run() { # description, fake mode, wanted exit status, wanted text, kbench run arguments...
   local d=$1 mode=$2 want=$3 text=$4 got rc
