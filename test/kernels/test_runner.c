@@ -209,10 +209,10 @@ test_compare(void)
 	q.a.rep_ms = 5;
 	q.a.warmup_ms = 1;
 	q.rounds = 12;
-	q.same_pct = 10;			/* an implementation against itself, on a shared machine */
+	q.same_pct = 25;			/* an implementation against itself, on a shared machine */
 	kb_compare(&q, &r);
 	ok(r.status == KB_PASSED && r.rounds == 12 && r.paired.verdict && strcmp(r.paired.verdict, "same") == 0,
-	   "kb_compare: cpu against itself over 12 rounds is the same within 10%% (%s)", r.message);
+	   "kb_compare: cpu against itself over 12 rounds is the same within 25%% (%s)", r.message);
 	ok(r.order && strcmp(r.order, "ABABABABABABABABABABABAB") == 0 && r.calls_per_block >= 3 &&
 	   r.a.nsamples == 12 * r.calls_per_block && r.b.nsamples == r.a.nsamples,
 	   "both sides take calls_per_block samples a round, in the order ABAB... (%lld a block)", (long long) r.calls_per_block);

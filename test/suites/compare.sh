@@ -49,13 +49,13 @@ field() { $PY -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1
 
 # ---------------------------------------------------------------- kbench compare
 SMALL=(layer_norm forward rows=64 hidden=256)
-out=$(timeout 120 $KB compare "${SMALL[@]}" --a cpu --b cpu --rounds 12 --same-pct 10 --flush-bytes 0 --rep-ms 50 --json); rc=$?
+out=$(timeout 120 $KB compare "${SMALL[@]}" --a cpu --b cpu --rounds 12 --same-pct 25 --flush-bytes 0 --rep-ms 50 --json); rc=$?
 ok "$rc $(field "d['verdict'], d['order'] == 'AB' * 12, d['rounds']" <<<"$out")" "0 ('same', True, 12)" \
-  "kbench compare: cpu against itself, 12 rounds in the order ABAB...: same (within 10% on this shared machine)"
+  "kbench compare: cpu against itself, 12 rounds in the order ABAB...: same (within 25%: a shared machine)"
 ok "$(field "d['a']['workload_digest'] == d['b']['workload_digest'] and d['a']['environment_digest'] == d['b']['environment_digest'] and d['a']['run_digest'] != d['b']['run_digest'] and len(d['a']['rawSamplesNs']) == 12 * d['callsPerBlock']" <<<"$out")" True \
   "... two runs, the same workload and environment, each with all its blocks' raw samples"
 echo "# kbench compare cpu/cpu: $(field "'ratio %.4f [%.4f, %.4f], %d calls a block' % (d['ratio'], d['ratioLow'], d['ratioHigh'], d['callsPerBlock'])" <<<"$out")"
-out=$(KBENCH_FAKE_CUDA=ok timeout 120 $KB compare "${SMALL[@]}" --device cuda:0 --a cuda --b cuda/v2 --rounds 10 --same-pct 10 --json); rc=$?
+out=$(KBENCH_FAKE_CUDA=ok timeout 120 $KB compare "${SMALL[@]}" --device cuda:0 --a cuda --b cuda/v2 --rounds 10 --same-pct 25 --json); rc=$?
 ok "$rc $(field "d['verdict'], d['a']['implementation'], d['b']['implementation']" <<<"$out")" "0 ('same', 'cuda', 'cuda/v2')" \
   "kbench compare on the fake GPU: cuda against cuda/v2 (the same code there): same"
 out=$(KBENCH_FAKE_CUDA=slow_v2 timeout 120 $KB compare "${SMALL[@]}" --device cuda:0 --a cuda --b cuda/v2 --rounds 10 --json); rc=$?
@@ -106,13 +106,13 @@ P='{"flush_bytes": 0, "rep_ms": 50, "warmup_ms": 1}'
 job_of() { q "SELECT job_id FROM kbench_comparisons WHERE id = $1"; }
 
 # 1. cpu against itself through the CPU worker: one job, both runs, the comparison
-c=$(q "SELECT kbench_compare('layer_norm', 'forward', '$WL', 'cpu', 'cpu', rounds => 12, same_pct => 10, protocol => '$P', device => 'cpu')")
+c=$(q "SELECT kbench_compare('layer_norm', 'forward', '$WL', 'cpu', 'cpu', rounds => 12, same_pct => 25, protocol => '$P', device => 'cpu')")
 j=$(job_of "$c")
 ok "$(q "SELECT count(*) FROM kbench_jobs") $(q "SELECT comparison->>'b' || ' ' || (comparison->>'rounds') FROM kbench_jobs WHERE id = $j")" "1 cpu 12" \
   "kbench_compare queues ONE job that carries B and the rounds"
 finished "$j" 120
 ok "$(q "SELECT status || ' ' || rounds_done || ' ' || verdict || ' ' || (call_order = repeat('AB', 12)) FROM kbench_comparison($c)")" "done 12 same true" \
-  "the worker timed 12 rounds in the order ABAB... and stored the verdict: same (within 10%)"
+  "the worker timed 12 rounds in the order ABAB... and stored the verdict: same (within 25%)"
 ok "$(q "SELECT count(DISTINCT r.digest) || ' ' || count(DISTINCT r.workload_digest) || ' ' || count(DISTINCT r.protocol_digest) || ' ' || count(DISTINCT r.environment_digest)
             || ' ' || bool_and(cardinality(r.raw_samples_ns) = c.calls_per_block * 12) || ' ' || bool_and(r.status = 'passed')
          FROM kbench_comparisons c JOIN kbench_runs r ON r.digest IN (c.a_run, c.b_run) WHERE c.id = $c")" "2 1 1 1 true true" \
@@ -135,8 +135,9 @@ ok "$(q "SELECT string_agg(i.name, ' ' ORDER BY r.digest = c.b_run) || ' ' || co
 echo "# worker cpu/huggingface: $(q "SELECT format('ratio %s [%s, %s] %s', round(ratio::numeric, 3), round(ratio_low::numeric, 3), round(ratio_high::numeric, 3), verdict) FROM kbench_comparisons WHERE id = $c")"
 
 # 3. cuda against cuda/v2 on the fake GPU's worker; then a deliberately slow v2
-c=$(q "SELECT kbench_compare('layer_norm', 'forward', '$WL', 'cuda', 'cuda/v2', device => 'cuda:0', rounds => 20, same_pct => 10, protocol => '$P')")
+c=$(q "SELECT kbench_compare('layer_norm', 'forward', '$WL', 'cuda', 'cuda/v2', device => 'cuda:0', rounds => 20, same_pct => 25, protocol => '$P')")
 finished "$(job_of "$c")" 120
+echo "# worker cuda/cuda-v2: $(q "SELECT format('ratio %s [%s, %s] %s, %s calls a block', round(ratio::numeric, 4), round(ratio_low::numeric, 4), round(ratio_high::numeric, 4), verdict, calls_per_block) FROM kbench_comparisons WHERE id = $c")"
 ok "$(q "SELECT status || ' ' || verdict FROM kbench_comparison($c)")" "done same" "cuda against cuda/v2 on the fake GPU (the same code there): same"
 ok "$(q "SELECT string_agg(i.name, ' ' ORDER BY r.digest = c.b_run) FROM kbench_comparisons c JOIN kbench_runs r ON r.digest IN (c.a_run, c.b_run) JOIN kbench_implementations i ON i.digest = r.implementation_digest WHERE c.id = $c")" \
   "kbench-layer-norm-cuda kbench-layer-norm-cuda-v2" "... two runs, one per variant"
