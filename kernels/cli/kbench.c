@@ -408,6 +408,15 @@ cmd_run(int argc, char **argv, int describe)
 		sigaction(SIGALRM, &sa, NULL);
 		alarm((unsigned) timeout_s + 5);
 	}
+	if (!describe)
+	{
+		char		how[256];
+		double		est = kb_estimate_seconds(&req, 0, how, sizeof(how));
+
+		/* a long run says so before it starts (docs/KERNELS.md, "Estimates") */
+		if (est > 120)
+			fprintf(stderr, "kbench: this run is estimated to take %.1f minutes (%s)\n", est / 60, how);
+	}
 	if (describe)
 		rc = kb_describe(&req, &res);
 	else

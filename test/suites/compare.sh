@@ -84,6 +84,8 @@ ok "$(cat /tmp/compare-err.$$)" "" "... and warns of nothing"
 out=$(timeout 60 $KB run layer_norm forward rows=8 hidden=8 --max-samples 3 2>&1 >/dev/null)
 has "$out" "kbench: warning: only 3 samples, fewer than the protocol's minimum of 10" "a kbench run with 3 samples warns on stderr"
 rm -f /tmp/compare-err.$$
+out=$(timeout 120 $KB run layer_norm backward rows=4096 hidden=4096 dtype=fp32 --rep-ms 300000 --timeout 1 2>&1 >/dev/null)
+has "$out" "kbench: this run is estimated to take 5." "a kbench run estimated over 2 minutes says so before it starts (5 minutes of samples at the seed shape)"
 
 # ---------------------------------------------------------------- the server
 ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'kbench'" \
