@@ -80,7 +80,8 @@ REVOKE ALL ON FUNCTION kbench_prune_jobs(interval) FROM PUBLIC;
 --   SELECT kbench_run('layer_norm', 'backward', '{"rows": 4096, "hidden": 4096, "dtype": "fp32"}');
 -- device NULL picks the best device a worker serves (the first GPU, else the
 -- CPU).  protocol overrides the timing protocol: {"warmup_ms": 25,
--- "rep_ms": 100, "flush_bytes": 268435456, "max_samples": 100000, "seed": 0,
+-- "rep_ms": 100, "flush_bytes": 268435456 (a GPU's; the CPU's is twice its
+-- largest cache), "max_samples": 100000, "min_samples": 10, "seed": 0,
 -- "check": true}.  Returns the job id; the job runs once the transaction
 -- commits.  Bad requests are refused here, with no job left behind.  A job
 -- estimated to take over 2 minutes gets a NOTICE with the estimate;
