@@ -127,6 +127,7 @@ ok "$(q "SELECT (x).verdict = c.verdict AND (x).ratio_low = c.ratio_low FROM (SE
 echo "# worker cpu/cpu: $(q "SELECT format('ratio %s [%s, %s] %s, %s calls a block', round(ratio::numeric, 4), round(ratio_low::numeric, 4), round(ratio_high::numeric, 4), verdict, calls_per_block) FROM kbench_comparisons WHERE id = $c")"
 
 # 2. the CPU builtin against huggingface (torch), on the CPU
+$PY -c 'import torch' 2>/dev/null || echo "not ok - $PY imports torch (apt-get install python3-torch; bin/setup.sh installs it)"
 c=$(q "SELECT kbench_compare('layer_norm', 'forward', '$WL', 'cpu', 'huggingface', rounds => 5, protocol => '$P', device => 'cpu')")
 finished "$(job_of "$c")" 240
 ok "$(q "SELECT status || ' ' || rounds_done || ' ' || (verdict IS NOT NULL) FROM kbench_comparison($c)")" "done 5 true" \
