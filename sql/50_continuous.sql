@@ -850,6 +850,7 @@ CREATE FUNCTION kbench_paired_ratio(a_ns float8[], b_ns float8[], same_pct float
 	OUT a_median_ns float8, OUT b_median_ns float8, OUT ratio float8, OUT ratio_low float8, OUT ratio_high float8,
 	OUT verdict text)
 	AS 'MODULE_PATHNAME', 'kbench_paired_ratio' LANGUAGE C IMMUTABLE;
+COMMENT ON FUNCTION kbench_paired_ratio(float8[], float8[], float8) IS 'paired A/B statistics over per-round times: ratio of medians B/A, its bootstrap 95% interval over rounds, the verdict for B';
 
 -- A comparison's result, as the worker stored it; status follows its job:
 -- queued, running, done (both runs passed), failed (a side did not pass, or
