@@ -11,6 +11,7 @@
  * assumed 16 MiB.  A GPU keeps 256 MiB, more than any L2 so far.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,8 +55,30 @@ read_line(const char *path, char *buf, size_t len)
 	return ok;
 }
 
+/* What the files say, read once per process: the flush size is asked for at every request. */
+static int64_t cache_bytes;
+static const char *cache_source;
+static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+
+static int64_t read_cache_bytes(const char **source);
+
+static void
+read_cache_once(void)
+{
+	cache_bytes = read_cache_bytes(&cache_source);
+}
+
 int64_t
 kb_cpu_cache_bytes(const char **source)
+{
+	pthread_once(&cache_once, read_cache_once);
+	if (source)
+		*source = cache_source;
+	return cache_bytes;
+}
+
+static int64_t
+read_cache_bytes(const char **source)
 {
 	int64_t		best = 0;
 	int			best_level = 0;
