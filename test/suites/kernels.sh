@@ -82,7 +82,7 @@ expect "a workload above MemFree but below MemAvailable runs (0.25 GiB free, 22 
 printf 'MemTotal: 25165824 kB\nMemFree: 23068672 kB\nMemAvailable: 1024 kB\n' >/tmp/kbench-meminfo.$$
 expect "a workload above MemAvailable is refused, saying what is available: resource_exceeded, exit 4" 4 \
 	"workload needs 0.31 GiB of host memory, 0.00 GiB are available" \
-	env KBENCH_MEMINFO=/tmp/kbench-meminfo.$$ $KB run layer_norm forward rows=4 hidden=8 --rep-ms 1 --warmup-ms 1
+	env KBENCH_MEMINFO=/tmp/kbench-meminfo.$$ $KB run layer_norm forward rows=4 hidden=8 --rep-ms 1 --warmup-ms 1 --flush-bytes 268435456
 rm -f /tmp/kbench-meminfo.$$
 # CUDA kernel variants: v2 exists for three operations; an implementation name says which (cuda/v2),
 # as kbench_run's implementation argument does in SQL, and the ImplementationRevision is named after it.
