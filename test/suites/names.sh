@@ -60,7 +60,7 @@ SQL
 
 # The names the documentation uses are there.
 out=$(q fresh "SELECT to_regtype('kbench_run_row') IS NOT NULL, to_regtype('kbench_run') IS NULL,
-                      to_regprocedure('kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean)') IS NOT NULL,
+                      to_regprocedure('kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean, float8)') IS NOT NULL,
                       to_regclass('kbench_workers') IS NOT NULL, to_regproc('kbench_workers') IS NULL,
                       to_regclass('kbench_memory_records') IS NOT NULL, to_regprocedure('kbench_memory_records_of(text, text, text)') IS NOT NULL")
 [ "$out" = "t|t|t|t|t|t|t" ] && echo "ok - kbench_run is the function, kbench_run_row the type; kbench_workers and kbench_memory_records the views" ||
