@@ -48,6 +48,9 @@ catalog_written_as_caller|src/catalog_writer.c|s/SetUserIdAndSecContext(owner, w
 catalog_writer_unsafe_schema|src/catalog_writer.c|s/if (w->save_userid != owner \&\& !ki_schema_is_safe(\&why))/if (false \&\& !ki_schema_is_safe(\&why))/|security|the owner writes for a role while others may create in the schema
 worker_wrong_digest|src/worker_jobs.c|s/KI_KIND_BENCHMARK_PROTOCOL, res->protocol_digest,/KI_KIND_BENCHMARK_PROTOCOL, res->environment_digest,/|runner|the worker files kb_run's protocol under another digest
 memory_digest_no_length|sql/15_memory.sql|s/ AND length(workload_digest) = 71//|memory|a memory observation's workload digest may have 65 digits
+digest_prefix_full_only|sql/37_resolve.sql|s/\[0-9a-f\]{12,64}/[0-9a-f]{64}/g|docs|a run or workload named by 12+ hex digits of its digest is refused (the documented prefixes)
+device_words_exact|sql/37_resolve.sql|s/WHERE w <@ (kbench__words/WHERE w = (kbench__words/|docs|a device is found only by all of its words ('A100' no longer names the A100)
+cli_range_unchecked|kernels/cli/kbench.c|s/if (\*v < s->min /if (*v < s->min - 1e300 /|kernels|kbench --rep-ms -5 accepted (only the upper bound checked)
 budget_by_time|bench/device.sh|s/\[ "\$N" -gt "\${MAX_ROWS:-1000}" \]/[ "$N" -gt "$((${MAX_ROWS:-1000} + 1))" ]/|fault|device.sh times one row more than MAX_ROWS
 cost_one_pass|kernels/cost.c|s/op->cost_bytes\[cs->mode\]/op->cost_bytes[0]/|costs|kbench evaluates the forward bytes formula for every pass
 v1_renamed|kernels/impl_name.c|s/if (id->cuda \&\& id->variant > 1)/if (id->cuda \&\& id->variant >= 1)/|kernels|cuda (v1) named as a variant, kbench-<op>-cuda-v1: its digests would change
