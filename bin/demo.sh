@@ -20,67 +20,18 @@ export PGDATABASE=kernelindex
 psql() { command psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 psql -c "CREATE EXTENSION kernelindex"
 
-echo
-echo "== 1. The seed documents: canonical digests and consistency"
-for f in test/data/seeds/*.json; do
-  psql -At -F ' ' -v doc="$(cat "$f")" <<'SQL'
-SELECT rpad(substr(d.run_digest, 1, 23) || '…', 26), 'protocol ' || substr(d.protocol_digest, 8, 12) || '…',
-       'environment ' || substr(d.environment_digest, 8, 12) || '…',
-       CASE WHEN (SELECT count(*) FROM kbench_validate_run(:'doc'::json)) = 0 THEN 'consistent' ELSE 'INCONSISTENT' END,
-       (:'doc'::json)->'run'->'spec'->'sourceNative'->>'benchmark'
-  FROM kbench_run_digests(:'doc'::json) d;
-SQL
-  echo "SELECT * FROM kbench_ingest(:'doc'::json, 'seed');" | psql -o /dev/null -v doc="$(cat "$f")"
-done
-
-echo
-echo "== 2. The Liger-Kernel history (data/liger/all_benchmark_data.csv)"
-psql <<'SQL'
-\set csv `cat data/liger/all_benchmark_data.csv`
-SELECT lines, inserted AS imported, present AS already_there, skipped, rejected FROM kbench_import_liger(:'csv');
-SELECT inserted - memory_inserted AS runs, memory_inserted AS memory_observations FROM kbench_imports ORDER BY id DESC LIMIT 1;
-SQL
-psql -c "SELECT count(*) AS runs, count(DISTINCT workload_digest) AS workloads, count(DISTINCT environment_digest) AS gpus,
-                count(*) FILTER (WHERE cardinality(unresolved) > 0) AS unresolved FROM kbench_runs"
-
-echo
-echo "== 3. Benchmark jobs through the background worker"
-psql -c "SELECT device, product, state FROM kbench_workers"
 device=$(command psql -X -At -c "SELECT device FROM kbench_workers WHERE device LIKE 'cuda:%' AND product NOT LIKE 'unavailable%' ORDER BY device LIMIT 1")
-if [ -n "$device" ]; then
-  proto='{}'     # the full protocol: 25 ms warm-up, 100 ms of samples, 256 MiB L2 flush
-  jobs=(
-    "layer_norm|backward|{\"rows\": 4096, \"hidden\": 4096, \"dtype\": \"fp32\"}"
-    "megatron_cross_entropy|backward|{\"batch\": 4, \"seq\": 2048, \"vocab\": 131072, \"dtype\": \"bf16\"}"
-    "distill_jsd_loss|forward|{\"tokens\": 8192, \"hidden\": 4096, \"vocab\": 128256, \"dtype\": \"bf16\"}"
-    "jsd|forward|{\"tokens\": 8192, \"vocab\": 128256, \"dtype\": \"fp32\"}"
-  )
-else
-  device=cpu
-  # the C reference on the CPU: the LayerNorm seed workload itself, smaller
-  # shapes for the others; a short protocol with no cache flush
-  proto='{"warmup_ms": 10, "rep_ms": 1000, "flush_bytes": 0}'
-  jobs=(
-    "layer_norm|backward|{\"rows\": 4096, \"hidden\": 4096, \"dtype\": \"fp32\"}"
-    "layer_norm|forward|{\"rows\": 4096, \"hidden\": 4096, \"dtype\": \"fp32\"}"
-    "megatron_cross_entropy|backward|{\"batch\": 1, \"seq\": 256, \"vocab\": 32768, \"dtype\": \"bf16\"}"
-    "jsd|forward|{\"tokens\": 512, \"vocab\": 32768, \"dtype\": \"fp32\"}"
-  )
-fi
-for j in "${jobs[@]}"; do
-  IFS='|' read -r op mode wl <<<"$j"
-  psql -c "CALL kbench_bench('$op', '$mode', '$wl', device => '$device', protocol => '$proto')" \
-    | sed -n '1,3p' | cut -c1-160
-done
+# 1. the seeds, 2. the Liger history, 3. jobs on the best device present
+bash bin/demo_data.sh --jobs "${device:-cpu}"
 
 echo
 echo "== 4. Our runs beside what Liger reported for the same workload (same workload digest)"
 psql <<'SQL'
 SELECT o.name AS operation, j.mode, w.name AS workload, e.product AS device,
-       round(r.median_ns / 1e3, 1) AS our_median_us,
+       kbench_format_ns(r.median_ns) AS our_median,
        round((r.manifest->'spec'->'sourceNative'->'metrics'->>'achieved_gb_per_s')::numeric, 1) AS our_gb_s,
-       (SELECT string_agg(format('%s %s µs (%s)', split_part(i2.name, '-', array_length(string_to_array(i2.name, '-'), 1)),
-                                 round(r2.median_ns / 1e3, 1), e2.product), '; ' ORDER BY r2.median_ns)
+       (SELECT string_agg(format('%s %s (%s)', split_part(i2.name, '-', array_length(string_to_array(i2.name, '-'), 1)),
+                                 kbench_format_ns(r2.median_ns), e2.product), '; ' ORDER BY r2.median_ns)
           FROM kbench_runs r2 JOIN kbench_implementations i2 ON i2.digest = r2.implementation_digest
           JOIN kbench_environments e2 ON e2.digest = r2.environment_digest
           JOIN kbench_protocols p2 ON p2.digest = r2.protocol_digest
@@ -100,7 +51,7 @@ echo
 echo "== 5. What the Liger history says"
 psql <<'SQL'
 -- Liger against Transformers (huggingface) on LayerNorm, per pass and GPU: geometric mean over the hidden sizes
-SELECT protocol AS pass, device, dtype, workloads, round(geomean_speedup::numeric, 2) AS geomean_speedup,
+SELECT pass, device, dtype, workloads, round(geomean_speedup::numeric, 2) AS geomean_speedup,
        round(min_speedup::numeric, 2) AS min, round(max_speedup::numeric, 2) AS max
   FROM kbench_speedup_summary('layer_norm', 'huggingface', 'liger');
 -- the records: the implementations that lead the most cohorts (operation, workload, pass, GPU)
@@ -116,4 +67,7 @@ echo "== 6. The report (kbench_report(), docs/REPORTS.md): $report"
 if $keep; then
   echo
   echo "The server keeps running: PGHOST=$PGHOST PGPORT=$PGPORT PGUSER=$PGUSER psql kernelindex"
+  echo "Stop it (and remove its directory) with:"
+  as=""; [ "$(id -u)" -eq 0 ] && as="runuser -u postgres -- "
+  echo "  $as$PGBIN/pg_ctl -D $KI_CLUSTER_DIR/data -m fast stop && rm -rf $KI_CLUSTER_DIR"
 fi

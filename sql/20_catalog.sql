@@ -447,49 +447,48 @@ CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_serving_manifests 
 CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_catalog_rows FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
 CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_catalog_source_rows FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
 
--- Retract a run: it stays in the catalog, marked, with the reason.
-CREATE FUNCTION kbench_retract(run_digest text, reason text) RETURNS kbench_runs
+-- Retract a run: it stays in the catalog, marked, with the reason.  The run
+-- is named by its digest or a unique prefix; returns its digest.
+CREATE FUNCTION kbench_retract(run_digest text, reason text) RETURNS text
 	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp AS $$
 DECLARE
-	r kbench_runs;
+	d text;
 BEGIN
 	IF reason IS NULL OR btrim(reason) = '' THEN
 		RAISE EXCEPTION 'a retraction needs a reason' USING ERRCODE = 'invalid_parameter_value';
 	END IF;
-	PERFORM pg_catalog.set_config('kbench.withdrawal', run_digest, true);
-	UPDATE kbench_runs SET retracted_at = now(), retraction_reason = reason
-	 WHERE digest = run_digest RETURNING * INTO r;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION 'run % is not in the catalog', run_digest USING ERRCODE = 'no_data_found';
-	END IF;
+	d := kbench__resolve_run(run_digest);
+	PERFORM pg_catalog.set_config('kbench.withdrawal', d, true);
+	UPDATE kbench_runs SET retracted_at = now(), retraction_reason = reason WHERE digest = d;
 	PERFORM pg_catalog.set_config('kbench.withdrawal', '', true);
-	RETURN r;
+	RETURN d;
 END $$;
 
 -- Supersede a run by a newer one (both stay; the old one points to the new).
-CREATE FUNCTION kbench_supersede(old_digest text, new_digest text, reason text) RETURNS kbench_runs
+-- Each is named by its digest or a unique prefix; returns the old one's digest.
+CREATE FUNCTION kbench_supersede(old_digest text, new_digest text, reason text) RETURNS text
 	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp AS $$
 DECLARE
-	r kbench_runs;
+	o text;
+	n text;
 BEGIN
 	IF reason IS NULL OR btrim(reason) = '' THEN
 		RAISE EXCEPTION 'a supersession needs a reason' USING ERRCODE = 'invalid_parameter_value';
 	END IF;
-	IF old_digest = new_digest THEN
-		RAISE EXCEPTION 'a run cannot supersede itself' USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	IF NOT EXISTS (SELECT 1 FROM kbench_runs WHERE digest = new_digest) THEN
+	BEGIN
+		n := kbench__resolve_run(new_digest, 'superseding');
+	EXCEPTION WHEN no_data_found THEN
 		RAISE EXCEPTION 'run % is not in the catalog', new_digest USING ERRCODE = 'no_data_found',
 			HINT = 'Ingest the superseding run first.';
+	END;
+	o := kbench__resolve_run(old_digest);
+	IF o = n THEN
+		RAISE EXCEPTION 'a run cannot supersede itself' USING ERRCODE = 'invalid_parameter_value';
 	END IF;
-	PERFORM pg_catalog.set_config('kbench.withdrawal', old_digest, true);
-	UPDATE kbench_runs SET superseded_by = new_digest, supersession_reason = reason
-	 WHERE digest = old_digest RETURNING * INTO r;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION 'run % is not in the catalog', old_digest USING ERRCODE = 'no_data_found';
-	END IF;
+	PERFORM pg_catalog.set_config('kbench.withdrawal', o, true);
+	UPDATE kbench_runs SET superseded_by = n, supersession_reason = reason WHERE digest = o;
 	PERFORM pg_catalog.set_config('kbench.withdrawal', '', true);
-	RETURN r;
+	RETURN o;
 END $$;
 
 -- A retraction or supersession read from a catalog export, as it was

@@ -1,40 +1,95 @@
---------------------------------------------------------------------------
--- Resolving what users name (errors say what exists)
---------------------------------------------------------------------------
+-- One resolver for what users name (issue 13): operations, implementations,
+-- devices (environments), modes (protocols), runs and workloads.  Every
+-- function, view-taking function and kbench_run resolves through these, so a
+-- name means the same everywhere:
+--   - case does not matter;
+--   - an operation by its catalog name ('liger-layer-norm'), its short name
+--     ('layer_norm', as kbench and Liger's scripts say) or its digest;
+--   - a device by any of the words of its vendor, product, form factor or
+--     name ('NVIDIA H100 80GB HBM3', 'h100', 'RTX 3090', '3090'), or 'cpu';
+--   - anything with a digest by that digest or a unique prefix of 12 or more
+--     hex digits, with or without 'sha256:';
+--   - ambiguous input is an error that lists the candidates, unknown input an
+--     error whose HINT lists the nearest names: never an empty result.
+-- Every function here is CREATE OR REPLACE: the upgrade from 0.1.0 runs this
+-- part as it is (sql/updates/0.1.0--0.2.0/37_first_hour_resolve.sql is a
+-- link to it), replacing 0.1.0's resolvers.
+
+-- A digest prefix as typed ('sha256:f7a72ed4c0b1...', 'f7a72ed4c0b1') as the
+-- start of a stored digest ('sha256:f7a72ed4c0b1'), or NULL when it is not one
+-- (fewer than 12 hex digits, other characters).
+CREATE OR REPLACE FUNCTION kbench__digest_prefix(s text) RETURNS text
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	RETURN CASE WHEN lower(btrim(s)) ~ '^(sha256:)?[0-9a-f]{12,64}(\.\.\.|…)?$'
+	            THEN 'sha256:' || substring(lower(btrim(s)) FROM '^(?:sha256:)?([0-9a-f]{12,64})') END;
+
+-- The words of a name, lower case: 'NVIDIA GeForce RTX 3090' -> {nvidia,geforce,rtx,3090}.
+CREATE OR REPLACE FUNCTION kbench__words(s text) RETURNS text[]
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	RETURN ARRAY(SELECT w FROM regexp_split_to_table(lower(s), '[^a-z0-9.]+') w WHERE w <> '');
+
+-- Up to five of the candidates nearest to what was typed (most shared
+-- three-letter runs first; those sharing none only when none shares any),
+-- for a HINT.
+CREATE OR REPLACE FUNCTION kbench__near(typed text, candidates text[]) RETURNS text
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	RETURN (SELECT string_agg(c, ', ' ORDER BY score DESC, c)
+	          FROM (SELECT c, score FROM (
+	                  SELECT c, score, max(score) OVER () AS best FROM (
+	                    SELECT c, (SELECT count(DISTINCT g) FROM generate_series(1, greatest(length(t) - 2, 1)) i,
+	                                      LATERAL substr(t, i, 3) g
+	                                WHERE strpos(regexp_replace(lower(c), '[-_ ]+', '', 'g'), g) > 0) AS score
+	                      FROM unnest(candidates) c, (SELECT lower(regexp_replace(typed, '[-_ ]+', '', 'g')) AS t) x) s0) s1
+	                 WHERE score > 0 OR best = 0
+	                 ORDER BY score DESC, c LIMIT 5) s);
 
 -- The digests of an operation named by its name ('liger-layer-norm'), its
--- short name ('layer_norm', as kbench and Liger's scripts say) or its digest.
-CREATE FUNCTION kbench__resolve_operation(operation text) RETURNS text[]
+-- short name ('layer_norm'), its digest or a unique digest prefix.
+CREATE OR REPLACE FUNCTION kbench__resolve_operation(operation text) RETURNS text[]
 	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
 DECLARE
 	found text[];
+	names text[];
+	p text := kbench__digest_prefix(operation);
 BEGIN
 	IF operation IS NULL OR btrim(operation) = '' THEN
 		RAISE EXCEPTION 'an operation is required' USING ERRCODE = 'null_value_not_allowed',
 			HINT = 'Name one, e.g. ''layer_norm'' or ''liger-layer-norm''.';
 	END IF;
-	SELECT array_agg(digest ORDER BY digest) INTO found FROM kbench_operations WHERE name = operation OR digest = operation;
+	SELECT array_agg(digest ORDER BY digest), array_agg(DISTINCT name) INTO found, names FROM kbench_operations
+	 WHERE digest = operation OR lower(name) = lower(btrim(operation))
+	    OR (p IS NOT NULL AND starts_with(digest, p));
 	IF found IS NULL THEN
-		SELECT array_agg(digest ORDER BY digest) INTO found FROM kbench_operations
-		 WHERE name = 'liger-' || replace(lower(operation), '_', '-');
+		SELECT array_agg(digest ORDER BY digest), array_agg(DISTINCT name) INTO found, names FROM kbench_operations
+		 WHERE kbench__op_key(name) = kbench__op_key(operation);
 	END IF;
 	IF found IS NULL THEN
 		RAISE EXCEPTION 'unknown operation "%"', operation USING ERRCODE = 'undefined_object',
-			DETAIL = format('No operation in the catalog is named %L or %L.', operation, 'liger-' || replace(lower(operation), '_', '-')),
-			HINT = 'List them with SELECT DISTINCT name FROM kbench_operations ORDER BY 1.';
+			DETAIL = 'No operation in the catalog has that name, short name or digest.',
+			HINT = format('Did you mean %s?  (SELECT DISTINCT name FROM kbench_operations lists them.)',
+			              kbench__near(operation, ARRAY(SELECT DISTINCT kbench__op_key(name) FROM kbench_operations)));
+	END IF;
+	IF cardinality(names) > 1 THEN
+		RAISE EXCEPTION 'operation "%" is ambiguous', operation USING ERRCODE = 'ambiguous_parameter',
+			DETAIL = format('It matches %s.', array_to_string(names, ', ')),
+			HINT = 'Name the operation in full or give more of its digest.';
 	END IF;
 	RETURN found;
 END $$;
 
--- The digests of an implementation of one of the operations: by digest, by
--- name, by provider ('huggingface' for liger-bench-layer-norm-huggingface) or
--- by the provider's title after ' · ' ('Transformers').  role names the
--- argument in errors.  All digests returned share one name.
-CREATE FUNCTION kbench__resolve_implementation(op_digests text[], implementation text, role text DEFAULT NULL)
+-- The digests of an implementation of one of the operations: by digest or a
+-- unique prefix, by name, by provider ('huggingface' for
+-- liger-bench-layer-norm-huggingface) or by the provider's title after ' · '
+-- ('Transformers'), in any case.  role names the argument in errors.  All
+-- digests returned share one name, but for a provider with no operation
+-- named (op_digests NULL): then one name per operation ('liger' everywhere).
+CREATE OR REPLACE FUNCTION kbench__resolve_implementation(op_digests text[], implementation text, role text DEFAULT NULL)
 	RETURNS text[] LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
 DECLARE
 	found text[];
 	names text[];
+	per_op boolean;
+	p text := kbench__digest_prefix(implementation);
 BEGIN
 	IF implementation IS NULL OR btrim(implementation) = '' THEN
 		RAISE EXCEPTION 'a %implementation is required', coalesce(role || ' ', '') USING ERRCODE = 'null_value_not_allowed';
@@ -42,25 +97,34 @@ BEGIN
 	SELECT array_agg(digest ORDER BY digest), array_agg(DISTINCT name) INTO found, names
 	  FROM kbench_implementations
 	 WHERE (op_digests IS NULL OR operation_digest = ANY (op_digests))
-	   AND (digest = implementation OR name = implementation);
-	IF found IS NULL AND op_digests IS NOT NULL THEN
-		SELECT array_agg(digest ORDER BY digest), array_agg(DISTINCT name) INTO found, names
+	   AND (digest = implementation OR lower(name) = lower(btrim(implementation))
+	        OR (p IS NOT NULL AND starts_with(digest, p)));
+	IF found IS NULL THEN
+		-- a provider ('liger', 'Transformers'): of the operations named, or of
+		-- every operation (one implementation each: 'liger' across operations)
+		SELECT array_agg(digest ORDER BY digest), array_agg(DISTINCT name), count(DISTINCT name) > count(DISTINCT operation_digest)
+		  INTO found, names, per_op
 		  FROM kbench_implementations
-		 WHERE operation_digest = ANY (op_digests)
+		 WHERE (op_digests IS NULL OR operation_digest = ANY (op_digests))
 		   AND (name LIKE '%-' || kbench__slug(implementation)
-		        OR lower(split_part(manifest->'metadata'->>'title', ' · ', 2)) = lower(implementation));
+		        OR lower(split_part(manifest->'metadata'->>'title', ' · ', 2)) = lower(btrim(implementation)));
+		IF found IS NOT NULL AND op_digests IS NULL AND NOT per_op THEN
+			RETURN found;
+		END IF;
 	END IF;
-	IF found IS NULL AND op_digests IS NULL AND implementation ~ '^sha256:[0-9a-f]{64}$'
-	   AND EXISTS (SELECT 1 FROM kbench_runs WHERE implementation_digest = implementation) THEN
-		RETURN ARRAY[implementation];         -- runs naming an implementation not (yet) in the catalog
+	IF found IS NULL AND op_digests IS NULL AND p IS NOT NULL THEN
+		-- runs naming an implementation not (yet) in the catalog
+		SELECT array_agg(DISTINCT implementation_digest), array_agg(DISTINCT implementation_digest) INTO found, names
+		  FROM kbench_runs WHERE starts_with(implementation_digest, p);
 	END IF;
 	IF found IS NULL THEN
 		RAISE EXCEPTION 'unknown %implementation "%"', coalesce(role || ' ', ''), implementation USING ERRCODE = 'undefined_object',
 			DETAIL = CASE WHEN op_digests IS NULL THEN 'No implementation in the catalog has that name or digest.'
-			              ELSE format('The operation''s implementations are %s.',
-			                          (SELECT string_agg(DISTINCT name, ', ') FROM kbench_implementations
-			                            WHERE operation_digest = ANY (op_digests))) END,
-			HINT = 'Name an implementation by its name, its digest or its provider (e.g. huggingface, torch, liger).';
+			              ELSE 'No implementation of the operation has that name, provider or digest.' END,
+			HINT = format('Did you mean %s?',
+			              kbench__near(implementation,
+			                           ARRAY(SELECT DISTINCT name FROM kbench_implementations
+			                                  WHERE op_digests IS NULL OR operation_digest = ANY (op_digests))));
 	END IF;
 	IF cardinality(names) > 1 THEN
 		RAISE EXCEPTION '%implementation "%" is ambiguous', coalesce(role || ' ', ''), implementation USING ERRCODE = 'ambiguous_parameter',
@@ -70,46 +134,142 @@ BEGIN
 	RETURN found;
 END $$;
 
--- The protocol digests of a timed pass ('forward', 'backward', 'full') or of a
--- protocol named by name or digest; NULL for any.
-CREATE FUNCTION kbench__resolve_protocols(mode text) RETURNS text[]
+-- The protocol digests of a timed pass ('forward', 'backward', 'full', any
+-- case) or of a protocol named by name, digest or digest prefix; NULL for any.
+CREATE OR REPLACE FUNCTION kbench__resolve_protocols(mode text) RETURNS text[]
 	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
 DECLARE
 	found text[];
+	m text := lower(btrim(mode));
+	p text := kbench__digest_prefix(mode);
 BEGIN
 	IF mode IS NULL THEN
 		RETURN NULL;
 	END IF;
 	SELECT array_agg(digest ORDER BY digest) INTO found FROM kbench_protocols
-	 WHERE CASE WHEN mode IN ('forward', 'backward', 'full') THEN kbench_protocol_mode(name) = mode
-	            ELSE name = mode OR digest = mode END;
+	 WHERE CASE WHEN m IN ('forward', 'backward', 'full') THEN kbench_protocol_mode(name) = m
+	            ELSE lower(name) = m OR digest = mode OR (p IS NOT NULL AND starts_with(digest, p)) END;
 	IF found IS NULL THEN
 		RAISE EXCEPTION 'unknown mode "%"', mode USING ERRCODE = 'undefined_object',
 			DETAIL = 'A mode is forward, backward or full, or the name or digest of a protocol in the catalog.',
-			HINT = 'List the protocols with SELECT name FROM kbench_protocols ORDER BY 1.';
+			HINT = format('Did you mean %s?', kbench__near(mode, ARRAY['forward', 'backward', 'full']));
 	END IF;
 	RETURN found;
 END $$;
 
--- The environment digests of a device: an environment's digest or name, a
--- product ('NVIDIA H100', or 'H100'), or product and form factor
--- ('NVIDIA H100 80GB HBM3'); NULL for any.
-CREATE FUNCTION kbench__resolve_environments(environment text) RETURNS text[]
+-- Whether an environment is a CPU one (what device => 'cpu' runs on).
+CREATE OR REPLACE FUNCTION kbench__is_cpu(e kbench_environments) RETURNS boolean
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	RETURN e.name LIKE 'kbench-cpu-%' OR e.architecture IN ('x86_64', 'aarch64', 'arm64', 'ppc64le', 's390x', 'riscv64');
+
+-- The short name of a device, as the resolver takes it: 'cpu' for a CPU
+-- environment, else its product without the vendor and brand words
+-- ('NVIDIA H100' -> 'h100', 'NVIDIA GeForce RTX 3090' -> 'rtx 3090').  The
+-- views' device_key column.
+CREATE OR REPLACE FUNCTION kbench__device_key(e kbench_environments) RETURNS text
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	RETURN CASE WHEN kbench__is_cpu(e) THEN 'cpu'
+	            ELSE regexp_replace(lower(e.product), '^(nvidia|amd|intel|apple) +((geforce|instinct|radeon|tesla) +)?', '') END;
+
+-- The environment digests of a device: a digest or a unique prefix, 'cpu',
+-- or words of its vendor, product, form factor or name ('NVIDIA H100 80GB
+-- HBM3', 'h100', 'RTX 3090', '3090'); NULL for any.  Words that fit more than
+-- one product are ambiguous.
+CREATE OR REPLACE FUNCTION kbench__resolve_environments(environment text) RETURNS text[]
 	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
 DECLARE
 	found text[];
+	products text[];
+	p text := kbench__digest_prefix(environment);
+	w text[] := kbench__words(environment);
 BEGIN
 	IF environment IS NULL THEN
 		RETURN NULL;
 	END IF;
-	SELECT array_agg(digest ORDER BY digest) INTO found FROM kbench_environments
-	 WHERE digest = environment OR name = environment
-	    OR lower(product) IN (lower(environment), 'nvidia ' || lower(environment))
-	    OR lower(product || ' ' || form_factor) IN (lower(environment), 'nvidia ' || lower(environment));
+	IF cardinality(w) = 0 THEN
+		RAISE EXCEPTION 'an environment is required' USING ERRCODE = 'invalid_parameter_value',
+			HINT = 'Name a device, e.g. ''H100'', ''RTX 3090'' or ''cpu'', or leave it NULL for every device.';
+	END IF;
+	SELECT array_agg(digest ORDER BY digest), array_agg(DISTINCT product) INTO found, products FROM kbench_environments e
+	 WHERE digest = environment OR (p IS NOT NULL AND starts_with(digest, p));
+	IF found IS NULL AND w = ARRAY['cpu'] THEN
+		SELECT array_agg(digest ORDER BY digest), ARRAY['cpu'] INTO found FROM kbench_environments e WHERE kbench__is_cpu(e);
+		IF found IS NULL THEN
+			RAISE EXCEPTION 'no CPU run is in the catalog' USING ERRCODE = 'undefined_object',
+				HINT = 'Queue one with kbench_run(..., device => ''cpu'').';
+		END IF;
+	END IF;
+	IF found IS NULL THEN
+		SELECT array_agg(digest ORDER BY digest), array_agg(DISTINCT product) INTO found, products FROM kbench_environments e
+		 WHERE w <@ (kbench__words(coalesce(vendor, '') || ' ' || coalesce(product, '') || ' ' || coalesce(form_factor, ''))
+		             || kbench__words(coalesce(name, '')));
+	END IF;
 	IF found IS NULL THEN
 		RAISE EXCEPTION 'unknown environment "%"', environment USING ERRCODE = 'undefined_object',
-			DETAIL = 'No environment in the catalog has that digest, name, product, or product and form factor.',
-			HINT = 'List them with SELECT DISTINCT product, form_factor FROM kbench_environments ORDER BY 1, 2.';
+			DETAIL = 'No environment in the catalog has that digest, or those words in its vendor, product, form factor or name.',
+			HINT = format('Did you mean %s?  (SELECT DISTINCT product, form_factor FROM kbench_environments lists them.)',
+			              kbench__near(environment, ARRAY(SELECT DISTINCT product FROM kbench_environments WHERE product IS NOT NULL)));
+	END IF;
+	IF cardinality(products) > 1 THEN
+		RAISE EXCEPTION 'environment "%" is ambiguous', environment USING ERRCODE = 'ambiguous_parameter',
+			DETAIL = format('It matches %s.', array_to_string(products, ', ')),
+			HINT = 'Name more of the device: its product (and form factor), or give more of its digest.';
 	END IF;
 	RETURN found;
+END $$;
+
+-- A run by its digest or a unique digest prefix of 12 or more hex digits.
+CREATE OR REPLACE FUNCTION kbench__resolve_run(run text, role text DEFAULT NULL) RETURNS text
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
+DECLARE
+	found text[];
+	p text := kbench__digest_prefix(run);
+BEGIN
+	IF run IS NULL OR btrim(run) = '' THEN
+		RAISE EXCEPTION 'a %run is required', coalesce(role || ' ', '') USING ERRCODE = 'null_value_not_allowed',
+			HINT = 'Name a run by its digest or 12 or more hex digits of it.';
+	END IF;
+	IF p IS NULL THEN
+		RAISE EXCEPTION '%run "%" is not a digest', coalesce(role || ' ', ''), run USING ERRCODE = 'invalid_parameter_value',
+			HINT = 'Name a run by its digest (sha256: and 64 hex digits) or 12 or more hex digits of it.';
+	END IF;
+	SELECT array_agg(digest ORDER BY digest) INTO found
+	  FROM (SELECT digest FROM kbench_runs WHERE starts_with(digest, p) ORDER BY digest LIMIT 6) r;
+	IF found IS NULL THEN
+		RAISE EXCEPTION 'no %run % in the catalog', coalesce(role || ' ', ''), run USING ERRCODE = 'no_data_found',
+			HINT = 'kbench_runs lists the runs; ingest a run before naming it.';
+	END IF;
+	IF cardinality(found) > 1 THEN
+		RAISE EXCEPTION '%run "%" is ambiguous', coalesce(role || ' ', ''), run USING ERRCODE = 'ambiguous_parameter',
+			DETAIL = format('It is the start of %s%s.', array_to_string(found[1:5], ', '), CASE WHEN cardinality(found) > 5 THEN ', …' ELSE '' END),
+			HINT = 'Give more of the digest.';
+	END IF;
+	RETURN found[1];
+END $$;
+
+-- A workload by its digest, a unique digest prefix or its name.
+CREATE OR REPLACE FUNCTION kbench__resolve_workload(workload text) RETURNS text
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
+DECLARE
+	found text[];
+	p text := kbench__digest_prefix(workload);
+BEGIN
+	IF workload IS NULL OR btrim(workload) = '' THEN
+		RAISE EXCEPTION 'a workload is required' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	SELECT array_agg(digest ORDER BY digest) INTO found
+	  FROM (SELECT digest FROM kbench_workloads
+	         WHERE digest = workload OR lower(name) = lower(btrim(workload)) OR (p IS NOT NULL AND starts_with(digest, p))
+	         ORDER BY digest LIMIT 6) w;
+	IF found IS NULL THEN
+		RAISE EXCEPTION 'unknown workload "%"', workload USING ERRCODE = 'undefined_object',
+			DETAIL = 'No workload in the catalog has that digest or name.',
+			HINT = 'kbench_workloads lists them (name, axes, dtypes).';
+	END IF;
+	IF cardinality(found) > 1 THEN
+		RAISE EXCEPTION 'workload "%" is ambiguous', workload USING ERRCODE = 'ambiguous_parameter',
+			DETAIL = format('It matches %s.', array_to_string(found[1:5], ', ')),
+			HINT = 'Give more of the digest.';
+	END IF;
+	RETURN found[1];
 END $$;

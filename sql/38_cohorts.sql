@@ -10,9 +10,15 @@ CREATE TYPE kbench_cohort AS (
 COMMENT ON TYPE kbench_cohort IS 'the comparison key: workload (operation, sizes, dtypes, correctness policy), protocol and environment digests';
 
 CREATE FUNCTION kbench_cohort_of(run_digest text) RETURNS kbench_cohort
-	LANGUAGE sql STABLE
-	RETURN (SELECT ROW(workload_digest, protocol_digest, environment_digest)::kbench_cohort
-	          FROM kbench_runs WHERE digest = run_digest);
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
+DECLARE
+	c kbench_cohort;
+BEGIN
+	-- a digest or a unique prefix of it (kbench__resolve_run); an unknown run is an error
+	SELECT r.workload_digest, r.protocol_digest, r.environment_digest INTO c
+	  FROM kbench_runs r WHERE r.digest = kbench__resolve_run(run_digest);
+	RETURN c;
+END $$;
 COMMENT ON FUNCTION kbench_cohort_of(text) IS 'the cohort (comparison key) of a run';
 
 -- Every competing run with its cohort and what names it.
@@ -23,7 +29,8 @@ SELECT r.workload_digest, r.protocol_digest, r.environment_digest,
        e.product, e.form_factor,
        r.implementation_digest, i.name AS implementation, i.version,
        r.digest AS run_digest, r.observed_at, r.primary_statistic, r.primary_ns, r.p20_ns, r.p80_ns,
-       (kbench_run_spread(r)).low_ns, (kbench_run_spread(r)).high_ns
+       (kbench_run_spread(r)).low_ns, (kbench_run_spread(r)).high_ns,
+       kbench__op_key(o.name) AS operation_key, kbench__device_key(e) AS device_key
   FROM kbench_runs r
   LEFT JOIN kbench_workloads w ON w.digest = r.workload_digest
   LEFT JOIN kbench_operations o ON o.digest = w.operation_digest
@@ -37,9 +44,11 @@ CREATE VIEW kbench_cohorts AS
 SELECT workload_digest, protocol_digest, environment_digest, operation, mode, workload, axes, dtype,
        product, form_factor,
        count(*) AS runs, count(DISTINCT implementation_digest) AS implementations,
-       min(observed_at) AS first_observed_at, max(observed_at) AS last_observed_at
+       min(observed_at) AS first_observed_at, max(observed_at) AS last_observed_at,
+       operation_key, device_key
   FROM kbench_cohort_runs
- GROUP BY workload_digest, protocol_digest, environment_digest, operation, mode, workload, axes, dtype, product, form_factor;
+ GROUP BY workload_digest, protocol_digest, environment_digest, operation, mode, workload, axes, dtype, product, form_factor,
+          operation_key, device_key;
 COMMENT ON VIEW kbench_cohorts IS 'comparison cohorts (workload, protocol, environment) with how many competing runs and implementations they hold';
 
 -- Reading the cohorts is for everyone, as reading the catalog is.

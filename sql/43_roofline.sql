@@ -185,7 +185,12 @@ BEGIN
 	SELECT wl.axes, wl.dtypes, o.name INTO w FROM kbench_workloads wl JOIN kbench_operations o ON o.digest = wl.operation_digest
 	 WHERE wl.digest = workload_digest;
 	IF NOT FOUND THEN
-		RETURN;
+		-- a digest prefix or a name; an unknown workload is an error (kbench__resolve_workload)
+		SELECT wl.axes, wl.dtypes, o.name INTO w FROM kbench_workloads wl JOIN kbench_operations o ON o.digest = wl.operation_digest
+		 WHERE wl.digest = kbench__resolve_workload(workload_digest);
+		IF NOT FOUND THEN
+			RETURN;
+		END IF;
 	END IF;
 	SELECT * INTO c FROM kbench_operation_costs k WHERE k.operation = kbench__op_key(w.name) AND k.mode = kbench_workload_cost.mode;
 	IF NOT FOUND THEN
@@ -204,8 +209,8 @@ SELECT r.digest AS run_digest, o.name AS operation, kbench_protocol_mode(p.name)
        kbench__float_dtype(w.dtypes) AS dtype, i.name AS implementation,
        concat_ws(' ', e.product, e.form_factor) AS environment, (d).name AS device,
        r.primary_ns, c.bytes, c.flops, c.flops / nullif(c.bytes, 0) AS arithmetic_intensity,
-       c.bytes / (r.primary_ns * 1e-9) AS achieved_bytes_per_s,
-       c.flops / (r.primary_ns * 1e-9) AS achieved_flops_per_s,
+       round(c.bytes / (r.primary_ns * 1e-9)) AS achieved_bytes_per_s,       -- whole bytes/s, FLOP/s
+       round(c.flops / (r.primary_ns * 1e-9)) AS achieved_flops_per_s,
        (d).peak_bandwidth_bytes_per_s,
        pk.peak_flops,
        100 * c.bytes / (r.primary_ns * 1e-9) / (d).peak_bandwidth_bytes_per_s AS pct_peak_bandwidth,
@@ -215,7 +220,8 @@ SELECT r.digest AS run_digest, o.name AS operation, kbench_protocol_mode(p.name)
             ELSE 'compute' END AS bound,
        1e9 * greatest(c.bytes / (d).peak_bandwidth_bytes_per_s, coalesce(c.flops / pk.peak_flops, 0)) AS floor_ns,
        100 * 1e9 * greatest(c.bytes / (d).peak_bandwidth_bytes_per_s, coalesce(c.flops / pk.peak_flops, 0)) / r.primary_ns AS pct_of_roofline,
-       r.workload_digest, r.protocol_digest, r.environment_digest, r.implementation_digest
+       r.workload_digest, r.protocol_digest, r.environment_digest, r.implementation_digest,
+       kbench__op_key(o.name) AS operation_key, kbench__device_key(e) AS device_key
   FROM kbench_runs r
   JOIN kbench_workloads w ON w.digest = r.workload_digest
   JOIN kbench_operations o ON o.digest = w.operation_digest

@@ -86,6 +86,7 @@ DECLARE
 	impl text;
 	job bigint;
 BEGIN
+	run_digest := kbench__resolve_run(run_digest);
 	SELECT i.name INTO impl FROM kbench_runs r LEFT JOIN kbench_implementations i ON i.digest = r.implementation_digest
 	 WHERE r.digest = run_digest;
 	IF NOT FOUND THEN

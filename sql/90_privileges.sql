@@ -16,13 +16,13 @@
 REVOKE ALL ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean, float8) FROM PUBLIC;
 REVOKE ALL ON FUNCTION kbench_wait(bigint, interval) FROM PUBLIC;
 REVOKE ALL ON FUNCTION kbench_cancel(bigint) FROM PUBLIC;
-REVOKE ALL ON PROCEDURE kbench_bench(text, text, jsonb, text, text, jsonb, interval, bigint, text, text,
-	double precision, double precision, double precision, bigint, double precision, text, text) FROM PUBLIC;
+REVOKE ALL ON PROCEDURE kbench_bench(text, text, jsonb, text, text, jsonb, interval, boolean, interval, bigint, text, text,
+	bigint, bigint, bigint, bigint, double precision, text, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean, float8) TO kbench_user;
 GRANT EXECUTE ON FUNCTION kbench_wait(bigint, interval) TO kbench_user;
 GRANT EXECUTE ON FUNCTION kbench_cancel(bigint) TO kbench_user;
-GRANT EXECUTE ON PROCEDURE kbench_bench(text, text, jsonb, text, text, jsonb, interval, bigint, text, text,
-	double precision, double precision, double precision, bigint, double precision, text, text) TO kbench_user;
+GRANT EXECUTE ON PROCEDURE kbench_bench(text, text, jsonb, text, text, jsonb, interval, boolean, interval, bigint, text, text,
+	bigint, bigint, bigint, bigint, double precision, text, text) TO kbench_user;
 
 -- Jobs: a role sees its own; kbench_admin (who may cancel any) and
 -- pg_read_all_data see all.  Rows are written only by the extension.

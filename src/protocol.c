@@ -10,6 +10,8 @@
 
 #include "lib/stringinfo.h"
 
+#include "../kernels/kb_protocol.h"
+
 typedef enum
 {
 	SET_WARMUP_MS,
@@ -21,24 +23,34 @@ typedef enum
 	SET_CHECK
 } setting_id;
 
-static const struct
+/*
+ * The ranges are kernels/kb_protocol.h's, which the kbench CLI checks its
+ * flags against too; setting_id follows its order.
+ */
+#define settings KB_PROTOCOL_SETTINGS
+StaticAssertDecl(lengthof(KB_PROTOCOL_SETTINGS) == SET_CHECK + 1, "one setting_id a protocol setting");
+
+/* "a string", "an object", ...: what a JSON value is, for an error message. */
+static const char *
+json_type_words(ki_type t)
 {
-	const char *key;
-	setting_id	id;
-	double		min;
-	double		max;
-	bool		boolean;
-	bool		integer;
-}			settings[] =
-{
-	{"warmup_ms", SET_WARMUP_MS, 0, 600000, false, false},
-	{"rep_ms", SET_REP_MS, 0.001, 3600000, false, false},
-	{"flush_bytes", SET_FLUSH_BYTES, 0, 1099511627776.0, false, true},
-	{"max_samples", SET_MAX_SAMPLES, 1, 100000000, false, true},
-	{"min_samples", SET_MIN_SAMPLES, 1, 100000000, false, true},
-	{"seed", SET_SEED, 0, 9007199254740991.0, false, true},
-	{"check", SET_CHECK, 0, 0, true, false},
-};
+	switch (t)
+	{
+		case KI_STRING:
+			return "a string";
+		case KI_NUMBER:
+			return "a number";
+		case KI_TRUE:
+		case KI_FALSE:
+			return "a boolean";
+		case KI_NULL:
+			return "null";
+		case KI_ARRAY:
+			return "an array";
+		default:
+			return "an object";
+	}
+}
 
 /* The setting named by a member's key, or -1. */
 static int
@@ -75,12 +87,23 @@ ki_protocol_check(const ki_value *p)
 					 errmsg("unknown protocol setting \"%.*s\"", (int) m->key.len, m->key.ptr),
 					 errhint("Known settings: %s.", known.data)));
 		}
-		if (settings[k].boolean ? (m->value->type != KI_TRUE && m->value->type != KI_FALSE)
-			: (m->value->type != KI_NUMBER || m->value->u.num < settings[k].min || m->value->u.num > settings[k].max))
+		/* the wrong type says which type is expected, not "out of range" */
+		if (settings[k].boolean && m->value->type != KI_TRUE && m->value->type != KI_FALSE)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("protocol setting \"%s\" must be true or false, not %s", settings[k].key,
+							json_type_words(m->value->type)),
+					 errhint("Write a bare true or false, e.g. {\"%s\": false}.", settings[k].key)));
+		if (!settings[k].boolean && m->value->type != KI_NUMBER)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("protocol setting \"%s\" must be a number, not %s", settings[k].key,
+							json_type_words(m->value->type)),
+					 errhint("Write a bare number, e.g. {\"%s\": 5}.", settings[k].key)));
+		if (!settings[k].boolean && (m->value->u.num < settings[k].min || m->value->u.num > settings[k].max))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("protocol setting \"%s\" is out of range", settings[k].key),
-					 settings[k].boolean ? errdetail("It must be true or false.") :
 					 errdetail("It must be a number from %g to %g.", settings[k].min, settings[k].max)));
 		if (settings[k].integer && m->value->u.num != floor(m->value->u.num))
 			ereport(ERROR,
@@ -103,7 +126,7 @@ ki_protocol_apply(kb_request *req, const ki_value *p)
 
 		if (k < 0 || (settings[k].boolean ? (v->type != KI_TRUE && v->type != KI_FALSE) : v->type != KI_NUMBER))
 			continue;
-		switch (settings[k].id)
+		switch ((setting_id) k)
 		{
 			case SET_WARMUP_MS:
 				req->warmup_ms = v->u.num;

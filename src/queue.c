@@ -146,6 +146,50 @@ ki_spi_as_owner(const char *sql, int nargs, Oid *types, Datum *args, const char 
 	return rc;
 }
 
+/*
+ * The names kbench_run takes, as the analytics take them (issue 13, one
+ * resolver): any case, surrounding blanks ignored; an operation by its short
+ * name ('layer_norm') or its catalog name ('liger-layer-norm', 'Layer-Norm');
+ * the built-in implementations (cpu, cuda, cuda/vN, huggingface, torch,
+ * liger) in any case.  Registered implementations and paths keep their case.
+ */
+static char *
+queue_name(const char *s, bool operation)
+{
+	char	   *out;
+	char	   *p;
+	size_t		n;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	out = pstrdup(s);
+	n = strlen(out);
+	while (n > 0 && (out[n - 1] == ' ' || out[n - 1] == '\t'))
+		out[--n] = '\0';
+	for (p = out; *p; p++)
+	{
+		*p = pg_ascii_tolower((unsigned char) *p);
+		if (operation && *p == '-')
+			*p = '_';
+	}
+	if (operation && strncmp(out, "liger_", 6) == 0)
+		return out + 6;
+	if (operation && strncmp(out, "kbench_", 7) == 0)
+		return out + 7;
+	return out;
+}
+
+static char *
+queue_impl_name(const char *s)
+{
+	char	   *low = queue_name(s, false);
+
+	if (strcmp(low, "cpu") == 0 || strcmp(low, "cuda") == 0 || strncmp(low, "cuda/", 5) == 0 ||
+		strcmp(low, "huggingface") == 0 || strcmp(low, "torch") == 0 || strcmp(low, "liger") == 0)
+		return low;
+	return pstrdup(s);
+}
+
 /* Validate and queue a job (kbench_run, kbench_compare); its id. */
 int64
 ki_queue_job(KiJobRequest *r)
@@ -354,11 +398,11 @@ kbench_run(PG_FUNCTION_ARGS)
 				 errmsg("operation, mode and workload must not be null"),
 				 errhint("For example kbench_run('layer_norm', 'backward', '{\"rows\": 4096, \"hidden\": 4096, \"dtype\": \"fp32\"}').")));
 	memset(&r, 0, sizeof(r));
-	r.op = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	r.mode = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	r.op = queue_name(text_to_cstring(PG_GETARG_TEXT_PP(0)), true);
+	r.mode = queue_name(text_to_cstring(PG_GETARG_TEXT_PP(1)), false);
 	r.workload = PG_GETARG_JSONB_P(2);
-	r.impl = PG_ARGISNULL(3) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(3));
-	r.device = PG_ARGISNULL(4) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(4));
+	r.impl = PG_ARGISNULL(3) ? NULL : queue_impl_name(text_to_cstring(PG_GETARG_TEXT_PP(3)));
+	r.device = PG_ARGISNULL(4) ? NULL : queue_name(text_to_cstring(PG_GETARG_TEXT_PP(4)), false);
 	r.protocol = PG_ARGISNULL(5) ? NULL : PG_GETARG_JSONB_P(5);
 	r.timeout = PG_ARGISNULL(6) ? NULL : PG_GETARG_INTERVAL_P(6);
 	r.retry = PG_ARGISNULL(7) ? false : PG_GETARG_BOOL(7);

@@ -52,6 +52,9 @@ ab_min_samples|kernels/measure.c|s/m->nrep < m->pr.min_samples ? m->pr.min_sampl
 ab_flush_fixed|kernels/cache.c|s/: (KB_CPU_FLUSH_FACTOR \* kb_cpu_cache_bytes(NULL) + 63) \/ 64 \* 64;/: (int64_t) 256 << 20;/|compare|the CPU flush is a fixed 256 MiB again
 ab_failed_done|src/worker_jobs.c|s/bool\t\tdone = strcmp(status, "passed") == 0;/bool\t\tdone = true;/|compare|a failed or canceled job is filed as done with progress 1
 ab_unpaired|kernels/stats.c|s/rb\[k\] = b\[i\];/rb[k] = b[(i + 1) % n];/|compare|the bootstrap resamples B's rounds apart from A's
+digest_prefix_full_only|sql/37_resolve.sql|s/\[0-9a-f\]{12,64}/[0-9a-f]{64}/g|docs|a run or workload named by 12+ hex digits of its digest is refused (the documented prefixes)
+device_words_exact|sql/37_resolve.sql|s/WHERE w <@ (kbench__words/WHERE w = (kbench__words/|docs|a device is found only by all of its words ('A100' no longer names the A100)
+cli_range_unchecked|kernels/cli/kbench.c|s/if (\*v < s->min /if (*v < s->min - 1e300 /|kernels|kbench --rep-ms -5 accepted (only the upper bound checked)
 budget_by_time|bench/device.sh|s/\[ "\$N" -gt "\${MAX_ROWS:-1000}" \]/[ "$N" -gt "$((${MAX_ROWS:-1000} + 1))" ]/|fault|device.sh times one row more than MAX_ROWS
 cost_one_pass|kernels/cost.c|s/op->cost_bytes\[cs->mode\]/op->cost_bytes[0]/|costs|kbench evaluates the forward bytes formula for every pass
 v1_renamed|kernels/impl_name.c|s/if (id->cuda \&\& id->variant > 1)/if (id->cuda \&\& id->variant >= 1)/|kernels|cuda (v1) named as a variant, kbench-<op>-cuda-v1: its digests would change

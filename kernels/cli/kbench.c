@@ -6,7 +6,7 @@
  *   kbench devices [--json]
  *   kbench describe OP MODE key=value... [--impl IMPL] [--device cpu|cuda:N] [--json]
  *   kbench run OP MODE key=value... [--impl IMPL] [--device cpu|cuda:N] [--json]
- *              [--warmup-ms MS] [--rep-ms MS] [--flush-bytes N] [--max-samples N]
+ *              [--manifests] [--warmup-ms MS] [--rep-ms MS] [--flush-bytes N] [--max-samples N]
  *              [--min-samples N] [--seed N] [--no-check] [--timeout S] [--python INTERPRETER]
  *   kbench compare OP MODE key=value... --a IMPL --b IMPL [--rounds N] [--same-pct P] [--json] ...
  *              (cli/compare.c)
@@ -15,6 +15,12 @@
  *   library:libx.so:symbol (docs/BYO.md): the names kbench_run's implementation
  *   argument takes in SQL.  --variant vN was removed: it said the same as
  *   --impl cuda/vN under a second name, and now says so (exit 2).
+ *
+ * run prints a short summary (median and spread, samples, correctness, the
+ * run's digest); --manifests adds the manifests, --json prints everything as
+ * one JSON object whose "summary" member is that summary.  The protocol
+ * flags are checked against the ranges kbench_run checks its protocol
+ * against (kb_protocol.h).
  *
  * Exit status: 0 passed; 1 the run finished but did not pass (incorrect,
  * runtime error, timeout); 2 bad usage or request; 3 device unavailable;
@@ -37,6 +43,7 @@
 
 #include "kbench.h"
 #include "cli.h"
+#include "kb_protocol.h"
 
 static void
 usage(FILE *f)
@@ -46,7 +53,7 @@ usage(FILE *f)
 			"       kbench devices [--json]\n"
 			"       kbench describe OP MODE key=value... [--impl IMPL] [--device cpu|cuda:N] [--json]\n"
 			"       kbench run OP MODE key=value... [--impl IMPL] [--device cpu|cuda:N] [--json]\n"
-			"                  [--warmup-ms MS] [--rep-ms MS] [--flush-bytes N] [--max-samples N]\n"
+			"                  [--manifests] [--warmup-ms MS] [--rep-ms MS] [--flush-bytes N] [--max-samples N]\n"
 			"                  [--min-samples N] [--seed N] [--no-check] [--timeout S] [--python INTERPRETER]\n"
 			"       kbench compare OP MODE key=value... --a IMPL --b IMPL [--rounds N] [--same-pct P] [--json]\n"
 			"                  [--device cpu|cuda:N] [protocol options as for run]\n"
@@ -159,6 +166,25 @@ cmd_devices(int json)
 	return 0;
 }
 
+/* ,"summary":{...}: what a script wants first, without reading the manifests. */
+static void
+print_json_summary(const kb_result *r)
+{
+	const kb_stats *s = &r->stats;
+
+	printf(",\"summary\":{\"status\":\"%s\"", kb_status_name(r->status));
+	if (s->samples > 0)
+		printf(",\"median_ns\":%.0f,\"p20_ns\":%.0f,\"p80_ns\":%.0f,\"samples\":%lld,\"discarded\":%lld",
+			   s->median, s->p20, s->p80, (long long) s->samples, (long long) s->discarded_throttled);
+	else
+		printf(",\"median_ns\":null,\"p20_ns\":null,\"p80_ns\":null,\"samples\":0,\"discarded\":0");
+	if (r->correctness.checked)
+		printf(",\"checked\":true,\"tolerance_ratio\":%.6g", r->correctness.worst_ratio);
+	else
+		printf(",\"checked\":false,\"tolerance_ratio\":null");
+	printf(",\"run_digest\":\"%s\"}", r->run_digest);
+}
+
 static void
 print_json_result(const kb_result *r)
 {
@@ -171,6 +197,7 @@ print_json_result(const kb_result *r)
 			putchar(*c);
 	}
 	printf("\"");
+	print_json_summary(r);
 	if (r->composite_json)
 		printf(",\"composite\":%s", r->composite_json);
 	if (r->operation_json)
@@ -196,7 +223,7 @@ print_json_result(const kb_result *r)
 }
 
 static void
-print_text_result(const kb_result *r, const char *op, const char *mode)
+print_text_result(const kb_result *r, const char *op, const char *mode, int manifests)
 {
 	const kb_stats *s = &r->stats;
 
@@ -220,6 +247,10 @@ print_text_result(const kb_result *r, const char *op, const char *mode)
 			   r->correctness.max_abs_error, r->correctness.matched_ratio);
 	else if (r->status == KB_PASSED)
 		printf("  correctness: not checked (--no-check): the outputs were not compared\n");
+	if (r->run_digest[0])
+		printf("  run %s%s\n", r->run_digest, manifests ? "" : " (--manifests prints its manifests, --json all of it)");
+	if (!manifests)
+		return;
 	if (r->operation_json)
 		printf("operation %s\n  %s\n", r->operation_digest, r->operation_json);
 	if (r->workload_json)
@@ -229,6 +260,43 @@ print_text_result(const kb_result *r, const char *op, const char *mode)
 	if (r->composite_json)
 		printf("run %s (protocol %s, environment %s)\n  %s\n", r->run_digest, r->protocol_digest,
 			   r->environment_digest, r->composite_json);
+}
+
+/*
+ * The value of a protocol flag, checked as kbench_run checks its protocol
+ * member (kb_protocol.h): a number, within range, whole where it must be.
+ */
+static int
+protocol_flag(const char *flag, const char *text, double *v)
+{
+	char	   *end;
+
+	for (size_t k = 0; k < KB_PROTOCOL_NSETTINGS; k++)
+	{
+		const kb_protocol_setting *s = &KB_PROTOCOL_SETTINGS[k];
+
+		if (!s->flag || strcmp(s->flag, flag) != 0)
+			continue;
+		*v = strtod(text, &end);
+		if (end == text || *end || *v != *v)
+		{
+			fprintf(stderr, "kbench: %s must be a number, got '%s'\n", flag, text);
+			return 0;
+		}
+		if (*v < s->min || *v > s->max)
+		{
+			fprintf(stderr, "kbench: %s must be a number from %g to %g, got '%s'\n", flag, s->min, s->max, text);
+			return 0;
+		}
+		if (s->integer && *v != (double) (long long) *v)
+		{
+			fprintf(stderr, "kbench: %s must be a whole number, got '%s'\n", flag, text);
+			return 0;
+		}
+		return 1;
+	}
+	fprintf(stderr, "kbench: unknown option %s\n", flag);
+	return 0;
 }
 
 static int
@@ -273,6 +341,7 @@ cmd_run(int argc, char **argv, int describe)
 	const char **vals = calloc((size_t) argc + 1, sizeof(char *));
 	char	  **owned = calloc((size_t) argc + 1, sizeof(char *));
 	int			json = 0;
+	int			manifests = 0;
 	double		timeout_s = 0;
 	char	   *entry = NULL;
 	int			rc;
@@ -298,6 +367,8 @@ cmd_run(int argc, char **argv, int describe)
 
 		if (strcmp(a, "--json") == 0)
 			json = 1;
+		else if (strcmp(a, "--manifests") == 0)
+			manifests = 1;
 		else if (strcmp(a, "--no-check") == 0)
 			req.check = 0;
 		else if (strncmp(a, "--", 2) == 0 && !next && is_value_option(a))
@@ -354,18 +425,26 @@ cmd_run(int argc, char **argv, int describe)
 					"as kbench_run names it in SQL: --impl cuda/%s\n", i + 1 < argc ? argv[i + 1] : "vN");
 			return 2;
 		}
-		else if (strcmp(a, "--warmup-ms") == 0)
-			req.warmup_ms = atof(argv[++i]);
-		else if (strcmp(a, "--rep-ms") == 0)
-			req.rep_ms = atof(argv[++i]);
-		else if (strcmp(a, "--flush-bytes") == 0)
-			req.flush_bytes = atoll(argv[++i]);
-		else if (strcmp(a, "--max-samples") == 0)
-			req.max_samples = atoll(argv[++i]);
-		else if (strcmp(a, "--min-samples") == 0)
-			req.min_samples = atoll(argv[++i]);
-		else if (strcmp(a, "--seed") == 0)
-			req.seed = strtoull(argv[++i], NULL, 10);
+		else if (strcmp(a, "--warmup-ms") == 0 || strcmp(a, "--rep-ms") == 0 || strcmp(a, "--flush-bytes") == 0
+				 || strcmp(a, "--max-samples") == 0 || strcmp(a, "--min-samples") == 0 || strcmp(a, "--seed") == 0)
+		{
+			double		v;
+
+			if (!protocol_flag(a, argv[++i], &v))
+				return 2;
+			if (strcmp(a, "--warmup-ms") == 0)
+				req.warmup_ms = v;
+			else if (strcmp(a, "--rep-ms") == 0)
+				req.rep_ms = v;
+			else if (strcmp(a, "--flush-bytes") == 0)
+				req.flush_bytes = (long long) v;
+			else if (strcmp(a, "--max-samples") == 0)
+				req.max_samples = (long long) v;
+			else if (strcmp(a, "--min-samples") == 0)
+				req.min_samples = (long long) v;
+			else
+				req.seed = (unsigned long long) v;
+		}
 		else if (strcmp(a, "--timeout") == 0)
 		{
 			char	   *end;
@@ -426,7 +505,7 @@ cmd_run(int argc, char **argv, int describe)
 	else if (json)
 		print_json_result(&res);
 	else
-		print_text_result(&res, req.op, req.mode);
+		print_text_result(&res, req.op, req.mode, manifests);
 	if (!json && res.status != KB_PASSED && res.status != KB_INVALID_REQUEST &&
 		res.status != KB_DEVICE_UNAVAILABLE)
 		fprintf(stderr, "kbench: %s: %s\n", kb_status_name(res.status), res.message);
@@ -449,6 +528,12 @@ main(int argc, char **argv)
 {
 	int			json = argc > 2 && strcmp(argv[2], "--json") == 0;
 
+	if (argc >= 2 && (strcmp(argv[1], "list") == 0 || strcmp(argv[1], "devices") == 0) && argc > 2 + json)
+	{
+		fprintf(stderr, "kbench: %s takes only --json, got '%s'\n", argv[1], argv[2 + json]);
+		usage(stderr);
+		return 2;
+	}
 	if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0)
 	{
 		usage(argc < 2 ? stderr : stdout);

@@ -49,16 +49,21 @@ DELETE FROM kbench_runs;
 TRUNCATE kbench_runs;
 DELETE FROM kbench_protocols;
 -- retraction and supersession keep the row and say why
-SELECT (kbench_retract(digest, 'clock throttled during the run')).retraction_reason
+-- (they return the digest of the run withdrawn, named by its digest or a unique prefix)
+SELECT kbench_retract(substr(digest, 8, 16), 'clock throttled during the run') = digest AS returns_digest
   FROM kbench_runs WHERE external_id LIKE 'layer_norm%';
+SELECT retraction_reason FROM kbench_runs WHERE external_id LIKE 'layer_norm%';
 SELECT kbench_retract(digest, 'again') FROM kbench_runs WHERE external_id LIKE 'layer_norm%';
 UPDATE kbench_runs SET retracted_at = NULL, retraction_reason = NULL WHERE external_id LIKE 'layer_norm%';
 SELECT kbench_retract(digest, ' ') FROM kbench_runs WHERE external_id LIKE 'megatron%';
 SELECT kbench_retract('sha256:nope', 'x');
-SELECT (kbench_supersede(a.digest, b.digest, 'rerun with a fixed harness')).superseded_by = b.digest AS superseded
+SELECT kbench_retract('sha256:0123456789ab', 'x');
+SELECT kbench_retract(NULL, 'x');
+SELECT kbench_supersede(a.digest, b.digest, 'rerun with a fixed harness') = a.digest AS superseded
   FROM kbench_runs a, kbench_runs b WHERE a.external_id LIKE 'megatron%' AND b.external_id LIKE 'distill%';
 SELECT kbench_supersede(a.digest, a.digest, 'x') FROM kbench_runs a WHERE a.external_id LIKE 'distill%';
 SELECT kbench_supersede(a.digest, 'sha256:missing', 'x') FROM kbench_runs a WHERE a.external_id LIKE 'distill%';
+SELECT kbench_supersede(a.digest, 'sha256:0123456789abcdef', 'x') FROM kbench_runs a WHERE a.external_id LIKE 'distill%';
 SELECT count(*) AS runs, count(retracted_at) AS retracted, count(superseded_by) AS superseded FROM kbench_runs;
 
 -- the Liger-Kernel CSV: 1,649 speed rows, 799 memory rows skipped and counted

@@ -47,7 +47,7 @@ SELECT p.manifest->'spec'->'comparability'->>'notes' LIKE '%repetition 1 ms%at m
 CALL kbench_bench('jsd', 'forward', '{"tokens": 32, "vocab": 1000, "dtype": "fp32"}',
                   protocol => '{"warmup_ms": 1, "rep_ms": 2, "flush_bytes": 0}') \gset
 \echo :status :run_status
-SELECT :samples > 0 AS sampled, :median_us > 0 AS timed, :'run_digest' IN (SELECT digest FROM kbench_runs) AS stored;
+SELECT :samples > 0 AS sampled, :median_ns > 0 AS timed, :'run_digest' IN (SELECT digest FROM kbench_runs) AS stored;
 
 -- bad requests: each refused with a clear error, and no job left behind
 SELECT count(*) AS jobs_before FROM kbench_jobs \gset
@@ -67,6 +67,8 @@ SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64}', device
 SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64}', protocol => '{"warmup": 1}');
 SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64}', protocol => '{"rep_ms": -1}');
 SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64}', protocol => '{"check": "yes"}');
+SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64}', protocol => '{"warmup_ms": "5"}');
+SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64}', protocol => '{"max_samples": [3]}');
 SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64}', timeout => '-1 s');
 SELECT kbench_run('layer_norm', 'backward', '{"rows": 64, "hidden": 64}', timeout => '1 month');
 SELECT kbench_run(NULL, 'backward', '{"rows": 64, "hidden": 64}');

@@ -95,6 +95,24 @@ expect "not a variant: exit 2" 2 "unknown variant 'x' for jsd; allowed: v1" $KB 
 expect "cuda/v2 on the cpu: exit 2, says where it runs" 2 "implementation 'cuda/v2' does not run on device 'cpu' (cpu runs on cpu, cuda and cuda/vN on cuda:N)" $KB run layer_norm backward rows=1 hidden=4 --impl cuda/v2
 expect "--variant was removed: exit 2, says to write --impl cuda/vN" 2 "kbench: --variant was removed: a CUDA kernel variant is named as an implementation, as kbench_run names it in SQL: --impl cuda/v2" $KB run layer_norm backward rows=1 hidden=4 --device cuda:0 --variant v2
 expect "--variant without a value: exit 2, the same advice" 2 "--impl cuda/vN" $KB describe layer_norm backward rows=1 hidden=4 --variant
+# every flag checked as kbench_run checks its protocol (kernels/kb_protocol.h); list takes only --json (issue 13)
+expect "kbench list --xml: exit 2" 2 "list takes only --json, got '--xml'" $KB list --xml
+expect "kbench devices --csv: exit 2" 2 "devices takes only --json" $KB devices --csv
+expect "--rep-ms -5: exit 2, the range kbench_run allows" 2 "--rep-ms must be a number from 0.001 to 3.6e+06, got '-5'" $KB run layer_norm forward rows=1 hidden=2 --rep-ms -5
+expect "--warmup-ms abc: exit 2" 2 "--warmup-ms must be a number, got 'abc'" $KB run layer_norm forward rows=1 hidden=2 --warmup-ms abc
+expect "--warmup-ms 5ms: exit 2" 2 "--warmup-ms must be a number, got '5ms'" $KB run layer_norm forward rows=1 hidden=2 --warmup-ms 5ms
+expect "--max-samples 2.5: exit 2" 2 "--max-samples must be a whole number, got '2.5'" $KB run layer_norm forward rows=1 hidden=2 --max-samples 2.5
+expect "--max-samples 0: exit 2" 2 "--max-samples must be a number from 1 to" $KB run layer_norm forward rows=1 hidden=2 --max-samples 0
+expect "--flush-bytes -1: exit 2" 2 "--flush-bytes must be a number from 0 to" $KB run layer_norm forward rows=1 hidden=2 --flush-bytes -1
+expect "--seed 1.5: exit 2" 2 "--seed must be a whole number" $KB run layer_norm forward rows=1 hidden=2 --seed 1.5
+# kbench run prints a summary, the manifests only when asked; --json has a top-level summary
+sum=$($KB run layer_norm forward rows=8 hidden=32 --warmup-ms 0 --rep-ms 1 --flush-bytes 0 2>&1)
+if printf '%s' "$sum" | grep -q '^  median .* us' && printf '%s' "$sum" | grep -q 'samples kept' \
+   && printf '%s' "$sum" | grep -q 'of its tolerance (pass <= 1)' && printf '%s' "$sum" | grep -q '^  run sha256:[0-9a-f]\{64\}' \
+   && ! printf '%s' "$sum" | grep -q '"kind"'; then ok "kbench run prints a summary (median, samples, correctness, digest) and no manifest"
+else notok "kbench run prints a summary and no manifest: $(printf '%s' "$sum" | head -c 300)"; fi
+expect "kbench run --manifests prints the manifests too" 0 '"kind":"BenchmarkProtocol"' $KB run layer_norm forward rows=8 hidden=32 --warmup-ms 0 --rep-ms 1 --flush-bytes 0 --manifests
+expect "kbench run --json has a top-level summary" 0 '"summary":{"status":"passed","median_ns":' $KB run layer_norm forward rows=8 hidden=32 --warmup-ms 0 --rep-ms 1 --flush-bytes 0 --json
 v1=$($KB describe layer_norm backward rows=8 hidden=8 --device cuda:0 --json 2>&1 | grep -oE '"implementation":"sha256:[0-9a-f]{64}"')
 v1b=$($KB describe layer_norm backward rows=8 hidden=8 --device cuda:0 --impl cuda/v1 --json 2>&1 | grep -oE '"implementation":"sha256:[0-9a-f]{64}"')
 v2=$($KB describe layer_norm backward rows=8 hidden=8 --device cuda:0 --impl cuda/v2 --json 2>&1)

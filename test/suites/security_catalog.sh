@@ -128,10 +128,13 @@ refused "a supersession by UPDATE to a run that does not exist, with the functio
   "BEGIN; SELECT set_config('kbench.withdrawal', (SELECT min(digest) FROM kbench_runs), true); UPDATE kbench_runs SET superseded_by = 'nothing', supersession_reason = 'x' WHERE digest = (SELECT min(digest) FROM kbench_runs)"
 refused "marking a reference unresolved by hand" 23001 "UPDATE kbench_runs SET unresolved = '{implementation}'"
 refused "marking an operation unresolved by hand" 23001 "UPDATE kbench_workloads SET operation_resolved = false"
-refused "kbench_supersede to a run that does not exist" P0002 "SELECT kbench_supersede((SELECT min(digest) FROM kbench_runs), 'sha256:0000', 'x')"
-refused "kbench_retract of a run that does not exist" P0002 "SELECT kbench_retract('sha256:0000', 'x')"
-attack "kbench_retract still works" "$(q "SELECT retraction_reason FROM kbench_retract((SELECT min(digest) FROM kbench_runs), 'measured wrong')")" "measured wrong"
-attack "kbench_supersede still works" "$(q "SELECT supersession_reason FROM kbench_supersede((SELECT max(digest) FROM kbench_runs), (SELECT min(digest) FROM kbench_runs), 'remeasured')")" "remeasured"
+# (a digest no run has; 'sha256:0000' is not a digest, refused with 22023 by the resolver)
+refused "kbench_supersede to a run that does not exist" P0002 "SELECT kbench_supersede((SELECT min(digest) FROM kbench_runs), 'sha256:' || repeat('0', 64), 'x')"
+refused "kbench_retract of a run that does not exist" P0002 "SELECT kbench_retract('sha256:' || repeat('0', 64), 'x')"
+refused "kbench_retract of what is not a digest" 22023 "SELECT kbench_retract('sha256:0000', 'x')"
+# (they return the digest of the run withdrawn)
+attack "kbench_retract still works" "$(q "SELECT kbench_retract((SELECT min(digest) FROM kbench_runs), 'measured wrong') IS NOT NULL")|$(q "SELECT retraction_reason FROM kbench_runs WHERE digest = (SELECT min(digest) FROM kbench_runs)")" "t|measured wrong"
+attack "kbench_supersede still works" "$(q "SELECT kbench_supersede((SELECT max(digest) FROM kbench_runs), (SELECT min(digest) FROM kbench_runs), 'remeasured') IS NOT NULL")|$(q "SELECT supersession_reason FROM kbench_runs WHERE digest = (SELECT max(digest) FROM kbench_runs)")" "t|remeasured"
 refused "a retraction is permanent" 23001 "SELECT kbench_retract((SELECT min(digest) FROM kbench_runs), 'again')"
 q "CREATE ROLE ki_nobody LOGIN" >/dev/null
 internal="proname LIKE 'kbench\_\_store%' OR proname IN ('kbench__run_columns', 'kbench__withdraw')"

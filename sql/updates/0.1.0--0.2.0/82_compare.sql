@@ -47,4 +47,5 @@ CREATE OR REPLACE VIEW kbench_job_status WITH (security_invoker = true) AS
 	       END AS remaining
 	  FROM kbench_jobs j
 	  LEFT JOIN kbench__job_progress() w ON w.job_id = j.id
-	  LEFT JOIN kbench_runs r ON r.digest = j.run_digest;
+	  LEFT JOIN kbench_runs r ON r.digest = j.run_digest
+	 ORDER BY j.id DESC;

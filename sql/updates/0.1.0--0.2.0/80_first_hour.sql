@@ -1,0 +1,326 @@
+-- Issue 13, "a user's first hour" (branch first): what changed in 0.2.0.
+-- The resolvers themselves are 37_resolve.sql (37_first_hour_resolve.sql, a
+-- link to it, runs before 50_continuous.sql, whose views use them).
+
+-- A run by its digest or a unique prefix; an unknown run is an error, not NULL.
+CREATE OR REPLACE FUNCTION kbench_cohort_of(run_digest text) RETURNS kbench_cohort
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
+DECLARE
+	c kbench_cohort;
+BEGIN
+	-- a digest or a unique prefix of it (kbench__resolve_run); an unknown run is an error
+	SELECT r.workload_digest, r.protocol_digest, r.environment_digest INTO c
+	  FROM kbench_runs r WHERE r.digest = kbench__resolve_run(run_digest);
+	RETURN c;
+END $$;
+
+-- A workload by its digest, a unique prefix or its name; unknown is an error.
+CREATE OR REPLACE FUNCTION kbench_workload_cost(workload_digest text, mode text, OUT bytes float8, OUT flops float8, OUT compute text)
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
+DECLARE
+	c record;
+	w record;
+BEGIN
+	SELECT wl.axes, wl.dtypes, o.name INTO w FROM kbench_workloads wl JOIN kbench_operations o ON o.digest = wl.operation_digest
+	 WHERE wl.digest = workload_digest;
+	IF NOT FOUND THEN
+		-- a digest prefix or a name; an unknown workload is an error (kbench__resolve_workload)
+		SELECT wl.axes, wl.dtypes, o.name INTO w FROM kbench_workloads wl JOIN kbench_operations o ON o.digest = wl.operation_digest
+		 WHERE wl.digest = kbench__resolve_workload(workload_digest);
+		IF NOT FOUND THEN
+			RETURN;
+		END IF;
+	END IF;
+	SELECT * INTO c FROM kbench_operation_costs k WHERE k.operation = kbench__op_key(w.name) AND k.mode = kbench_workload_cost.mode;
+	IF NOT FOUND THEN
+		RETURN;
+	END IF;
+	bytes := kbench_cost_eval(c.bytes, w.axes, kbench__dtype_bytes(kbench__float_dtype(w.dtypes)));
+	flops := kbench_cost_eval(c.flops, w.axes, kbench__dtype_bytes(kbench__float_dtype(w.dtypes)));
+	compute := c.compute;
+END $$;
+
+-- The reproduced run by its digest or a unique prefix.
+CREATE OR REPLACE FUNCTION kbench_reproduce(run_digest text, device text DEFAULT NULL) RETURNS bigint
+	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+#variable_conflict use_variable
+DECLARE
+	q record;
+	impl text;
+	job bigint;
+BEGIN
+	run_digest := kbench__resolve_run(run_digest);
+	SELECT i.name INTO impl FROM kbench_runs r LEFT JOIN kbench_implementations i ON i.digest = r.implementation_digest
+	 WHERE r.digest = run_digest;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'no_data_found', MESSAGE = format('no run %s in the catalog', run_digest);
+	END IF;
+	SELECT * INTO q FROM kbench__reproduction_request(run_digest);
+	IF q.operation IS NULL OR q.mode IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'feature_not_supported',
+			MESSAGE = format('run %s is not of an operation and mode that kbench runs', run_digest),
+			HINT = 'kbench_device_operations lists what kbench runs.';
+	END IF;
+	IF q.implementation IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'feature_not_supported',
+			MESSAGE = format('the implementation of run %s (%s) is not available here', run_digest, coalesce(impl, 'not in the catalog')),
+			HINT = 'kbench reproduces its own implementations, huggingface, torch, liger, and registered implementations with the same digest.';
+	END IF;
+	job := kbench_run(q.operation, q.mode, q.workload, q.implementation, device);
+	PERFORM kbench__link_reproduction(run_digest, job);
+	RETURN job;
+END $$;
+
+-- Retraction and supersession return the digest, not the whole run row, and
+-- take a digest prefix.
+DROP FUNCTION kbench_retract(text, text);
+DROP FUNCTION kbench_supersede(text, text, text);
+CREATE FUNCTION kbench_retract(run_digest text, reason text) RETURNS text
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp AS $$
+DECLARE
+	d text;
+BEGIN
+	IF reason IS NULL OR btrim(reason) = '' THEN
+		RAISE EXCEPTION 'a retraction needs a reason' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	d := kbench__resolve_run(run_digest);
+	PERFORM pg_catalog.set_config('kbench.withdrawal', d, true);
+	UPDATE kbench_runs SET retracted_at = now(), retraction_reason = reason WHERE digest = d;
+	PERFORM pg_catalog.set_config('kbench.withdrawal', '', true);
+	RETURN d;
+END $$;
+
+CREATE FUNCTION kbench_supersede(old_digest text, new_digest text, reason text) RETURNS text
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp AS $$
+DECLARE
+	o text;
+	n text;
+BEGIN
+	IF reason IS NULL OR btrim(reason) = '' THEN
+		RAISE EXCEPTION 'a supersession needs a reason' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	BEGIN
+		n := kbench__resolve_run(new_digest, 'superseding');
+	EXCEPTION WHEN no_data_found THEN
+		RAISE EXCEPTION 'run % is not in the catalog', new_digest USING ERRCODE = 'no_data_found',
+			HINT = 'Ingest the superseding run first.';
+	END;
+	o := kbench__resolve_run(old_digest);
+	IF o = n THEN
+		RAISE EXCEPTION 'a run cannot supersede itself' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	PERFORM pg_catalog.set_config('kbench.withdrawal', o, true);
+	UPDATE kbench_runs SET superseded_by = n, supersession_reason = reason WHERE digest = o;
+	PERFORM pg_catalog.set_config('kbench.withdrawal', '', true);
+	RETURN o;
+END $$;
+
+-- The job list, newest first.
+CREATE OR REPLACE VIEW kbench_job_status WITH (security_invoker = true) AS
+	SELECT j.id, j.owner, j.operation, j.mode, j.workload, j.device, j.status,
+	       coalesce(w.progress, j.progress) AS progress, j.attempts,
+	       j.queued_at, j.started_at, j.finished_at,
+	       j.finished_at - j.started_at AS run_time,
+	       j.run_status, j.run_digest, r.median_ns, r.p20_ns, r.p80_ns, r.samples, j.error
+	  FROM kbench_jobs j
+	  LEFT JOIN kbench__workers() w ON w.job_id = j.id
+	  LEFT JOIN kbench_runs r ON r.digest = j.run_digest
+	 ORDER BY j.id DESC;
+
+-- kbench_bench: timeout and retry as kbench_run's, times in ns (median_ns,
+-- p20_ns, p80_ns as in kbench_job_status), wait defaults to the job's timeout.
+DROP PROCEDURE kbench_bench(text, text, jsonb, text, text, jsonb, interval, bigint, text, text,
+	double precision, double precision, double precision, bigint, double precision, text, text);
+CREATE PROCEDURE kbench_bench(operation text, mode text, workload jsonb,
+	implementation text DEFAULT NULL, device text DEFAULT NULL, protocol jsonb DEFAULT '{}',
+	timeout interval DEFAULT NULL, retry boolean DEFAULT false, wait interval DEFAULT NULL,
+	INOUT job_id bigint DEFAULT NULL, INOUT status text DEFAULT NULL, INOUT run_status text DEFAULT NULL,
+	INOUT median_ns bigint DEFAULT NULL, INOUT p20_ns bigint DEFAULT NULL,
+	INOUT p80_ns bigint DEFAULT NULL, INOUT samples bigint DEFAULT NULL,
+	INOUT tolerance_ratio double precision DEFAULT NULL, INOUT run_digest text DEFAULT NULL,
+	INOUT error text DEFAULT NULL)
+	LANGUAGE plpgsql AS $$
+DECLARE
+	j @extschema@.kbench_jobs;
+BEGIN
+	IF wait < interval '0' THEN
+		RAISE EXCEPTION 'wait must not be negative' USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	-- names are qualified: a procedure that commits cannot SET search_path
+	job_id := @extschema@.kbench_run(operation, mode, workload, implementation, device, protocol, timeout, retry);
+	COMMIT;
+	j := @extschema@.kbench_wait(job_id, coalesce(wait, 2 * coalesce(timeout,
+	         coalesce(pg_catalog.current_setting('kernelindex.job_timeout', true)::interval, interval '10 minutes'))));
+	status := j.status;
+	run_status := j.run_status;
+	run_digest := j.run_digest;
+	error := j.error;
+	-- the figure the check passes or fails on: the worst error over its tolerance (pass <= 1)
+	SELECT r.median_ns, r.p20_ns, r.p80_ns, r.samples,
+	       (r.manifest->'spec'->'sourceNative'->'metrics'->>'tolerance_ratio')::float8
+	  INTO median_ns, p20_ns, p80_ns, samples, tolerance_ratio
+	  FROM @extschema@.kbench_runs r WHERE r.digest = j.run_digest;
+END $$;
+
+-- kbench_speedup and kbench_speedup_summary with operation NULL: every
+-- operation where both sides exist, with its operation_key (a new last column).
+DROP FUNCTION kbench_speedup_summary(text, text, text, text, text);
+DROP FUNCTION kbench_speedup(text, text, text, text, text);
+-- operation NULL: every operation where both sides resolve, the others
+-- skipped (an error only when no operation has both).  pass: the timed pass
+-- (forward, backward, full) of protocol; operation_key: the operation's short
+-- name.  (Not "mode" and "operation": those name the arguments.)
+CREATE FUNCTION kbench_speedup(operation text, baseline text, candidate text,
+                               mode text DEFAULT NULL, environment text DEFAULT NULL)
+	RETURNS TABLE (workload text, axes jsonb, dtype text, protocol text, device text,
+	               baseline_implementation text, baseline_run text, baseline_median_ns bigint,
+	               candidate_implementation text, candidate_run text, candidate_median_ns bigint,
+	               speedup float8, operation_key text, pass text)
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
+#variable_conflict use_column
+DECLARE
+	ops text[];
+	base text[];
+	cand text[];
+	protos text[] := kbench__resolve_protocols(mode);
+	envs text[] := kbench__resolve_environments(environment);
+	op text;
+	both_found int := 0;
+BEGIN
+	IF operation IS NULL THEN
+		IF baseline IS NULL OR candidate IS NULL THEN
+			RAISE EXCEPTION 'a baseline and a candidate are required' USING ERRCODE = 'null_value_not_allowed';
+		END IF;
+		FOR op IN SELECT DISTINCT kbench__op_key(o.name) FROM kbench_operations o
+		           WHERE EXISTS (SELECT 1 FROM kbench_implementations i WHERE i.operation_digest = o.digest) ORDER BY 1 LOOP
+			BEGIN
+				ops := kbench__resolve_operation(op);
+				PERFORM kbench__resolve_implementation(ops, baseline, 'baseline'),
+				        kbench__resolve_implementation(ops, candidate, 'candidate');
+			EXCEPTION WHEN undefined_object OR ambiguous_parameter THEN
+				CONTINUE;            -- this operation lacks one side: skipped
+			END;
+			both_found := both_found + 1;
+			RETURN QUERY SELECT * FROM kbench_speedup(op, baseline, candidate, mode, environment);
+		END LOOP;
+		IF both_found = 0 THEN
+			RAISE EXCEPTION 'no operation has both "%" and "%"', baseline, candidate USING ERRCODE = 'undefined_object',
+				HINT = 'Name providers as the catalog does (huggingface, torch, liger) or implementation names.';
+		END IF;
+		RETURN;
+	END IF;
+	ops := kbench__resolve_operation(operation);
+	base := kbench__resolve_implementation(ops, baseline, 'baseline');
+	cand := kbench__resolve_implementation(ops, candidate, 'candidate');
+	RETURN QUERY
+	WITH wl AS (
+		SELECT w.digest, w.name, w.axes, w.dtypes FROM kbench_workloads w WHERE w.operation_digest = ANY (ops)
+	), best AS (
+		SELECT DISTINCT ON (b.workload_digest, b.protocol_digest, b.environment_digest, b.implementation_digest = ANY (base))
+		       b.workload_digest, b.protocol_digest, b.environment_digest, b.implementation_digest = ANY (base) AS is_base,
+		       b.implementation_digest, b.run_digest, coalesce(r.median_ns, r.primary_ns) AS median_ns
+		  FROM kbench_cohort_bests b
+		  JOIN wl ON wl.digest = b.workload_digest
+		  JOIN kbench_runs r ON r.digest = b.run_digest
+		 WHERE (b.implementation_digest = ANY (base) OR b.implementation_digest = ANY (cand))
+		   AND (protos IS NULL OR b.protocol_digest = ANY (protos))
+		   AND (envs IS NULL OR b.environment_digest = ANY (envs))
+		 ORDER BY b.workload_digest, b.protocol_digest, b.environment_digest, b.implementation_digest = ANY (base),
+		          b.primary_ns, b.observed_at, b.run_digest
+	)
+	SELECT wl.name, wl.axes, kbench__float_dtype(wl.dtypes), p.name,
+	       concat_ws(' ', e.product, e.form_factor),
+	       bi.name, bb.run_digest, bb.median_ns, ci.name, cb.run_digest, cb.median_ns,
+	       bb.median_ns::float8 / cb.median_ns,
+	       (SELECT kbench__op_key(o.name) FROM kbench_operations o WHERE o.digest = ops[1]),
+	       kbench_protocol_mode(p.name)
+	  FROM best bb
+	  JOIN best cb ON cb.workload_digest = bb.workload_digest AND cb.protocol_digest = bb.protocol_digest
+	              AND cb.environment_digest = bb.environment_digest AND NOT cb.is_base
+	  JOIN wl ON wl.digest = bb.workload_digest
+	  LEFT JOIN kbench_protocols p ON p.digest = bb.protocol_digest
+	  LEFT JOIN kbench_environments e ON e.digest = bb.environment_digest
+	  LEFT JOIN kbench_implementations bi ON bi.digest = bb.implementation_digest
+	  LEFT JOIN kbench_implementations ci ON ci.digest = cb.implementation_digest
+	 WHERE bb.is_base
+	 ORDER BY 5, 4, 3, kbench__axes_key(wl.axes), 1;
+END $$;
+COMMENT ON FUNCTION kbench_speedup(text, text, text, text, text) IS 'per workload (and protocol, device): baseline and candidate best medians in one cohort and speedup = baseline / candidate';
+
+-- The geometric mean of the speedups along each sweep: one row per protocol,
+-- device and dtype (and operation, when operation is NULL: every operation).
+CREATE FUNCTION kbench_speedup_summary(operation text, baseline text, candidate text,
+                                       mode text DEFAULT NULL, environment text DEFAULT NULL)
+	RETURNS TABLE (protocol text, device text, dtype text, workloads bigint,
+	               geomean_speedup float8, min_speedup float8, max_speedup float8, operation_key text, pass text)
+	LANGUAGE sql STABLE AS $$
+	SELECT s.protocol, s.device, s.dtype, count(*), kbench_geomean(s.speedup), min(s.speedup), max(s.speedup),
+	       s.operation_key, s.pass
+	  FROM kbench_speedup(operation, baseline, candidate, mode, environment) s
+	 GROUP BY s.operation_key, s.pass, 1, 2, 3 ORDER BY s.operation_key, 2, 1, 3
+$$;
+COMMENT ON FUNCTION kbench_speedup_summary(text, text, text, text, text) IS 'geometric mean, min and max of kbench_speedup() per protocol, device and dtype';
+
+-- The views that name operations and devices get their short names as the
+-- resolver takes them (new last columns): operation_key ('layer_norm') and
+-- device_key ('h100', 'rtx 3090', 'cpu').  (kbench_records and
+-- kbench_leaders get them in 50_continuous.sql, which redefines them.)
+CREATE OR REPLACE VIEW kbench_cohort_runs AS
+SELECT r.workload_digest, r.protocol_digest, r.environment_digest,
+       o.name AS operation, kbench_protocol_mode(p.name) AS mode, w.name AS workload, w.axes,
+       kbench__float_dtype(w.dtypes) AS dtype,
+       e.product, e.form_factor,
+       r.implementation_digest, i.name AS implementation, i.version,
+       r.digest AS run_digest, r.observed_at, r.primary_statistic, r.primary_ns, r.p20_ns, r.p80_ns,
+       (kbench_run_spread(r)).low_ns, (kbench_run_spread(r)).high_ns,
+       kbench__op_key(o.name) AS operation_key, kbench__device_key(e) AS device_key
+  FROM kbench_runs r
+  LEFT JOIN kbench_workloads w ON w.digest = r.workload_digest
+  LEFT JOIN kbench_operations o ON o.digest = w.operation_digest
+  LEFT JOIN kbench_protocols p ON p.digest = r.protocol_digest
+  LEFT JOIN kbench_environments e ON e.digest = r.environment_digest
+  LEFT JOIN kbench_implementations i ON i.digest = r.implementation_digest
+ WHERE r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL;
+CREATE OR REPLACE VIEW kbench_cohorts AS
+SELECT workload_digest, protocol_digest, environment_digest, operation, mode, workload, axes, dtype,
+       product, form_factor,
+       count(*) AS runs, count(DISTINCT implementation_digest) AS implementations,
+       min(observed_at) AS first_observed_at, max(observed_at) AS last_observed_at,
+       operation_key, device_key
+  FROM kbench_cohort_runs
+ GROUP BY workload_digest, protocol_digest, environment_digest, operation, mode, workload, axes, dtype, product, form_factor,
+          operation_key, device_key;
+CREATE OR REPLACE VIEW kbench_roofline AS
+SELECT r.digest AS run_digest, o.name AS operation, kbench_protocol_mode(p.name) AS mode, w.name AS workload, w.axes,
+       kbench__float_dtype(w.dtypes) AS dtype, i.name AS implementation,
+       concat_ws(' ', e.product, e.form_factor) AS environment, (d).name AS device,
+       r.primary_ns, c.bytes, c.flops, c.flops / nullif(c.bytes, 0) AS arithmetic_intensity,
+       round(c.bytes / (r.primary_ns * 1e-9)) AS achieved_bytes_per_s,       -- whole bytes/s, FLOP/s
+       round(c.flops / (r.primary_ns * 1e-9)) AS achieved_flops_per_s,
+       (d).peak_bandwidth_bytes_per_s,
+       pk.peak_flops,
+       100 * c.bytes / (r.primary_ns * 1e-9) / (d).peak_bandwidth_bytes_per_s AS pct_peak_bandwidth,
+       100 * c.flops / (r.primary_ns * 1e-9) / pk.peak_flops AS pct_peak_flops,
+       CASE WHEN (d).name IS NULL OR pk.peak_flops IS NULL THEN NULL
+            WHEN c.flops / nullif(c.bytes, 0) < pk.peak_flops / (d).peak_bandwidth_bytes_per_s THEN 'memory'
+            ELSE 'compute' END AS bound,
+       1e9 * greatest(c.bytes / (d).peak_bandwidth_bytes_per_s, coalesce(c.flops / pk.peak_flops, 0)) AS floor_ns,
+       100 * 1e9 * greatest(c.bytes / (d).peak_bandwidth_bytes_per_s, coalesce(c.flops / pk.peak_flops, 0)) / r.primary_ns AS pct_of_roofline,
+       r.workload_digest, r.protocol_digest, r.environment_digest, r.implementation_digest,
+       kbench__op_key(o.name) AS operation_key, kbench__device_key(e) AS device_key
+  FROM kbench_runs r
+  JOIN kbench_workloads w ON w.digest = r.workload_digest
+  JOIN kbench_operations o ON o.digest = w.operation_digest
+  JOIN kbench_protocols p ON p.digest = r.protocol_digest
+  JOIN kbench_operation_costs k ON k.operation = kbench__op_key(o.name) AND k.mode = kbench_protocol_mode(p.name)
+  CROSS JOIN LATERAL kbench_workload_cost(r.workload_digest, k.mode) c
+  LEFT JOIN kbench_environments e ON e.digest = r.environment_digest
+  LEFT JOIN kbench_implementations i ON i.digest = r.implementation_digest
+  CROSS JOIN LATERAL (SELECT kbench_device_of(r.environment_digest) AS d) dv
+  CROSS JOIN LATERAL (SELECT CASE WHEN c.compute = 'vector' THEN (d).peak_flops_fp32
+                                  WHEN kbench__float_dtype(w.dtypes) = 'bf16' THEN (d).peak_flops_bf16
+                                  WHEN kbench__float_dtype(w.dtypes) = 'fp16' THEN (d).peak_flops_fp16
+                                  WHEN kbench__float_dtype(w.dtypes) LIKE 'fp8%' THEN (d).peak_flops_fp8
+                                  WHEN kbench__float_dtype(w.dtypes) = 'tf32' THEN (d).peak_flops_tf32
+                                  ELSE (d).peak_flops_fp32 END AS peak_flops) pk
+ WHERE r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL;

@@ -1,0 +1,85 @@
+-- One resolver (issue 13): what users name resolves the same everywhere, in
+-- any case; digest prefixes of 12+ hex digits; ambiguous and unknown names
+-- are errors (candidates, nearest names), never an empty result or NULL.
+\set VERBOSITY default
+\set csv `cat data/liger/all_benchmark_data.csv`
+SELECT lines FROM kbench_import_liger(:'csv');
+
+-- operations: short name, catalog name, any case, digest prefix
+SELECT cardinality(kbench__resolve_operation('layer_norm')) AS short,
+       kbench__resolve_operation('layer_norm') = kbench__resolve_operation('liger-layer-norm') AS catalog_name,
+       kbench__resolve_operation('Layer-Norm') = kbench__resolve_operation('LAYER_NORM') AS any_case,
+       kbench__resolve_operation((SELECT substr(digest, 8, 12) FROM kbench_operations WHERE name = 'liger-layer-norm'))
+         = kbench__resolve_operation('layer_norm') AS prefix;
+SELECT kbench__resolve_operation('layer_nrm');
+SELECT kbench__resolve_operation('');
+SELECT kbench__resolve_operation(NULL);
+
+-- devices: vendor and brand words optional, any case
+SELECT kbench__resolve_environments('RTX 3090') = kbench__resolve_environments('NVIDIA GeForce RTX 3090') AS rtx_3090,
+       kbench__resolve_environments('3090') = kbench__resolve_environments('geforce rtx 3090') AS just_3090,
+       kbench__resolve_environments('h100') = kbench__resolve_environments('NVIDIA H100') AS h100,
+       cardinality(kbench__resolve_environments('H100 80GB HBM3')) AS one_form_factor,
+       kbench__resolve_environments(NULL) IS NULL AS null_is_any;
+SELECT kbench__resolve_environments('RTX');
+SELECT kbench__resolve_environments('nvidia');
+SELECT kbench__resolve_environments('H300');
+SELECT kbench__resolve_environments(' ');
+SELECT kbench__resolve_environments('cpu');   -- no CPU run in this catalog yet
+
+-- modes and implementations, any case
+SELECT kbench__resolve_protocols('Backward') = kbench__resolve_protocols('backward') AS mode_case,
+       kbench__resolve_implementation(kbench__resolve_operation('layer_norm'), 'HuggingFace')
+         = kbench__resolve_implementation(kbench__resolve_operation('layer_norm'), 'huggingface') AS impl_case;
+SELECT kbench__resolve_protocols('backwards');
+SELECT kbench__resolve_implementation(kbench__resolve_operation('layer_norm'), 'tritonx');
+
+-- the same names in the functions that take them
+SELECT count(*) > 0 AS rows FROM kbench_speedup('LAYER_NORM', 'HuggingFace', 'Liger', 'Backward', 'h100');
+
+-- runs: a digest or a unique prefix of 12+ hex digits, with or without sha256:
+SELECT kbench_cohort_of(substr(digest, 1, 19)) = kbench_cohort_of(digest) AS with_sha256,
+       kbench_cohort_of(substr(digest, 8, 16)) = kbench_cohort_of(digest) AS bare_hex,
+       kbench_cohort_of(upper(substr(digest, 8, 16))) = kbench_cohort_of(digest) AS upper_case
+  FROM kbench_runs ORDER BY digest LIMIT 1;
+SELECT kbench_cohort_of('sha256:f7a72ed4...');
+SELECT kbench_cohort_of('sha256:000000000000');
+SELECT kbench_cohort_of('sha256:0000000000000000000000000000000000000000000000000000000000000000');
+SELECT kbench_cohort_of(NULL);
+SELECT kbench_cohort_of('layer-norm-run');
+
+-- workloads: digest, prefix or name; unknown is an error, not an empty row
+SELECT (kbench_workload_cost('liger-layer-norm-hidden4096-rows4096-fp32', 'backward')).bytes > 0 AS by_name,
+       (kbench_workload_cost(substr(digest, 1, 20), 'backward')).bytes > 0 AS by_prefix
+  FROM kbench_workloads WHERE name = 'liger-layer-norm-hidden4096-rows4096-fp32';
+SELECT * FROM kbench_workload_cost('sha256:...workload', 'backward');
+SELECT * FROM kbench_workload_cost('no-such-workload', 'backward');
+
+-- kbench_run takes catalog names and any case too (refused here for the device, not the names)
+SELECT kbench_run('Liger-Layer-Norm', 'BACKWARD', '{"rows": 8, "hidden": 8, "dtype": "fp32"}', device => 'CUDA:7');
+SELECT kbench_run('liger-layer-norm', 'backward', '{"rows": 8, "hidden": 8, "dtype": "fp32"}', implementation => 'NoSuchImpl');
+SELECT kbench_run('Liger-Layer-Norm', 'BACKWARD', '{"rows": 8, "hidden": 8, "dtype": "fp32"}', implementation => 'CPU', device => ' CPU ',
+                  protocol => '{"warmup_ms": 0, "rep_ms": 0.01, "flush_bytes": 0, "max_samples": 3}') AS job \gset
+SELECT operation, mode, device FROM kbench_jobs WHERE id = :job;
+SELECT status FROM kbench_wait(:job, '5 minutes');
+
+-- across operations (issue 13 item 5): operation NULL compares every operation
+-- where both providers exist, skipping the others
+SELECT operation_key, count(*) AS workloads FROM kbench_speedup(NULL, 'huggingface', 'liger', 'backward', 'H100')
+ GROUP BY 1 ORDER BY 1;
+SELECT operation_key, protocol, device, workloads FROM kbench_speedup_summary(NULL, 'huggingface', 'liger', 'backward', 'H100 80GB HBM3')
+ ORDER BY 1, 2, 3;
+SELECT * FROM kbench_speedup(NULL, 'huggingface', 'no-such-provider');
+
+-- a provider with no operation named: its implementation of every operation
+-- (the HINT that suggested 'liger' no longer points at a refused name)
+SELECT cardinality(kbench__resolve_implementation(NULL, 'liger')) > 10 AS liger_everywhere,
+       cardinality(kbench__resolve_implementation(NULL, 'Liger')) = cardinality(kbench__resolve_implementation(NULL, 'liger')) AS any_case;
+SELECT count(*) > 0 AS rows FROM kbench_regressions('liger', mode => 'backward', environment => 'h100', method => 'percent');
+SELECT kbench__resolve_implementation(NULL, 'ligr');
+-- devices are the short names the views carry
+SELECT DISTINCT device_key FROM kbench_cohorts WHERE product IN ('NVIDIA H100', 'NVIDIA GeForce RTX 3090') ORDER BY 1;
+SELECT count(*) > 0 AS rows FROM kbench_records WHERE operation_key = 'layer_norm' AND device_key = 'h100' AND mode = 'backward';
+-- kbench_format_ns: one duration for people
+SELECT kbench_format_ns(850), kbench_format_ns(12345), kbench_format_ns(4567890), kbench_format_ns(1234567890),
+       kbench_format_ns(150000000000), kbench_format_ns(NULL);
