@@ -24,7 +24,9 @@ CREATE TABLE kbench_jobs (
 	error text,
 	queued_at timestamptz NOT NULL DEFAULT clock_timestamp(),
 	started_at timestamptz,
-	finished_at timestamptz
+	finished_at timestamptz,
+	agent text,                          -- the kbench agent that claimed it (sql/85_fleet.sql); NULL: a worker
+	cancel_requested boolean NOT NULL DEFAULT false  -- kbench_cancel asked the agent running it to stop
 );
 CREATE INDEX ON kbench_jobs (device, id) WHERE status = 'queued';
 CREATE INDEX ON kbench_jobs (status) WHERE status IN ('queued', 'running');
@@ -41,18 +43,21 @@ GRANT SELECT ON kbench_jobs TO PUBLIC;
 SELECT pg_catalog.pg_extension_config_dump('kbench_jobs', '');
 SELECT pg_catalog.pg_extension_config_dump('kbench_jobs_id_seq', '');
 
--- Claim the oldest queued job of a device for a worker: the one place jobs
--- change hands.  FOR UPDATE SKIP LOCKED lets concurrent claimers take
--- different jobs without waiting on each other (test/specs/claim.spec).
-CREATE FUNCTION kbench__claim(p_device text, p_pid int) RETURNS SETOF kbench_jobs
+-- Claim the oldest queued job of any of the devices for a worker or an
+-- agent: the one place jobs change hands.  A worker gives its device
+-- (ARRAY['cuda:0']) and its pid; an agent (kbench_agent_claim,
+-- sql/85_fleet.sql) the names its devices answer to, its pid and its name.
+-- FOR UPDATE SKIP LOCKED lets concurrent claimers take different jobs
+-- without waiting on each other (test/specs/claim.spec).
+CREATE FUNCTION kbench__claim(p_devices text[], p_pid int, p_agent text DEFAULT NULL) RETURNS SETOF kbench_jobs
 	LANGUAGE sql SET search_path = @extschema@, pg_temp AS $$
 	UPDATE kbench_jobs SET status = 'running', started_at = clock_timestamp(), worker_pid = p_pid,
-	       attempts = attempts + 1, progress = 0
-	 WHERE id = (SELECT id FROM kbench_jobs WHERE status = 'queued' AND device = p_device
+	       attempts = attempts + 1, progress = 0, agent = p_agent, cancel_requested = false
+	 WHERE id = (SELECT id FROM kbench_jobs WHERE status = 'queued' AND device = ANY (p_devices)
 	              ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
 	RETURNING *
 $$;
-REVOKE ALL ON FUNCTION kbench__claim(text, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION kbench__claim(text[], int, text) FROM PUBLIC;
 
 -- Delete finished jobs older than the retention (kernelindex.history_retention
 -- when not given); their runs stay in the catalog.  The CPU worker calls it

@@ -16,6 +16,7 @@
 #include "security.h"
 #include "implementations.h"
 #include "protocol.h"
+#include "fleet.h"
 
 #include <math.h>
 
@@ -153,7 +154,8 @@ kbench_run(PG_FUNCTION_ARGS)
 	const char *op,
 			   *mode,
 			   *impl,
-			   *device;
+			   *device,
+			   *run_on;
 	Jsonb	   *workload,
 			   *protocol;
 	char	   *workload_text;
@@ -195,11 +197,14 @@ kbench_run(PG_FUNCTION_ARGS)
 				 errmsg("kernelindex workers serve database \"%s\", not \"%s\"", ki_database, dbname),
 				 errhint("Queue jobs in database \"%s\", or set kernelindex.database and restart the server.",
 						 ki_database)));
-	if (!device_served(device))
+	/* an in-server worker's device, else one that a kbench agent serves (src/fleet.c) */
+	run_on = device;
+	if (!device_served(device) && (run_on = ki_agent_route(device)) == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("no kernelindex worker serves device \"%s\"", device),
-				 errdetail("Workers serve: %s.", served_devices())));
+				 errmsg("no kernelindex worker or agent serves device \"%s\"", device),
+				 errdetail("Workers serve: %s.", served_devices()),
+				 errhint("kbench_agent_status lists the agents and the device classes they serve (cpu, cuda:H200); agent:NAME names one.")));
 	if (JB_ROOT_IS_SCALAR(workload) || !JB_ROOT_IS_OBJECT(workload))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -231,7 +236,7 @@ kbench_run(PG_FUNCTION_ARGS)
 	/* the kernels library says whether it can run this, and why not */
 	workload_text = JsonbToCString(NULL, &workload->root, VARSIZE(workload));
 	/* a GPU's memory is checked by its worker, before allocating: no CUDA in a backend */
-	st = ki_check_job(op, mode, workload_text, impl, device, err, sizeof(err));
+	st = ki_check_job(op, mode, workload_text, impl, run_on, err, sizeof(err));
 	if (st != KB_PASSED)
 		ereport(ERROR,
 				(errcode(st == KB_RESOURCE_EXCEEDED ? ERRCODE_PROGRAM_LIMIT_EXCEEDED : ERRCODE_INVALID_PARAMETER_VALUE),
@@ -288,6 +293,9 @@ kbench_run(PG_FUNCTION_ARGS)
 					 9, types, args, nulls, false) != SPI_OK_INSERT_RETURNING)
 		elog(ERROR, "could not queue the job");
 	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	/* kbench agents LISTEN kbench_queue: they wake when this commits (no payload) */
+	if (spi_as_owner("SELECT pg_catalog.pg_notify('kbench_queue', '')", 0, NULL, NULL, NULL, false) != SPI_OK_SELECT)
+		elog(ERROR, "could not notify the agents");
 	SPI_finish();
 
 	if (!xact_callback_registered)
@@ -426,7 +434,8 @@ kbench_cancel(PG_FUNCTION_ARGS)
 	char	   *status,
 			   *owner,
 			   *device,
-			   *pid;
+			   *pid,
+			   *agent;
 	bool		result = false;
 	int			nest;
 
@@ -435,7 +444,7 @@ kbench_cancel(PG_FUNCTION_ARGS)
 	nest = ki_pin_search_path();
 	SPI_connect();
 	/* read as the caller: row-level security shows only what they may see */
-	if (SPI_execute_with_args(psprintf("SELECT status, owner, device, worker_pid FROM %s.kbench_jobs WHERE id = $1",
+	if (SPI_execute_with_args(psprintf("SELECT status, owner, device, worker_pid, agent FROM %s.kbench_jobs WHERE id = $1",
 									   ext_schema()),
 							  1, types, args, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read job " INT64_FORMAT, id);
@@ -447,6 +456,7 @@ kbench_cancel(PG_FUNCTION_ARGS)
 	owner = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
 	device = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3);
 	pid = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4);
+	agent = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 5);
 	if (strcmp(owner, GetUserNameFromId(GetUserId(), false)) != 0 && !ki_is_runner_admin(GetUserId()))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -464,6 +474,16 @@ kbench_cancel(PG_FUNCTION_ARGS)
 		if (SPI_processed == 0)
 			ki_request_cancel(id);	/* a worker claimed it meanwhile */
 		result = true;
+	}
+	else if (strcmp(status, "running") == 0 && agent != NULL)
+	{
+		/* a kbench agent runs it: it sees the request at its next heartbeat (sql/85_fleet.sql) */
+		if (spi_as_owner(psprintf("UPDATE %s.kbench_jobs SET cancel_requested = true WHERE id = $1 AND status = 'running'",
+								  ext_schema()), 1, types, args, NULL, false) != SPI_OK_UPDATE)
+			elog(ERROR, "could not cancel job " INT64_FORMAT, id);
+		result = SPI_processed == 1;
+		if (!result)
+			ereport(NOTICE, (errmsg("job " INT64_FORMAT " finished meanwhile", id)));
 	}
 	else if (strcmp(status, "running") == 0 && !job_has_worker(device, pid ? atoi(pid) : 0))
 	{

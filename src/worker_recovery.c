@@ -31,7 +31,7 @@ ki_recover_jobs(const char *device)
 							   "             device, worker_pid, CASE WHEN retries_left > 0 THEN '; re-queued for its retry' ELSE '' END) END,"
 							   " worker_pid = NULL "
 							   "FROM (SELECT id, started_at + timeout < pg_catalog.clock_timestamp() AS overdue FROM %s.kbench_jobs"
-							   "      WHERE status = 'running' AND device = %s) o "
+							   "      WHERE status = 'running' AND device = %s AND agent IS NULL) o "
 							   "WHERE j.id = o.id",
 							   ki_worker_schema, ki_worker_schema, quote_literal_cstr(device));
 
@@ -64,6 +64,7 @@ ki_recover_orphaned_jobs(void)
 						 " and no worker serves %%s any more (kernelindex.devices)', device, worker_pid, device)"
 						 "   ELSE pg_catalog.format('no worker serves %%s any more (kernelindex.devices)', device) END,"
 						 " worker_pid = NULL"
-						 " WHERE status IN ('queued', 'running') AND device NOT IN (%s)",
-						 ki_worker_schema, served.data));
+						 " WHERE status IN ('queued', 'running') AND device NOT IN (%s)"
+						 " AND agent IS NULL AND %s.kbench__agent_route(device) IS NULL",
+						 ki_worker_schema, served.data, ki_worker_schema));
 }
