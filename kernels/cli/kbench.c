@@ -6,6 +6,7 @@
  *   kbench devices [--json]
  *   kbench describe OP MODE key=value... [--impl IMPL] [--device cpu|cuda:N] [--json]
  *   kbench run OP MODE key=value... [--impl IMPL] [--device cpu|cuda:N] [--json]
+ *   kbench agent [--db CONNINFO] [--name NAME] [--devices auto|cpu,cuda:N] ...  (kbench-agent, docs/FLEET.md)
  *              [--warmup-ms MS] [--rep-ms MS] [--flush-bytes N] [--max-samples N]
  *              [--seed N] [--no-check] [--timeout S] [--python INTERPRETER]
  *   IMPL: cpu, cuda, cuda/vN (CUDA kernel variant N; cuda is cuda/v1), huggingface,
@@ -45,6 +46,7 @@ usage(FILE *f)
 			"       kbench run OP MODE key=value... [--impl IMPL] [--device cpu|cuda:N] [--json]\n"
 			"                  [--warmup-ms MS] [--rep-ms MS] [--flush-bytes N] [--max-samples N]\n"
 			"                  [--seed N] [--no-check] [--timeout S] [--python INTERPRETER]\n"
+			"       kbench agent [--db CONNINFO] [--name NAME] [--devices auto|cpu,cuda:N,...] (docs/FLEET.md)\n"
 			"       IMPL: cpu, cuda, cuda/vN (CUDA kernel variant), huggingface, torch, liger, python:file.py:function,\n"
 			"             library:libx.so:symbol (docs/BYO.md)\n"
 			"example: kbench run layer_norm backward rows=4096 hidden=4096 dtype=fp32 --device cuda:0\n");
@@ -423,6 +425,30 @@ cmd_run(int argc, char **argv, int describe)
 	return exit_code((kb_status) rc);
 }
 
+/* kbench agent ...: the kbench-agent program beside this one (libpq; docs/FLEET.md). */
+static int
+cmd_agent(char **argv)
+{
+	char		self[4096],
+				path[4200];
+	ssize_t		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char	   *slash;
+
+	if (n <= 0)
+	{
+		fprintf(stderr, "kbench: cannot find this program's directory\n");
+		return 1;
+	}
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	*slash = '\0';
+	snprintf(path, sizeof(path), "%s/kbench-agent", self);
+	argv[1] = path;
+	execv(path, argv + 1);
+	fprintf(stderr, "kbench: cannot run %s: it is built where libpq's header is (libpq-dev)\n", path);
+	return 2;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -441,7 +467,9 @@ main(int argc, char **argv)
 		return cmd_run(argc - 2, argv + 2, 0);
 	if (strcmp(argv[1], "describe") == 0)
 		return cmd_run(argc - 2, argv + 2, 1);
-	fprintf(stderr, "kbench: unknown command '%s'; allowed: list, devices, describe, run, help\n", argv[1]);
+	if (strcmp(argv[1], "agent") == 0)
+		return cmd_agent(argv);
+	fprintf(stderr, "kbench: unknown command '%s'; allowed: list, devices, describe, run, agent, help\n", argv[1]);
 	usage(stderr);
 	return 2;
 }
