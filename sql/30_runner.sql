@@ -45,7 +45,7 @@ SELECT pg_catalog.pg_extension_config_dump('kbench_jobs_id_seq', '');
 
 -- Claim the oldest queued job of any of the devices for a worker or an
 -- agent: the one place jobs change hands.  A worker gives its device
--- (ARRAY['cuda:0']) and its pid; an agent (kbench_agent_claim,
+-- (kbench__claim('cuda:0', pid) below) and its pid; an agent (kbench_agent_claim,
 -- sql/85_fleet.sql) the names its devices answer to, its pid and its name.
 -- FOR UPDATE SKIP LOCKED lets concurrent claimers take different jobs
 -- without waiting on each other (test/specs/claim.spec).
@@ -58,6 +58,13 @@ CREATE FUNCTION kbench__claim(p_devices text[], p_pid int, p_agent text DEFAULT 
 	RETURNING *
 $$;
 REVOKE ALL ON FUNCTION kbench__claim(text[], int, text) FROM PUBLIC;
+-- The in-server worker's form, one device (as 0.1.0's, which a worker of
+-- this library still finds before ALTER EXTENSION ... UPDATE).
+CREATE FUNCTION kbench__claim(p_device text, p_pid int) RETURNS SETOF kbench_jobs
+	LANGUAGE sql SET search_path = @extschema@, pg_temp AS $$
+	SELECT * FROM kbench__claim(ARRAY[p_device], p_pid, NULL)
+$$;
+REVOKE ALL ON FUNCTION kbench__claim(text, int) FROM PUBLIC;
 
 -- Delete finished jobs older than the retention (kernelindex.history_retention
 -- when not given); their runs stay in the catalog.  The CPU worker calls it

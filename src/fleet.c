@@ -15,12 +15,14 @@
 #include "fleet.h"
 #include "security.h"
 
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 
 int			ki_agent_lease_s = 30;
 
@@ -31,6 +33,25 @@ ki_fleet_init(void)
 							"How long a kbench agent may go without a heartbeat before its job is recovered.",
 							"The job is then re-queued when it may retry, else failed with the reason.",
 							&ki_agent_lease_s, 30, 1, 24 * 3600, PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+}
+
+/*
+ * Does the installed extension have agents (0.2.0)?  A library newer than
+ * the installed SQL (before ALTER EXTENSION ... UPDATE) must not name what
+ * is not there yet.  Inside or outside a transaction.
+ */
+bool
+ki_fleet_installed(void)
+{
+	bool		in_xact = IsTransactionState();
+	bool		found;
+
+	if (!in_xact)
+		StartTransactionCommand();
+	found = OidIsValid(get_relname_relid("kbench_agents", ext_namespace()));
+	if (!in_xact)
+		CommitTransactionCommand();
+	return found;
 }
 
 PG_FUNCTION_INFO_V1(kbench__require_safe_schema);
@@ -54,6 +75,9 @@ ki_agent_route(const char *device)
 	char	   *route = NULL;
 	int			nest;
 	MemoryContext caller = CurrentMemoryContext;
+
+	if (!ki_fleet_installed())
+		return NULL;
 
 	args[0] = CStringGetTextDatum(device);
 	nest = ki_pin_search_path();

@@ -444,8 +444,9 @@ kbench_cancel(PG_FUNCTION_ARGS)
 	nest = ki_pin_search_path();
 	SPI_connect();
 	/* read as the caller: row-level security shows only what they may see */
-	if (SPI_execute_with_args(psprintf("SELECT status, owner, device, worker_pid, agent FROM %s.kbench_jobs WHERE id = $1",
-									   ext_schema()),
+	/* agent: a kbench agent's job (sql/85_fleet.sql, not before 0.2.0's update) */
+	if (SPI_execute_with_args(psprintf("SELECT status, owner, device, worker_pid, %s FROM %s.kbench_jobs WHERE id = $1",
+									   ki_fleet_installed() ? "agent" : "NULL::pg_catalog.text", ext_schema()),
 							  1, types, args, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read job " INT64_FORMAT, id);
 	if (SPI_processed == 0)

@@ -7,6 +7,7 @@
 #include "security.h"
 #include "store.h"
 #include "worker.h"
+#include "fleet.h"
 
 #include <math.h>
 
@@ -93,7 +94,7 @@ ki_claim_job(const char *device, claimed_job *job, MemoryContext cxt)
 	if (why == NULL && plan == NULL)
 	{
 		plan = SPI_prepare(psprintf("SELECT id, operation, mode, workload::text, implementation, protocol::text,"
-									" extract(epoch FROM timeout) * 1000 FROM %s.kbench__claim(ARRAY[$1], $2)",
+									" extract(epoch FROM timeout) * 1000 FROM %s.kbench__claim($1, $2)",
 									ki_worker_schema), 2, types);
 		if (plan == NULL)
 			elog(ERROR, "could not prepare the claim: %s", SPI_result_code_string(SPI_result));
@@ -285,6 +286,7 @@ ki_apply_retention(void)
 	ki_run_in_xact("applying the job retention",
 				psprintf("SELECT %s.kbench_prune_jobs(pg_catalog.make_interval(secs => %d))", ki_worker_schema, ki_retention_s));
 	/* and the jobs of kbench agents gone silent, should no agent be left to claim (sql/85_fleet.sql) */
-	ki_run_in_xact("recovering the jobs of lost agents",
-				psprintf("SELECT %s.kbench__recover_agent_jobs()", ki_worker_schema));
+	if (ki_fleet_installed())
+		ki_run_in_xact("recovering the jobs of lost agents",
+					   psprintf("SELECT %s.kbench__recover_agent_jobs()", ki_worker_schema));
 }

@@ -7,6 +7,7 @@
  */
 #include "kernelindex.h"
 #include "worker.h"
+#include "fleet.h"
 
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
@@ -31,9 +32,11 @@ ki_recover_jobs(const char *device)
 							   "             device, worker_pid, CASE WHEN retries_left > 0 THEN '; re-queued for its retry' ELSE '' END) END,"
 							   " worker_pid = NULL "
 							   "FROM (SELECT id, started_at + timeout < pg_catalog.clock_timestamp() AS overdue FROM %s.kbench_jobs"
-							   "      WHERE status = 'running' AND device = %s AND agent IS NULL) o "
+							   "      WHERE status = 'running' AND device = %s%s) o "
 							   "WHERE j.id = o.id",
-							   ki_worker_schema, ki_worker_schema, quote_literal_cstr(device));
+							   ki_worker_schema, ki_worker_schema, quote_literal_cstr(device),
+							   /* a kbench agent's job is its own (sql/85_fleet.sql) */
+							   ki_fleet_installed() ? " AND agent IS NULL" : "");
 
 	ki_run_in_xact("recovering jobs", sql);
 }
@@ -64,7 +67,9 @@ ki_recover_orphaned_jobs(void)
 						 " and no worker serves %%s any more (kernelindex.devices)', device, worker_pid, device)"
 						 "   ELSE pg_catalog.format('no worker serves %%s any more (kernelindex.devices)', device) END,"
 						 " worker_pid = NULL"
-						 " WHERE status IN ('queued', 'running') AND device NOT IN (%s)"
-						 " AND agent IS NULL AND %s.kbench__agent_route(device) IS NULL",
-						 ki_worker_schema, served.data, ki_worker_schema));
+						 " WHERE status IN ('queued', 'running') AND device NOT IN (%s)%s",
+						 ki_worker_schema, served.data,
+						 /* nor those of kbench agents, nor devices agents serve (sql/85_fleet.sql) */
+						 ki_fleet_installed() ?
+						 psprintf(" AND agent IS NULL AND %s.kbench__agent_route(device) IS NULL", ki_worker_schema) : ""));
 }

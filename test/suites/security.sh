@@ -251,7 +251,7 @@ ok "$(q "SELECT status FROM kbench_jobs WHERE id = $queued")" passed "the held j
 
 echo "# 2. rights"
 for f in "kbench_run('layer_norm', 'forward', '$SMALL')" "kbench_wait(1)" "kbench_cancel(1)" \
-         "kbench_prune_jobs()" "kbench__claim('{cpu}', 1)" \
+         "kbench_prune_jobs()" "kbench__claim('cpu', 1)" \
          "kbench__store_operations(ARRAY['sha256:00'], ARRAY['{}'::jsonb], ARRAY[NULL::text])" \
          "kbench_ingest('{}'::jsonb)" "kbench_import_liger('x')" "kbench_import_catalog_staged()" \
          "kbench_import_catalog('/etc/passwd')" "kbench_import_liger_file('/etc/passwd')" \

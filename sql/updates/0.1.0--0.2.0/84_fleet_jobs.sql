@@ -4,10 +4,9 @@
 ALTER TABLE kbench_jobs ADD COLUMN agent text;
 ALTER TABLE kbench_jobs ADD COLUMN cancel_requested boolean NOT NULL DEFAULT false;
 
-DROP FUNCTION kbench__claim(text, int);
 -- Claim the oldest queued job of any of the devices for a worker or an
 -- agent: the one place jobs change hands.  A worker gives its device
--- (ARRAY['cuda:0']) and its pid; an agent (kbench_agent_claim,
+-- (kbench__claim('cuda:0', pid) below) and its pid; an agent (kbench_agent_claim,
 -- sql/85_fleet.sql) the names its devices answer to, its pid and its name.
 -- FOR UPDATE SKIP LOCKED lets concurrent claimers take different jobs
 -- without waiting on each other (test/specs/claim.spec).
@@ -20,3 +19,10 @@ CREATE FUNCTION kbench__claim(p_devices text[], p_pid int, p_agent text DEFAULT 
 	RETURNING *
 $$;
 REVOKE ALL ON FUNCTION kbench__claim(text[], int, text) FROM PUBLIC;
+-- The in-server worker's form, one device (as 0.1.0's, which a worker of
+-- this library still finds before ALTER EXTENSION ... UPDATE).
+CREATE OR REPLACE FUNCTION kbench__claim(p_device text, p_pid int) RETURNS SETOF kbench_jobs
+	LANGUAGE sql SET search_path = @extschema@, pg_temp AS $$
+	SELECT * FROM kbench__claim(ARRAY[p_device], p_pid, NULL)
+$$;
+REVOKE ALL ON FUNCTION kbench__claim(text, int) FROM PUBLIC;
