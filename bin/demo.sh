@@ -7,13 +7,24 @@
 # and prints how they compare with what Liger reported for the same
 # workloads, and writes the HTML report of it all to kernelindex-report.html
 # ($KI_REPORT).  --keep leaves the server running (it prints how to connect).
+# --agent also starts one `kbench agent` beside the worker (docs/FLEET.md):
+# the last job of step 3 runs through it (device => 'agent:demo-agent').
 set -euo pipefail
 cd "$(dirname "$0")/.."
-keep=false; [ "${1:-}" = "--keep" ] && keep=true
+keep=false; agent=false
+for a in "$@"; do
+  case "$a" in
+    --keep) keep=true ;;
+    --agent) agent=true ;;
+    *) echo "usage: bin/demo.sh [--keep] [--agent]" >&2; exit 2 ;;
+  esac
+done
 bash bin/setup.sh
 export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
 source bin/pgcluster.sh
-$keep || trap 'ki_cluster_stop' EXIT
+agent_pid=""
+stop_agent() { [ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null; agent_pid=""; }
+if $keep; then trap 'stop_agent' EXIT; else trap 'stop_agent; ki_cluster_stop' EXIT; fi
 ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'kernelindex'"
 createdb kernelindex
 export PGDATABASE=kernelindex
@@ -45,7 +56,19 @@ psql -c "SELECT count(*) AS runs, count(DISTINCT workload_digest) AS workloads, 
 
 echo
 echo "== 3. Benchmark jobs through the background worker"
-psql -c "SELECT device, product, state FROM kbench_workers"
+if $agent; then
+  # one kbench agent beside the worker: a GPU host without a database would run the same
+  # command with --db pointing here (docs/FLEET.md); its role may only do what an agent does
+  psql -c "CREATE ROLE demo_agent LOGIN IN ROLE kbench_agent"
+  PGUSER=demo_agent kernels/kbench agent --name demo-agent --spool "$KI_CLUSTER_DIR/agent-spool" \
+    2>"$KI_CLUSTER_DIR/agent.log" &
+  agent_pid=$!
+  for _ in $(seq 1 100); do
+    [ "$(command psql -X -At -c "SELECT count(*) FROM kbench_agent_status WHERE name = 'demo-agent' AND state = 'alive'")" = 1 ] && break
+    sleep 0.1
+  done
+fi
+psql -c "SELECT kind, device, product, state FROM kbench_workers"
 device=$(command psql -X -At -c "SELECT device FROM kbench_workers WHERE device LIKE 'cuda:%' AND product NOT LIKE 'unavailable%' ORDER BY device LIMIT 1")
 if [ -n "$device" ]; then
   proto='{}'     # the full protocol: 25 ms warm-up, 100 ms of samples, 256 MiB L2 flush
@@ -67,11 +90,18 @@ else
     "jsd|forward|{\"tokens\": 512, \"vocab\": 32768, \"dtype\": \"fp32\"}"
   )
 fi
-for j in "${jobs[@]}"; do
-  IFS='|' read -r op mode wl <<<"$j"
-  psql -c "CALL kbench_bench('$op', '$mode', '$wl', device => '$device', protocol => '$proto')" \
+for i in "${!jobs[@]}"; do
+  IFS='|' read -r op mode wl <<<"${jobs[$i]}"
+  on=$device
+  # with --agent the last job runs on the agent's own best device
+  if $agent && [ "$i" -eq $((${#jobs[@]} - 1)) ]; then on=agent:demo-agent; fi
+  psql -c "CALL kbench_bench('$op', '$mode', '$wl', device => '$on', protocol => '$proto')" \
     | sed -n '1,3p' | cut -c1-160
 done
+if $agent; then
+  psql -c "SELECT id, operation, mode, device, coalesce(agent, 'worker') AS ran_on, status FROM kbench_jobs ORDER BY id"
+  echo "(the agent's log: $KI_CLUSTER_DIR/agent.log)"
+fi
 
 echo
 echo "== 4. Our runs beside what Liger reported for the same workload (same workload digest)"

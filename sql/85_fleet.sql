@@ -350,3 +350,30 @@ CREATE VIEW kbench_agent_status AS
 	         AS devices
 	  FROM kbench_agents a;
 GRANT SELECT ON kbench_agent_status TO PUBLIC;
+
+-- kbench_workers: the in-server workers (from shared memory) and the
+-- agents' devices together, with what each runs.  As for a worker, a
+-- running job's id, progress and start show only to those who may see the
+-- job (its owner, kbench_admin, pg_read_all_data).
+CREATE OR REPLACE VIEW kbench_workers AS
+	SELECT w.pid, w.device, w.product, w.state, w.job_id, w.progress, w.started_at,
+	       'worker'::text AS kind, NULL::text AS host, NULL::timestamptz AS heartbeat_at
+	  FROM kbench_workers() w
+	UNION ALL
+	SELECT a.pid, 'agent:' || a.name || '/' || d.device, d.product,
+	       CASE WHEN a.stopped_at IS NOT NULL THEN 'stopped'
+	            WHEN a.heartbeat_at < clock_timestamp() - make_interval(secs => kbench__agent_lease()) THEN 'lost'
+	            WHEN j.id IS NOT NULL THEN 'running' ELSE 'idle' END,
+	       CASE WHEN j.visible THEN j.id END, CASE WHEN j.visible THEN j.progress END,
+	       CASE WHEN j.visible THEN j.started_at END,
+	       'agent', a.host, a.heartbeat_at
+	  FROM kbench_agents a
+	  JOIN kbench_agent_devices d ON d.agent = a.name
+	  LEFT JOIN LATERAL (
+		SELECT j.id, j.progress, j.started_at,
+		       j.owner = current_user OR pg_has_role(current_user, 'pg_read_all_data', 'USAGE')
+		         OR pg_has_role(current_user, 'kbench_admin', 'USAGE') AS visible
+		  FROM kbench_jobs j
+		 WHERE j.agent = a.name AND j.status = 'running'
+		   AND j.device = ANY (kbench__agent_names(a.name, d.device, d.class, d.position = 0))
+		 ORDER BY j.id LIMIT 1) j ON true;

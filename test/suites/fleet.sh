@@ -66,7 +66,7 @@ start_agent() {
 }
 q "CREATE ROLE gpu1 LOGIN IN ROLE kbench_agent; CREATE ROLE gpu2 LOGIN IN ROLE kbench_agent;
    CREATE ROLE gpu3 LOGIN IN ROLE kbench_agent; CREATE ROLE alice LOGIN IN ROLE kbench_user;
-   CREATE ROLE mallory LOGIN"
+   CREATE ROLE bob LOGIN IN ROLE kbench_user; CREATE ROLE mallory LOGIN"
 wait_for "SELECT count(*) = 1 FROM kbench_workers WHERE state = 'idle'" 30 || echo "# the worker did not start"
 
 echo "# 1. rights"
@@ -151,8 +151,14 @@ wait_for "SELECT status = 'passed' FROM kbench_jobs WHERE id = $job" 120
 ok "$(q "SELECT status || ' ' || agent FROM kbench_jobs WHERE id = $job")" "passed a3" "device => 'agent:a3/cpu' runs on a3's CPU"
 
 echo "# 4. cancel and timeout"
-job=$(q "SELECT kbench_run('layer_norm', 'backward', '$BIG', device => 'agent:a2', protocol => '$LONG')")
+job=$(psql -X -At -q -U alice -c "SELECT kbench_run('layer_norm', 'backward', '$BIG', device => 'agent:a2', protocol => '$LONG')")
 wait_for "SELECT status = 'running' FROM kbench_jobs WHERE id = $job" 60
+wait_for "SELECT progress > 0 FROM kbench_jobs WHERE id = $job" 60
+ok "$(psql -X -At -q -U alice -c "SELECT state || ' ' || job_id || ' ' || (progress > 0) || ' ' || kind FROM kbench_workers WHERE device = 'agent:a2/cpu'")" \
+  "running $job true agent" "kbench_workers shows the agent's device running the job, with the progress its heartbeats carry"
+ok "$(psql -X -At -q -U bob -c "SELECT state || ' ' || coalesce(job_id::text, 'hidden') FROM kbench_workers WHERE device = 'agent:a2/cpu'")" \
+  "running hidden" "... and hides the job's id from a role that may not see the job"
+ok "$(q "SELECT running_jobs FROM kbench_agent_status WHERE name = 'a2'")" 1 "kbench_agent_status counts the agent's running job"
 ok "$(q "SELECT kbench_cancel($job)")" t "kbench_cancel accepts an agent's running job"
 wait_for "SELECT status <> 'running' FROM kbench_jobs WHERE id = $job" 60
 ok "$(q "SELECT status || ': ' || error FROM kbench_jobs WHERE id = $job")" "canceled: canceled by request" \
@@ -241,4 +247,9 @@ ok "$(ls "$AG/spool-a1" | wc -l)" 0 "the spool is empty again"
 
 echo "# 9. views"
 ok "$(q "SELECT count(*) FROM kbench_agent_devices")" 5 "kbench_agent_devices lists each agent's devices"
+ok "$(q "SELECT string_agg(kind || ' ' || device || ' ' || state, ', ' ORDER BY kind DESC, device) FROM kbench_workers")" \
+  "worker cpu idle, agent agent:a1/cpu idle, agent agent:a1/cuda:0 idle, agent agent:a2/cpu idle, agent agent:a3/cpu idle, agent agent:a3/cuda:0 idle" \
+  "kbench_workers lists the in-server worker and every agent device"
+ok "$(q "SELECT string_agg(name || ' ' || running_jobs, ', ' ORDER BY name) FROM kbench_agent_status")" "a1 0, a2 0, a3 0" \
+  "kbench_agent_status counts the jobs each agent runs"
 ok "$(q "SELECT count(*) FROM kbench_jobs WHERE status IN ('queued', 'running')")" 0 "nothing left queued or running"

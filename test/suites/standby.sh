@@ -71,12 +71,12 @@ impl=$(q "SELECT implementation FROM kbench_records GROUP BY 1 ORDER BY count(*)
 op=$(q "SELECT operation FROM kbench_records WHERE implementation = '$impl' GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1")
 other=$(q "SELECT implementation FROM kbench_records WHERE operation = '$op' AND implementation <> '$impl' GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1")
 same "SELECT * FROM kbench_records" "kbench_records on the standby"
-# an implementation whose history has regressions
-reg=$(q "SELECT s.i FROM (SELECT DISTINCT implementation AS i FROM kbench_records ORDER BY 1) s
-          WHERE EXISTS (SELECT 1 FROM kbench_regressions(s.i)) LIMIT 1")
-same "SELECT * FROM kbench_regressions('$reg')" "kbench_regressions('$reg') on the standby"
+same "SELECT * FROM kbench_regressions(NULL, method => 'percent')" "kbench_regressions over every implementation on the standby"
+same "SELECT * FROM kbench_regressions('liger', method => 'zscore')" "kbench_regressions('liger') on the standby"
 same "SELECT * FROM kbench_speedup('$op', '$other', '$impl')" "kbench_speedup('$op', '$other', '$impl') on the standby"
 same "SELECT * FROM kbench_speedup_summary('$op', '$other', '$impl')" "kbench_speedup_summary on the standby"
+same "SELECT kbench_chart_sweep('layer_norm', 'backward', 'hidden', 'NVIDIA H100 80GB HBM3')" "kbench_chart_sweep on the standby"
+ok "$(qs "SELECT length(kbench_report()) > 10000")" t "kbench_report on the standby"
 
 # every read function and view, from the catalog
 out=$(psql -X -q -h "$SB" -v ON_ERROR_STOP=1 -v "op=$op" -v "impl=$impl" -v "other=$other" 2>&1 <<'SQL'
