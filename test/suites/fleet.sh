@@ -75,6 +75,14 @@ ok "$rc" 2 "an agent whose role is not a member of kbench_agent exits with statu
 case "$out" in *"permission denied for function kbench_agent_register"*) echo "ok - ... refused with the server's words";;
   *) echo "not ok - ... refused with the server's words"; echo "$out" | sed 's/^/# /';; esac
 ok "$(q "SELECT count(*) FROM kbench_agents")" 0 "the refused agent left no registration"
+out=$(env PGUSER=gpu1 timeout 60 kernels/kbench agent --name a9 --devices "cpu;x" 2>&1); rc=$?
+ok "$rc $(printf '%s' "$out" | head -1)" "2 kbench agent: --devices takes auto or a list such as cpu,cuda:0" \
+  "kbench agent refuses a --devices that is not a device list"
+out=$(env PGUSER=gpu1 timeout 60 kernels/kbench agent --name a9 --devices tpu:0 --spool "$AG/spool-a9" 2>&1); rc=$?
+case "$rc $out" in "2 "*'agent "a9" has no device to serve'*) echo "ok - an agent with no device it can serve is refused (exit 2)";;
+  *) echo "not ok - an agent with no device it can serve is refused (exit $rc)"; echo "$out" | sed 's/^/# /';; esac
+out=$(kernels/kbench agent --frobnicate 1 2>&1); rc=$?
+ok "$rc $(printf '%s' "$out" | head -1)" "2 kbench agent: unknown option --frobnicate" "kbench agent refuses an unknown option"
 start_agent a1 gpu1 fake
 start_agent a2 gpu2 plain --devices cpu
 start_agent a3 gpu3 fake
