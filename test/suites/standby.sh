@@ -72,7 +72,6 @@ op=$(q "SELECT operation FROM kbench_records WHERE implementation = '$impl' GROU
 other=$(q "SELECT implementation FROM kbench_records WHERE operation = '$op' AND implementation <> '$impl' GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1")
 same "SELECT * FROM kbench_records" "kbench_records on the standby"
 same "SELECT * FROM kbench_regressions(NULL, method => 'percent')" "kbench_regressions over every implementation on the standby"
-same "SELECT * FROM kbench_regressions('liger', method => 'zscore')" "kbench_regressions('liger') on the standby"
 same "SELECT * FROM kbench_speedup('$op', '$other', '$impl')" "kbench_speedup('$op', '$other', '$impl') on the standby"
 same "SELECT * FROM kbench_speedup_summary('$op', '$other', '$impl')" "kbench_speedup_summary on the standby"
 same "SELECT kbench_chart_sweep('layer_norm', 'backward', 'hidden', 'NVIDIA H100 80GB HBM3')" "kbench_chart_sweep on the standby"
