@@ -712,6 +712,12 @@ wait_for_work(PGconn *c, double s)
 	PGnotify   *n;
 	int			got = 0;
 
+	/* a notification that came with an earlier answer is already in libpq's queue */
+	while ((n = PQnotifies(c)) != NULL)
+	{
+		got = 1;
+		PQfreemem(n);
+	}
 	while (!stop && !got && now_s() < end)
 	{
 		int			sock = PQsocket(c);

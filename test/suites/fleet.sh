@@ -20,11 +20,17 @@ rm -f /tmp/fleet-build.$$
 AG=$(mktemp -d /tmp/kernelindex-fleet.XXXXXX)
 chmod 755 "$AG"
 cp kernels/build/libkbench_fake_cuda.so "$AG/"
+# code to register (as test/suites/byo.sh): a C library and a python file
+mkdir "$AG/impl" && cp test/byo/impls.py "$AG/impl/"
+cc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -Ikernels -o "$AG/impl/libln.so" test/byo/ln_lib.c -lm ||
+  { echo "not ok - the test library builds"; exit 1; }
+chmod -R a+rX "$AG"
 stop_agents() { local f; for f in "$AG"/*.pid; do [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done; return 0; }
 trap 'stop_agents; ki_cluster_stop; rm -rf "$AG"' EXIT
 ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'kbench'" \
                  "kernelindex.devices = 'cpu'" "kernelindex.queue_limit = 5000" \
-                 "kernelindex.queue_limit_per_role = 0" || { echo "not ok - the cluster starts"; exit 1; }
+                 "kernelindex.queue_limit_per_role = 0" "kernelindex.implementation_directory = '$AG/impl'" ||
+  { echo "not ok - the cluster starts"; exit 1; }
 createdb kbench && psql -X -q -d kbench -c "CREATE EXTENSION kernelindex" || { echo "not ok - extension created"; exit 1; }
 export PGDATABASE=kbench
 q() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1"; }
@@ -56,10 +62,10 @@ start_agent() {
   shift 3
   if [ "$fake" = fake ]; then
     env PGUSER="$role" KBENCH_CUDA_LIB="$AG/libkbench_fake_cuda.so" KBENCH_FAKE_CUDA=ok \
-      kernels/kbench agent --name "$n" --spool "$AG/spool-$n" "$@" >>"$AG/$n.log" 2>&1 &
+      kernels/kbench agent --name "$n" --spool "$AG/spool-$n" --python /usr/bin/python3 "$@" >>"$AG/$n.log" 2>&1 &
   else
-    env PGUSER="$role" KBENCH_CUDA_LIB=/nonexistent kernels/kbench agent --name "$n" --spool "$AG/spool-$n" "$@" \
-      >>"$AG/$n.log" 2>&1 &
+    env PGUSER="$role" KBENCH_CUDA_LIB=/nonexistent kernels/kbench agent --name "$n" --spool "$AG/spool-$n" \
+      --python /usr/bin/python3 "$@" >>"$AG/$n.log" 2>&1 &
   fi
   echo $! >"$AG/$n.pid"
   disown $!   # killed on purpose below: no job report from bash
@@ -157,6 +163,18 @@ ok "$(q "SELECT count(*) FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.r
 job=$(q "SELECT kbench_run('layer_norm', 'forward', '{\"rows\": 8, \"hidden\": 8}', device => 'agent:a3/cpu', protocol => '$TINY')")
 wait_for "SELECT status = 'passed' FROM kbench_jobs WHERE id = $job" 120
 ok "$(q "SELECT status || ' ' || agent FROM kbench_jobs WHERE id = $job")" "passed a3" "device => 'agent:a3/cpu' runs on a3's CPU"
+
+echo "# 3b. registered implementations run on an agent as in the worker"
+for impl in "agent-ln-c|library:$AG/impl/libln.so:ln_good" "agent-ln-py|python:$AG/impl/impls.py:good"; do
+  name=${impl%%|*}
+  d=$(q "SELECT kbench_register_implementation('$name', 'layer_norm', '${impl#*|}', '1.0')")
+  job=$(q "SELECT kbench_run('layer_norm', 'backward', '{\"rows\": 8, \"hidden\": 16}', implementation => '$name',
+           device => 'agent:a2', protocol => '$TINY')")
+  wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_jobs WHERE id = $job" 180
+  ok "$(q "SELECT j.status || ' ' || j.agent || ' ' || (r.implementation_digest = '$d') FROM kbench_jobs j
+           LEFT JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.id = $job")" "passed a2 true" \
+    "a registered $(cut -d: -f1 <<<"${impl#*|}") implementation's job passes on agent a2, its run names the registered revision"
+done
 
 echo "# 4. cancel and timeout"
 job=$(psql -X -At -q -U alice -c "SELECT kbench_run('layer_norm', 'backward', '$BIG', device => 'agent:a2', protocol => '$LONG')")
