@@ -59,6 +59,10 @@ SELECT pg_catalog.pg_extension_config_dump('kbench_agent_devices', '');
 CREATE FUNCTION kbench__require_safe_schema() RETURNS void
 	AS 'MODULE_PATHNAME', 'kbench__require_safe_schema' LANGUAGE C VOLATILE;
 
+-- Takes a cancel kbench_wait left in shared memory for a job no worker runs.
+CREATE FUNCTION kbench__take_pending_cancel(job_id bigint) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'kbench__take_pending_cancel' LANGUAGE C VOLATILE STRICT;
+
 -- kernelindex.agent_lease in seconds (30 when the library is not loaded).
 CREATE FUNCTION kbench__agent_lease() RETURNS double precision
 	LANGUAGE sql STABLE SET search_path = @extschema@, pg_temp AS $$
@@ -234,8 +238,9 @@ BEGIN
 		UPDATE kbench_jobs j SET progress = coalesce(kbench_agent_heartbeat.progress, j.progress)
 		 WHERE j.id = job_id AND j.attempts = attempt AND j.status = 'running' AND j.agent = kbench_agent_heartbeat.name
 		RETURNING j.cancel_requested INTO cancel;
-		-- a job no longer this agent's (recovered, or canceled while gone) stops too
-		cancel := coalesce(cancel, true);
+		-- a job no longer this agent's (recovered, or canceled while gone) stops too, and one
+		-- whose kbench_wait was cancelled (kept in the server's shared memory)
+		cancel := coalesce(cancel, true) OR kbench__take_pending_cancel(job_id);
 	END IF;
 	lease_s := kbench__agent_lease();
 END $$;

@@ -7,13 +7,17 @@
  *   kbench__require_safe_schema()  the agents' claim refuses, as the
  *                                  worker's does, while others may create
  *                                  objects in the extension's schema
+ *   kbench__take_pending_cancel(job)  a cancelled kbench_wait's request,
+ *                                  for the heartbeat of the agent running it
  *   ki_agent_route(device)         for kbench_run: the agent device that a
  *                                  job's device ("cuda:H200", "agent:gpu-07")
  *                                  reaches, if any
  */
 #include "kernelindex.h"
 #include "fleet.h"
+#include "runner.h"
 #include "security.h"
+#include "worker.h"
 
 #include "access/xact.h"
 #include "catalog/pg_type.h"
@@ -60,6 +64,18 @@ kbench__require_safe_schema(PG_FUNCTION_ARGS)
 {
 	ki_require_safe_schema();
 	PG_RETURN_VOID();
+}
+
+/*
+ * A cancel asked for while no worker ran the job (kbench_wait cancelled:
+ * ki_request_cancel keeps it in shared memory), taken for an agent's job
+ * by its heartbeat (kbench_agent_heartbeat).  False without the preload.
+ */
+PG_FUNCTION_INFO_V1(kbench__take_pending_cancel);
+Datum
+kbench__take_pending_cancel(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(ki_shared != NULL && ki_take_pending_cancel(PG_GETARG_INT64(0)));
 }
 
 /*

@@ -189,6 +189,14 @@ ok "$(q "SELECT kbench_cancel($job)")" t "kbench_cancel accepts an agent's runni
 wait_for "SELECT status <> 'running' FROM kbench_jobs WHERE id = $job" 60
 ok "$(q "SELECT status || ': ' || error FROM kbench_jobs WHERE id = $job")" "canceled: canceled by request" \
   "the agent stops the job at its next heartbeat and marks it canceled"
+job=$(psql -X -At -q -U alice -c "SELECT kbench_run('layer_norm', 'backward', '$BIG', device => 'agent:a2', protocol => '$LONG')")
+wait_for "SELECT status = 'running' FROM kbench_jobs WHERE id = $job" 60
+out=$(psql -X -q -U alice -c "SET statement_timeout = '1s'" -c "SELECT status FROM kbench_wait($job)" 2>&1)
+case "$out" in *"canceling statement due to statement timeout"*) echo "ok - statement_timeout cancels the wait for an agent's job";;
+  *) echo "not ok - statement_timeout cancels the wait for an agent's job"; echo "$out" | sed 's/^/# /';; esac
+wait_for "SELECT status <> 'running' FROM kbench_jobs WHERE id = $job" 60
+ok "$(q "SELECT status || ': ' || error FROM kbench_jobs WHERE id = $job")" "canceled: canceled by request" \
+  "... and the agent stops the job at its next heartbeat"
 job=$(q "SELECT kbench_run('layer_norm', 'backward', '$BIG', device => 'agent:a2', protocol => '$LONG', timeout => '1 second')")
 wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_jobs WHERE id = $job" 60
 ok "$(q "SELECT status || ' ' || run_status FROM kbench_jobs WHERE id = $job")" "timeout timeout" \
