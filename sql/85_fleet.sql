@@ -363,7 +363,7 @@ GRANT SELECT ON kbench_agent_status TO PUBLIC;
 CREATE OR REPLACE VIEW kbench_workers AS
 	SELECT w.pid, w.device, w.product, w.state, w.job_id, w.progress, w.started_at,
 	       'worker'::text AS kind, NULL::text AS host, NULL::timestamptz AS heartbeat_at
-	  FROM kbench_workers() w
+	  FROM kbench__workers() w
 	UNION ALL
 	SELECT a.pid, 'agent:' || a.name || '/' || d.device, d.product,
 	       CASE WHEN a.stopped_at IS NOT NULL THEN 'stopped'
