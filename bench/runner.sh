@@ -3,16 +3,25 @@
 # 1,000 trivial jobs (layer_norm forward 8x8 on the CPU worker, protocol cut
 # to a few microseconds of timing), queued one per transaction from one
 # session, as a user would; the worker is woken by the enqueueing commit.
-# Prints p50/p99 of started_at - queued_at and jobs per second.  Not a test.
+# Prints p50/p99 of started_at - queued_at and jobs per second.  Then the
+# same two phases for a kbench agent (docs/FLEET.md) connected over
+# loopback TCP (127.0.0.1), its jobs routed with device => 'agent:loop',
+# beside the in-server worker's.  Not a test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KI_SKIP_KERNELS= bash bin/setup.sh >/dev/null
 export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
 source bin/pgcluster.sh
-trap 'ki_cluster_stop' EXIT
+agent_pid=""
+trap '[ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null; ki_cluster_stop' EXIT
 n=${1:-1000}
+# TCP on loopback for the agent: a private port (the socket stays in the cluster's directory)
+PORT=${KI_BENCH_PORT:-$((20000 + $$ % 20000))}
 ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'kbench'" \
-                 "kernelindex.devices = 'cpu'" "kernelindex.queue_limit = 100000" >/dev/null
+                 "kernelindex.devices = 'cpu'" "kernelindex.queue_limit = 100000" \
+                 "kernelindex.queue_limit_per_role = 0" \
+                 "listen_addresses = '127.0.0.1'" "port = $PORT" >/dev/null
+export PGPORT=$PORT
 createdb kbench
 export PGDATABASE=kbench
 psql -X -q -c "CREATE EXTENSION kernelindex"
@@ -49,3 +58,25 @@ done | psql -X -q -o /dev/null
 until [ "$(psql -X -At -c "SELECT count(*) FROM kbench_jobs WHERE status IN ('queued', 'running')")" = 0 ]; do sleep 0.05; done
 end=$(date +%s.%N)
 report "burst of $n (queueing dominates latency; jobs/s = drain)" "$first" "$(echo "$end - $start" | bc -l)"
+
+# 3. and 4. the same through a kbench agent over loopback TCP
+psql -X -q -c "CREATE ROLE loop_agent LOGIN IN ROLE kbench_agent"
+KBENCH_CUDA_LIB=/nonexistent kernels/kbench agent --db "host=127.0.0.1 port=$PORT dbname=kbench user=loop_agent" \
+  --name loop --devices cpu --spool "$KI_CLUSTER_DIR/spool" 2>"$KI_CLUSTER_DIR/agent.log" &
+agent_pid=$!
+until [ "$(psql -X -At -c "SELECT count(*) FROM kbench_agent_status WHERE name = 'loop' AND state = 'alive'")" = 1 ]; do sleep 0.1; done
+first=$(psql -X -At -c "SELECT coalesce(max(id), 0) + 1 FROM kbench_jobs")
+start=$(date +%s.%N)
+for ((i = 0; i < n; i++)); do
+  echo "CALL kbench_bench('layer_norm', 'forward', '{\"rows\": 8, \"hidden\": 8}', device => 'agent:loop', protocol => '$P');"
+done | psql -X -q -o /dev/null
+end=$(date +%s.%N)
+report "agent over loopback TCP, one job at a time (idle agent)" "$first" "$(echo "$end - $start" | bc -l)"
+first=$(psql -X -At -c "SELECT coalesce(max(id), 0) + 1 FROM kbench_jobs")
+start=$(date +%s.%N)
+for ((i = 0; i < n; i++)); do
+  echo "SELECT kbench_run('layer_norm', 'forward', '{\"rows\": 8, \"hidden\": 8}', device => 'agent:loop', protocol => '$P');"
+done | psql -X -q -o /dev/null
+until [ "$(psql -X -At -c "SELECT count(*) FROM kbench_jobs WHERE status IN ('queued', 'running')")" = 0 ]; do sleep 0.05; done
+end=$(date +%s.%N)
+report "agent over loopback TCP, burst of $n" "$first" "$(echo "$end - $start" | bc -l)"

@@ -7,13 +7,24 @@
 # and prints how they compare with what Liger reported for the same
 # workloads, and writes the HTML report of it all to kernelindex-report.html
 # ($KI_REPORT).  --keep leaves the server running (it prints how to connect).
+# --agent also starts one `kbench agent` beside the worker (docs/FLEET.md):
+# one more job runs through it (device => 'agent:demo-agent').
 set -euo pipefail
 cd "$(dirname "$0")/.."
-keep=false; [ "${1:-}" = "--keep" ] && keep=true
+keep=false; agent=false
+for a in "$@"; do
+  case "$a" in
+    --keep) keep=true ;;
+    --agent) agent=true ;;
+    *) echo "usage: bin/demo.sh [--keep] [--agent]" >&2; exit 2 ;;
+  esac
+done
 bash bin/setup.sh
 export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
 source bin/pgcluster.sh
-$keep || trap 'ki_cluster_stop' EXIT
+agent_pid=""
+stop_agent() { [ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null; agent_pid=""; }
+if $keep; then trap 'stop_agent' EXIT; else trap 'stop_agent; ki_cluster_stop' EXIT; fi
 ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'kernelindex'"
 createdb kernelindex
 export PGDATABASE=kernelindex
@@ -23,6 +34,24 @@ psql -c "CREATE EXTENSION kernelindex"
 device=$(command psql -X -At -c "SELECT device FROM kbench_workers WHERE device LIKE 'cuda:%' AND product NOT LIKE 'unavailable%' ORDER BY device LIMIT 1")
 # 1. the seeds, 2. the Liger history, 3. jobs on the best device present
 bash bin/demo_data.sh --jobs "${device:-cpu}"
+if $agent; then
+  # one kbench agent beside the worker: a GPU host without a database would run the same
+  # command with --db pointing here (docs/FLEET.md); its role may only do what an agent does
+  echo
+  echo "== 4. One job through a kbench agent"
+  psql -c "CREATE ROLE demo_agent LOGIN IN ROLE kbench_agent"
+  PGUSER=demo_agent kernels/kbench agent --name demo-agent --spool "$KI_CLUSTER_DIR/agent-spool" \
+    2>"$KI_CLUSTER_DIR/agent.log" &
+  agent_pid=$!
+  for _ in $(seq 1 100); do
+    [ "$(command psql -X -At -c "SELECT count(*) FROM kbench_agent_status WHERE name = 'demo-agent' AND state = 'alive'")" = 1 ] && break
+    sleep 0.1
+  done
+  psql -c "CALL kbench_bench('layer_norm', 'forward', '{\"rows\": 1024, \"hidden\": 1024, \"dtype\": \"fp32\"}', device => 'agent:demo-agent', protocol => '{\"warmup_ms\": 10, \"rep_ms\": 200, \"flush_bytes\": 0}')" \
+    | sed -n '1,3p' | cut -c1-160
+  psql -c "SELECT id, operation, mode, device, coalesce(agent, 'worker') AS ran_on, status FROM kbench_jobs ORDER BY id"
+  echo "(the agent's log: $KI_CLUSTER_DIR/agent.log)"
+fi
 
 echo
 echo "== 4. Our runs beside what Liger reported for the same workload (same workload digest)"

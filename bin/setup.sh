@@ -7,8 +7,8 @@ cd "$(dirname "$0")/.."
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 # python3-torch: Debian's /usr/bin/python3 with torch, for python implementations (docs/BYO.md);
-# clang: the fuzzer (test/suites/fuzz.sh)
-for p in build-essential postgresql-15 postgresql-server-dev-15 postgresql-contrib libssl-dev zstd libzstd-dev python3-torch clang; do
+# clang: the fuzzer (test/suites/fuzz.sh); libpq-dev: kbench agent (kernels/agent, docs/FLEET.md)
+for p in build-essential postgresql-15 postgresql-server-dev-15 postgresql-contrib libssl-dev zstd libzstd-dev python3-torch clang libpq-dev; do
   have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

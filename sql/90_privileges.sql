@@ -70,6 +70,16 @@ GRANT SELECT (id, kind, started_at, finished_at, lines, inserted, present, skipp
 	memory_inserted, memory_present, memory_rejected) ON kbench_imports TO PUBLIC;
 GRANT SELECT ON kbench_imports TO kbench_admin;
 
+-- Agents (sql/85_fleet.sql): kbench_agent registers, heartbeats, claims,
+-- stores its results and stops, through these SECURITY DEFINER functions
+-- only; it has no right on a table.
+REVOKE ALL ON FUNCTION kbench_agent_register(text, text, int, text, jsonb, text[]),
+	kbench_agent_heartbeat(text, bigint, bigint, int, real), kbench_agent_claim(text, bigint, int),
+	kbench_agent_finish(text, bigint, bigint, int, text, json, text), kbench_agent_stop(text, bigint, bigint, int) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION kbench_agent_register(text, text, int, text, jsonb, text[]),
+	kbench_agent_heartbeat(text, bigint, bigint, int, real), kbench_agent_claim(text, bigint, int),
+	kbench_agent_finish(text, bigint, bigint, int, text, json, text), kbench_agent_stop(text, bigint, bigint, int) TO kbench_agent;
+
 -- Rules over every function of the extension, so that functions added
 -- later follow them too:
 --   - an internal kbench__* function that can write (VOLATILE) or is a

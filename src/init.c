@@ -7,6 +7,7 @@
 #include "security.h"
 #include "implementations.h"
 #include "worker.h"
+#include "fleet.h"
 
 #include "miscadmin.h"
 #include "utils/guc.h"
@@ -54,6 +55,7 @@ _PG_init(void)
 	ki_define_security_gucs();
 	ki_implementations_init();
 	ki_continuous_init();		/* continuous.c: kernelindex.confirm_alerts */
+	ki_fleet_init();			/* fleet.c: kernelindex.agent_lease */
 	MarkGUCPrefixReserved("kernelindex");
 
 	if (!process_shared_preload_libraries_in_progress)

@@ -17,6 +17,7 @@
 #include "implementations.h"
 #include "protocol.h"
 #include "estimate.h"
+#include "fleet.h"
 
 #include <math.h>
 
@@ -194,6 +195,7 @@ queue_impl_name(const char *s)
 int64
 ki_queue_job(KiJobRequest *r)
 {
+	const char *run_on;
 	char	   *workload_text;
 	char	   *protocol_text = NULL;
 	char		err[1024];
@@ -224,11 +226,20 @@ ki_queue_job(KiJobRequest *r)
 				 errmsg("kernelindex workers serve database \"%s\", not \"%s\"", ki_database, dbname),
 				 errhint("Queue jobs in database \"%s\", or set kernelindex.database and restart the server.",
 						 ki_database)));
-	if (!device_served(r->device))
+	/* an in-server worker's device, else one that a kbench agent serves (src/fleet.c) */
+	run_on = r->device;
+	if (!device_served(r->device) && (run_on = ki_agent_route(r->device)) == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("no kernelindex worker serves device \"%s\"", r->device),
-				 errdetail("Workers serve: %s.", served_devices())));
+				 errmsg("no kernelindex worker or agent serves device \"%s\"", r->device),
+				 errdetail("Workers serve: %s.", served_devices()),
+				 errhint("kbench_agent_status lists the agents and the device classes they serve (cpu, cuda:H200); agent:NAME names one.")));
+	if (r->b_set && run_on != r->device)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a paired comparison runs on an in-server worker's device, not on \"%s\"", r->device),
+				 errdetail("kbench agents run single jobs; kbench_compare's interleaved job needs kb_compare in a worker."),
+				 errhint("Give device => one of: %s.", served_devices())));
 	if (JB_ROOT_IS_SCALAR(r->workload) || !JB_ROOT_IS_OBJECT(r->workload))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -272,7 +283,7 @@ ki_queue_job(KiJobRequest *r)
 	{
 		const char *impl = side ? r->impl_b : r->impl;
 
-		st = ki_check_job(r->op, r->mode, workload_text, impl, r->device, err, sizeof(err));
+		st = ki_check_job(r->op, r->mode, workload_text, impl, run_on, err, sizeof(err));
 		if (st != KB_PASSED)
 			ereport(ERROR,
 					(errcode(st == KB_RESOURCE_EXCEEDED ? ERRCODE_PROGRAM_LIMIT_EXCEEDED : ERRCODE_INVALID_PARAMETER_VALUE),
@@ -285,7 +296,7 @@ ki_queue_job(KiJobRequest *r)
 	for (int side = 0; side < (r->b_set ? 2 : 1); side++)
 	{
 		char		h[256];
-		double		e = ki_job_estimate(r->op, r->mode, workload_text, side ? r->impl_b : r->impl, r->device,
+		double		e = ki_job_estimate(r->op, r->mode, workload_text, side ? r->impl_b : r->impl, run_on,
 										protocol_text, h, sizeof(h));
 
 		if (e < 0)
@@ -373,6 +384,9 @@ ki_queue_job(KiJobRequest *r)
 						v02 ? 11 : 9, types, args, nulls, false) != SPI_OK_INSERT_RETURNING)
 		elog(ERROR, "could not queue the job");
 	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	/* kbench agents LISTEN kbench_queue: they wake when this commits (no payload) */
+	if (spi_as_owner("SELECT pg_catalog.pg_notify('kbench_queue', '')", 0, NULL, NULL, NULL, false) != SPI_OK_SELECT)
+		elog(ERROR, "could not notify the agents");
 	SPI_finish();
 
 	if (!xact_callback_registered)
@@ -553,7 +567,8 @@ kbench_cancel(PG_FUNCTION_ARGS)
 	char	   *status,
 			   *owner,
 			   *device,
-			   *pid;
+			   *pid,
+			   *agent;
 	bool		result = false;
 	int			nest;
 
@@ -562,8 +577,9 @@ kbench_cancel(PG_FUNCTION_ARGS)
 	nest = ki_pin_search_path();
 	SPI_connect();
 	/* read as the caller: row-level security shows only what they may see */
-	if (SPI_execute_with_args(psprintf("SELECT status, owner, device, worker_pid FROM %s.kbench_jobs WHERE id = $1",
-									   ext_schema()),
+	/* agent: a kbench agent's job (sql/85_fleet.sql, not before 0.2.0's update) */
+	if (SPI_execute_with_args(psprintf("SELECT status, owner, device, worker_pid, %s FROM %s.kbench_jobs WHERE id = $1",
+									   ki_fleet_installed() ? "agent" : "NULL::pg_catalog.text", ext_schema()),
 							  1, types, args, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read job " INT64_FORMAT, id);
 	if (SPI_processed == 0)
@@ -574,6 +590,7 @@ kbench_cancel(PG_FUNCTION_ARGS)
 	owner = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
 	device = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3);
 	pid = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4);
+	agent = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 5);
 	if (strcmp(owner, GetUserNameFromId(GetUserId(), false)) != 0 && !ki_is_runner_admin(GetUserId()))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -591,6 +608,16 @@ kbench_cancel(PG_FUNCTION_ARGS)
 		if (SPI_processed == 0)
 			ki_request_cancel(id);	/* a worker claimed it meanwhile */
 		result = true;
+	}
+	else if (strcmp(status, "running") == 0 && agent != NULL)
+	{
+		/* a kbench agent runs it: it sees the request at its next heartbeat (sql/85_fleet.sql) */
+		if (spi_as_owner(psprintf("UPDATE %s.kbench_jobs SET cancel_requested = true WHERE id = $1 AND status = 'running'",
+								  ext_schema()), 1, types, args, NULL, false) != SPI_OK_UPDATE)
+			elog(ERROR, "could not cancel job " INT64_FORMAT, id);
+		result = SPI_processed == 1;
+		if (!result)
+			ereport(NOTICE, (errmsg("job " INT64_FORMAT " finished meanwhile", id)));
 	}
 	else if (strcmp(status, "running") == 0 && !job_has_worker(device, pid ? atoi(pid) : 0))
 	{

@@ -8,6 +8,7 @@
 #include "estimate.h"
 #include "store.h"
 #include "worker.h"
+#include "fleet.h"
 
 #include <math.h>
 
@@ -326,4 +327,8 @@ ki_apply_retention(void)
 {
 	ki_run_in_xact("applying the job retention",
 				psprintf("SELECT %s.kbench_prune_jobs(pg_catalog.make_interval(secs => %d))", ki_worker_schema, ki_retention_s));
+	/* and the jobs of kbench agents gone silent, should no agent be left to claim (sql/85_fleet.sql) */
+	if (ki_fleet_installed())
+		ki_run_in_xact("recovering the jobs of lost agents",
+					   psprintf("SELECT %s.kbench__recover_agent_jobs()", ki_worker_schema));
 }

@@ -7,6 +7,7 @@
  */
 #include "kernelindex.h"
 #include "worker.h"
+#include "fleet.h"
 
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
@@ -31,12 +32,14 @@ ki_recover_jobs(const char *device)
 							   "             device, worker_pid, CASE WHEN retries_left > 0 THEN '; re-queued for its retry' ELSE '' END) END,"
 							   " worker_pid = NULL%s "
 							   "FROM (SELECT id, started_at + timeout < pg_catalog.clock_timestamp() AS overdue FROM %s.kbench_jobs"
-							   "      WHERE status = 'running' AND device = %s) o "
+							   "      WHERE status = 'running' AND device = %s%s) o "
 							   "WHERE j.id = o.id",
 							   ki_worker_schema,
 							   /* where it stopped lived in the worker's shared memory: not known now */
 							   ki_worker_v02 ? ", phase = CASE WHEN retries_left > 0 AND NOT o.overdue THEN 'queued' END" : "",
-							   ki_worker_schema, quote_literal_cstr(device));
+							   ki_worker_schema, quote_literal_cstr(device),
+							   /* a kbench agent's job is its own (sql/85_fleet.sql) */
+							   ki_fleet_installed() ? " AND agent IS NULL" : "");
 
 	ki_run_in_xact("recovering jobs", sql);
 }
@@ -67,7 +70,10 @@ ki_recover_orphaned_jobs(void)
 						 " and no worker serves %%s any more (kernelindex.devices)', device, worker_pid, device)"
 						 "   ELSE pg_catalog.format('no worker serves %%s any more (kernelindex.devices)', device) END,"
 						 " worker_pid = NULL%s"
-						 " WHERE status IN ('queued', 'running') AND device NOT IN (%s)",
+						 " WHERE status IN ('queued', 'running') AND device NOT IN (%s)%s",
 						 ki_worker_schema, ki_worker_v02 ? ", phase = CASE WHEN status = 'running' THEN NULL ELSE phase END" : "",
-						 served.data));
+						 served.data,
+						 /* nor those of kbench agents, nor devices agents serve (sql/85_fleet.sql) */
+						 ki_fleet_installed() ?
+						 psprintf(" AND agent IS NULL AND %s.kbench__agent_route(device) IS NULL", ki_worker_schema) : ""));
 }

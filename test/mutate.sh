@@ -55,6 +55,9 @@ ab_unpaired|kernels/stats.c|s/rb\[k\] = b\[i\];/rb[k] = b[(i + 1) % n];/|compare
 digest_prefix_full_only|sql/37_resolve.sql|s/\[0-9a-f\]{12,64}/[0-9a-f]{64}/g|docs|a run or workload named by 12+ hex digits of its digest is refused (the documented prefixes)
 device_words_exact|sql/37_resolve.sql|s/WHERE w <@ (kbench__words/WHERE w = (kbench__words/|docs|a device is found only by all of its words ('A100' no longer names the A100)
 cli_range_unchecked|kernels/cli/kbench.c|s/if (\*v < s->min /if (*v < s->min - 1e300 /|kernels|kbench --rep-ms -5 accepted (only the upper bound checked)
+agent_lease_ignored|sql/85_fleet.sql|s/AND a.heartbeat_at < clock_timestamp() - make_interval(secs => kbench__agent_lease())/AND false/|KI_FLEET_JOBS=40 fleet|a silent agent's job is never recovered
+agent_no_spool|kernels/agent/agent.c|s/if (kb_spool_write(spool_dir, \&end) == 0)/if (0 \&\& kb_spool_write(spool_dir, \&end) == 0)/|KI_FLEET_JOBS=40 fleet|a result finished while the server is down is dropped
+agent_cancel_ignored|sql/85_fleet.sql|s/RETURNING j.cancel_requested INTO cancel;/RETURNING false INTO cancel;/|KI_FLEET_JOBS=40 fleet|a heartbeat does not carry kbench_cancel to the agent
 budget_by_time|bench/device.sh|s/\[ "\$N" -gt "\${MAX_ROWS:-1000}" \]/[ "$N" -gt "$((${MAX_ROWS:-1000} + 1))" ]/|fault|device.sh times one row more than MAX_ROWS
 cost_one_pass|kernels/cost.c|s/op->cost_bytes\[cs->mode\]/op->cost_bytes[0]/|costs|kbench evaluates the forward bytes formula for every pass
 v1_renamed|kernels/impl_name.c|s/if (id->cuda \&\& id->variant > 1)/if (id->cuda \&\& id->variant >= 1)/|kernels|cuda (v1) named as a variant, kbench-<op>-cuda-v1: its digests would change

@@ -10,6 +10,7 @@
  *              [--min-samples N] [--seed N] [--no-check] [--timeout S] [--python INTERPRETER]
  *   kbench compare OP MODE key=value... --a IMPL --b IMPL [--rounds N] [--same-pct P] [--json] ...
  *              (cli/compare.c)
+ *   kbench agent [--db CONNINFO] [--name NAME] [--devices auto|cpu,cuda:N] ...  (kbench-agent, docs/FLEET.md)
  *   IMPL: cpu, cuda, cuda/vN (CUDA kernel variant N; cuda is cuda/v1), huggingface,
  *   torch, liger (python, in a child process), python:file.py:function or
  *   library:libx.so:symbol (docs/BYO.md): the names kbench_run's implementation
@@ -57,6 +58,7 @@ usage(FILE *f)
 			"                  [--min-samples N] [--seed N] [--no-check] [--timeout S] [--python INTERPRETER]\n"
 			"       kbench compare OP MODE key=value... --a IMPL --b IMPL [--rounds N] [--same-pct P] [--json]\n"
 			"                  [--device cpu|cuda:N] [protocol options as for run]\n"
+			"       kbench agent [--db CONNINFO] [--name NAME] [--devices auto|cpu,cuda:N,...] (docs/FLEET.md)\n"
 			"       IMPL: cpu, cuda, cuda/vN (CUDA kernel variant), huggingface, torch, liger, python:file.py:function,\n"
 			"             library:libx.so:symbol (docs/BYO.md)\n"
 			"example: kbench run layer_norm backward rows=4096 hidden=4096 dtype=fp32 --device cuda:0\n");
@@ -523,6 +525,30 @@ cmd_run(int argc, char **argv, int describe)
 	return exit_code((kb_status) rc);
 }
 
+/* kbench agent ...: the kbench-agent program beside this one (libpq; docs/FLEET.md). */
+static int
+cmd_agent(char **argv)
+{
+	char		self[4096],
+				path[4200];
+	ssize_t		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char	   *slash;
+
+	if (n <= 0)
+	{
+		fprintf(stderr, "kbench: cannot find this program's directory\n");
+		return 1;
+	}
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	*slash = '\0';
+	snprintf(path, sizeof(path), "%s/kbench-agent", self);
+	argv[1] = path;
+	execv(path, argv + 1);
+	fprintf(stderr, "kbench: cannot run %s: it is built where libpq's header is (libpq-dev)\n", path);
+	return 2;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -549,7 +575,9 @@ main(int argc, char **argv)
 		return cmd_run(argc - 2, argv + 2, 1);
 	if (strcmp(argv[1], "compare") == 0)
 		return kbench_cmd_compare(argc - 2, argv + 2);	/* cli/compare.c */
-	fprintf(stderr, "kbench: unknown command '%s'; allowed: list, devices, describe, run, compare, help\n", argv[1]);
+	if (strcmp(argv[1], "agent") == 0)
+		return cmd_agent(argv);
+	fprintf(stderr, "kbench: unknown command '%s'; allowed: list, devices, describe, run, compare, agent, help\n", argv[1]);
 	usage(stderr);
 	return 2;
 }
