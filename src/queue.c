@@ -385,7 +385,7 @@ ki_queue_job(KiJobRequest *r)
 		elog(ERROR, "could not queue the job");
 	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	/* kbench agents LISTEN kbench_queue: they wake when this commits (no payload) */
-	if (spi_as_owner("SELECT pg_catalog.pg_notify('kbench_queue', '')", 0, NULL, NULL, NULL, false) != SPI_OK_SELECT)
+	if (ki_spi_as_owner("SELECT pg_catalog.pg_notify('kbench_queue', '')", 0, NULL, NULL, NULL, false) != SPI_OK_SELECT)
 		elog(ERROR, "could not notify the agents");
 	SPI_finish();
 
@@ -612,7 +612,7 @@ kbench_cancel(PG_FUNCTION_ARGS)
 	else if (strcmp(status, "running") == 0 && agent != NULL)
 	{
 		/* a kbench agent runs it: it sees the request at its next heartbeat (sql/85_fleet.sql) */
-		if (spi_as_owner(psprintf("UPDATE %s.kbench_jobs SET cancel_requested = true WHERE id = $1 AND status = 'running'",
+		if (ki_spi_as_owner(psprintf("UPDATE %s.kbench_jobs SET cancel_requested = true WHERE id = $1 AND status = 'running'",
 								  ext_schema()), 1, types, args, NULL, false) != SPI_OK_UPDATE)
 			elog(ERROR, "could not cancel job " INT64_FORMAT, id);
 		result = SPI_processed == 1;

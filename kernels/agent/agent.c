@@ -504,11 +504,11 @@ apply_protocol(kb_request *req, const char *protocol_json)
 }
 
 static void
-on_progress(void *arg, double f)
+on_progress(void *arg, const kb_progress *p)
 {
 	(void) arg;
 	pthread_mutex_lock(&job_lock);
-	cur_progress = f;
+	cur_progress = p->fraction;
 	pthread_mutex_unlock(&job_lock);
 }
 
