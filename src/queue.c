@@ -191,6 +191,36 @@ queue_impl_name(const char *s)
 	return pstrdup(s);
 }
 
+/*
+ * A device as kbench_run takes it: the workers' own names ("cpu", "cuda:N")
+ * in any case; a device class or an agent's name ("cuda:H200",
+ * "agent:gpu-07", sql/85_fleet.sql) as written, since the agents claim by
+ * those exact names.
+ */
+static char *
+queue_device_name(const char *s)
+{
+	char	   *low = queue_name(s, false);
+	const char *p;
+
+	if (strcmp(low, "cpu") == 0)
+		return low;
+	if (strncmp(low, "cuda:", 5) == 0 && low[5] != '\0')
+	{
+		for (p = low + 5; *p >= '0' && *p <= '9'; p++)
+			;
+		if (*p == '\0')
+			return low;
+	}
+	while (*s == ' ' || *s == '\t')
+		s++;
+	low = pstrdup(s);
+	for (p = low + strlen(low); p > low && (p[-1] == ' ' || p[-1] == '\t'); p--)
+		;
+	low[p - low] = '\0';
+	return low;
+}
+
 /* Validate and queue a job (kbench_run, kbench_compare); its id. */
 int64
 ki_queue_job(KiJobRequest *r)
@@ -416,7 +446,7 @@ kbench_run(PG_FUNCTION_ARGS)
 	r.mode = queue_name(text_to_cstring(PG_GETARG_TEXT_PP(1)), false);
 	r.workload = PG_GETARG_JSONB_P(2);
 	r.impl = PG_ARGISNULL(3) ? NULL : queue_impl_name(text_to_cstring(PG_GETARG_TEXT_PP(3)));
-	r.device = PG_ARGISNULL(4) ? NULL : queue_name(text_to_cstring(PG_GETARG_TEXT_PP(4)), false);
+	r.device = PG_ARGISNULL(4) ? NULL : queue_device_name(text_to_cstring(PG_GETARG_TEXT_PP(4)));
 	r.protocol = PG_ARGISNULL(5) ? NULL : PG_GETARG_JSONB_P(5);
 	r.timeout = PG_ARGISNULL(6) ? NULL : PG_GETARG_INTERVAL_P(6);
 	r.retry = PG_ARGISNULL(7) ? false : PG_GETARG_BOOL(7);
