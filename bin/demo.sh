@@ -38,7 +38,7 @@ if $agent; then
   # one kbench agent beside the worker: a GPU host without a database would run the same
   # command with --db pointing here (docs/FLEET.md); its role may only do what an agent does
   echo
-  echo "== 4. One job through a kbench agent"
+  echo "== 3b. One job through a kbench agent"
   psql -c "CREATE ROLE demo_agent LOGIN IN ROLE kbench_agent"
   PGUSER=demo_agent kernels/kbench agent --name demo-agent --spool "$KI_CLUSTER_DIR/agent-spool" \
     2>"$KI_CLUSTER_DIR/agent.log" &
