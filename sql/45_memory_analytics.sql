@@ -18,7 +18,8 @@ SELECT m.workload_digest, m.protocol_digest, m.environment_digest,
        kbench__float_dtype(w.dtypes) AS dtype, e.product, e.form_factor,
        m.implementation_digest, i.name AS implementation,
        'observation'::text AS origin, m.source || '/' || m.external_id AS ref,
-       m.p50_bytes AS peak_bytes, m.p20_bytes, m.p80_bytes, m.observed_at
+       m.p50_bytes AS peak_bytes, m.p20_bytes, m.p80_bytes, m.observed_at,
+       kbench__op_key(o.name) AS operation_key, kbench__device_key(e) AS device_key
   FROM kbench_memory_observations m
   LEFT JOIN kbench_workloads w ON w.digest = m.workload_digest
   LEFT JOIN kbench_operations o ON o.digest = m.operation_digest
@@ -30,7 +31,8 @@ SELECT r.workload_digest, r.protocol_digest, r.environment_digest,
        kbench__float_dtype(w.dtypes), e.product, e.form_factor,
        r.implementation_digest, i.name,
        'run', r.digest,
-       pm.bytes, NULL::bigint, NULL::bigint, r.observed_at
+       pm.bytes, NULL::bigint, NULL::bigint, r.observed_at,
+       kbench__op_key(o.name), kbench__device_key(e)
   FROM kbench_runs r
   -- per run, so that a query about one operation reads only its runs' measurements
   CROSS JOIN LATERAL (SELECT round(x.value)::bigint AS bytes FROM kbench_measurements x
@@ -56,6 +58,7 @@ SELECT b.workload_digest, b.protocol_digest, b.environment_digest, b.operation_d
        b.operation, b.mode, b.workload, b.axes, b.dtype, b.product, b.form_factor,
        b.implementation_digest, b.implementation, b.origin, b.ref,
        b.peak_bytes, round(b.peak_bytes / 1048576.0, 3) AS peak_mib, b.p20_bytes, b.p80_bytes, b.observed_at,
+       b.operation_key, b.device_key,
        rank() OVER (PARTITION BY b.workload_digest, b.protocol_digest, b.environment_digest,
                                  b.operation_digest, b.operation, b.mode, b.workload, b.dtype, b.product, b.form_factor
                     ORDER BY b.peak_bytes) AS rank,

@@ -120,7 +120,9 @@ CREATE VIEW kbench_reproductions AS
 	       x.status AS reproduced_status, xe.product AS reproduced_on, x.median_ns AS reproduced_median_ns,
 	       x.median_ns::float8 / nullif(r.median_ns, 0) AS ratio,
 	       coalesce(x.status = 'passed' AND x.workload_digest = r.workload_digest, false) AS verified,
-	       l.requested_at
+	       l.requested_at,
+	       (SELECT kbench__op_key(o.name) FROM kbench_operations o WHERE o.digest = w.operation_digest) AS operation_key,
+	       kbench__device_key(re) AS reported_device_key, kbench__device_key(xe) AS reproduced_device_key
 	  FROM kbench_reproduction_jobs l
 	  JOIN kbench_runs r ON r.digest = l.reported_run
 	  LEFT JOIN kbench_implementations ri ON ri.digest = r.implementation_digest

@@ -63,6 +63,8 @@ CREATE FUNCTION kbench__slice_mean(v float8[], a int, b int) RETURNS float8
 
 -- The steps of each series (an implementation family in one cohort) that the
 -- filters select: where each new segment starts, the means before and after.
+-- operation_key, pass: the operation's short name and the timed pass, as
+-- kbench_regressions gives them.
 CREATE FUNCTION kbench_change_points(implementation text, operation text DEFAULT NULL, mode text DEFAULT NULL,
                                      environment text DEFAULT NULL, in_workload text DEFAULT NULL,
                                      penalty float8 DEFAULT NULL, min_size int DEFAULT 5, min_change_pct float8 DEFAULT 1)
@@ -70,7 +72,8 @@ CREATE FUNCTION kbench_change_points(implementation text, operation text DEFAULT
 	               point int, run_digest text, observed_at timestamptz, version text, previous_version text,
 	               before_ns float8, after_ns float8, change_pct float8, direction text,
 	               points_before int, points_after int,
-	               workload_digest text, protocol_digest text, environment_digest text)
+	               workload_digest text, protocol_digest text, environment_digest text,
+	               operation_key text, pass text)
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp SET jit = off STABLE AS $$
 #variable_conflict use_column
 DECLARE
@@ -106,9 +109,10 @@ BEGIN
 	       kbench__slice_mean(m.xs, m.a, m.pt - 1), kbench__slice_mean(m.xs, m.pt, m.b - 1),
 	       round(((kbench__slice_mean(m.xs, m.pt, m.b - 1) / kbench__slice_mean(m.xs, m.a, m.pt - 1) - 1) * 100)::numeric, 2)::float8,
 	       CASE WHEN kbench__slice_mean(m.xs, m.pt, m.b - 1) > kbench__slice_mean(m.xs, m.a, m.pt - 1) THEN 'slower' ELSE 'faster' END,
-	       m.pt - m.a, m.b - m.pt, m.wd, m.pd, m.ed
+	       m.pt - m.a, m.b - m.pt, m.wd, m.pd, m.ed, kbench__op_key(o.name), kbench_protocol_mode(pr.name)
 	  FROM m
 	  LEFT JOIN kbench_workloads wl ON wl.digest = m.wd
+	  LEFT JOIN kbench_operations o ON o.digest = wl.operation_digest
 	  LEFT JOIN kbench_protocols pr ON pr.digest = m.pd
 	  LEFT JOIN kbench_environments e ON e.digest = m.ed
 	 ORDER BY m.fam, wl.name, pr.name, 4, m.pt;
@@ -222,7 +226,8 @@ SELECT a.id, kbench_alert_effective_status(a) AS status, a.status AS recorded_st
        a.value_ns, a.baseline_ns, a.change_pct, a.statistic, a.critical, cardinality(a.runs) AS points,
        a.verdict, c.job_id AS confirmation_job, c.value_ns AS confirmation_ns, c.change_pct AS confirmation_change_pct,
        c.error AS confirmation_error, a.reason, a.until, a.changed_by, a.opened_at, a.changed_at,
-       a.workload_digest, a.protocol_digest, a.environment_digest, a.rule_id
+       a.workload_digest, a.protocol_digest, a.environment_digest, a.rule_id,
+       kbench__op_key(o.name) AS operation_key, kbench__device_key(e) AS device_key
   FROM kbench_alerts a
   LEFT JOIN kbench_alert_rules ru ON ru.id = a.rule_id
   LEFT JOIN kbench_runs r ON r.digest = a.run_digest
@@ -896,10 +901,12 @@ COMMENT ON FUNCTION kbench_comparison(bigint) IS 'a paired comparison''s result:
 -- mean of kbench_speedup's speedups (baseline / candidate; above 1: the
 -- candidate is faster) and how many workloads each side wins strictly (the
 -- 95% interval of the difference excludes zero, as kbench_records ranks) or
--- within noise.
+-- within noise.  operation_key, pass: the operation's short name and the
+-- timed pass, as kbench_speedup gives them.
 CREATE FUNCTION kbench_compare_providers(baseline text, candidate text, mode text DEFAULT NULL, environment text DEFAULT NULL)
 	RETURNS TABLE (operation text, protocol text, device text, workloads bigint, geomean_speedup float8,
-	               min_speedup float8, max_speedup float8, candidate_faster bigint, baseline_faster bigint, within_noise bigint)
+	               min_speedup float8, max_speedup float8, candidate_faster bigint, baseline_faster bigint, within_noise bigint,
+	               operation_key text, pass text)
 	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp STABLE AS $$
 #variable_conflict use_column
 DECLARE
@@ -917,7 +924,8 @@ BEGIN
 			SELECT op, s.protocol, s.device, count(*), kbench_geomean(s.speedup), min(s.speedup), max(s.speedup),
 			       count(*) FILTER (WHERE d.diff > d.half_c),
 			       count(*) FILTER (WHERE -d.diff > d.half_b),
-			       count(*) FILTER (WHERE NOT d.diff > d.half_c AND NOT -d.diff > d.half_b)
+			       count(*) FILTER (WHERE NOT d.diff > d.half_c AND NOT -d.diff > d.half_b),
+			       kbench__op_key(op), kbench_protocol_mode(s.protocol)
 			  FROM kbench_speedup(op, baseline, candidate, mode, environment) s
 			  JOIN kbench_runs rb ON rb.digest = s.baseline_run
 			  JOIN kbench_runs rc ON rc.digest = s.candidate_run

@@ -35,6 +35,8 @@ SELECT count(*) AS in_both,
 SELECT status, rule, workload, mode, device, previous_version, version, value_ns, baseline_ns,
        round(change_pct::numeric, 1) AS change_pct, points
   FROM kbench_alert_status ORDER BY change_pct DESC, id LIMIT 5;
+-- the operations and devices of the alerts by their short names
+SELECT DISTINCT operation_key, device_key FROM kbench_alert_status ORDER BY 1, 2;
 
 --------------------------------------------------------------------------
 -- Change points on synthetic series
@@ -88,6 +90,9 @@ SELECT s.series, c.point, c.direction, round(c.before_ns) AS before_ns, round(c.
        c.points_before, c.points_after, c.version, c.device
   FROM kbench_change_points('continuous-kernel') c JOIN synth_points s ON s.digest = c.run_digest
  ORDER BY s.series, c.point;
+-- pass and operation_key beside the protocol (the synthetic workload's
+-- operation is not in the catalog: it has no short name, NULL)
+SELECT DISTINCT operation_key IS NULL AS no_operation_key, pass, protocol FROM kbench_change_points('continuous-kernel');
 -- the same through kbench_segment on the bare numbers, with other settings
 SELECT series, kbench_segment(array_agg(ns::float8 ORDER BY i)) AS default_settings,
        kbench_segment(array_agg(ns::float8 ORDER BY i), penalty => 1000) AS penalty_1000,
@@ -251,6 +256,10 @@ SELECT operation, count(*) AS passes_x_devices, sum(workloads) AS workloads,
   FROM kbench_compare_providers('huggingface', 'liger') GROUP BY 1 ORDER BY 1;
 SELECT operation, protocol, device, workloads, round(geomean_speedup::numeric, 3) AS geomean, candidate_faster, baseline_faster, within_noise
   FROM kbench_compare_providers('huggingface', 'liger', 'backward', 'H100') WHERE operation = 'liger-layer-norm';
+-- short names beside the catalog's: operation_key and the timed pass
+SELECT DISTINCT operation, operation_key, protocol, pass
+  FROM kbench_compare_providers('huggingface', 'liger', environment => 'H100') WHERE operation_key IN ('layer_norm', 'swiglu')
+ ORDER BY 1, 3;
 SELECT * FROM kbench_compare_providers('huggingface', 'nobody');
 SELECT * FROM kbench_compare_providers(NULL, 'liger');
 SELECT * FROM kbench_compare_providers('huggingface', 'liger', 'sideways');

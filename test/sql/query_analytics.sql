@@ -78,6 +78,9 @@ SELECT workload, protocol, device, previous_version, version, value_ns, baseline
  ORDER BY change_pct DESC LIMIT 3;
 SELECT workload, previous_version, version, value_ns, baseline_ns, change_pct
   FROM kbench_regressions('torch', 'megatron_swiglu', 'backward', 'H100', 'percent', threshold => 10);
+-- the operation's short name and the timed pass beside the protocol
+SELECT DISTINCT operation_key, pass, protocol
+  FROM kbench_regressions('torch', 'megatron_swiglu', 'backward', 'H100', 'percent', threshold => 10);
 -- with the default threshold (5%) the Liger kernel on the same series
 SELECT workload, protocol, version, change_pct
   FROM kbench_regressions('liger', 'megatron_swiglu', method => 'percent');

@@ -193,6 +193,8 @@ section "reproduction queued"
 wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_jobs WHERE id = $JOB" 300
 ok "$(q "SELECT verified || ' ' || reproduced_status || ' ' || (ratio = reproduced_median_ns::float8 / reported_median_ns) || ' ' || reported_implementation FROM kbench_reproductions WHERE job_id = $JOB")" \
    "true passed true liger-bench-layer-norm-huggingface" "kbench_reproduce runs the seed's huggingface LayerNorm here: verified, with the ratio of the medians"
+ok "$(q "SELECT operation_key || ' ' || reported_device_key || ' ' || reproduced_device_key FROM kbench_reproductions WHERE job_id = $JOB")" \
+   "layer_norm h100 cpu" "kbench_reproductions names the operation and both devices by their short names"
 section "reproduction ran"
 ok "$(q "SELECT r.row::jsonb->'row'->>'reproducedByKernelindex' || ' ' || (r.row::jsonb->'row'->>'independentReplicationCount') FROM kbench_export_catalog() r(row) WHERE r.row::jsonb->>'table' = 'benchmark_runs' AND r.row::jsonb->'row'->>'runDigest' = '$seed_run'")" \
    "true 1" "the export marks the reproduced run"

@@ -103,6 +103,11 @@ ok "$(q "SELECT string_agg(concat_ws(' ', axes->>'tokens', regexp_replace(implem
 ok "$(q "SELECT (SELECT count(*) FROM kbench_memory_records) || ' ' || count(*) || ' ' || count(*) FILTER (WHERE (r.*)::text IN (SELECT (v.*)::text FROM kbench_memory_records v))
           FROM kbench_operations o, kbench_memory_records_of(o.digest) r")" "692 692 692" \
    "kbench_memory_records_of(operation) over every operation gives the view's 692 records, row for row"
+ok "$(q "SELECT string_agg(DISTINCT operation_key || ' ' || device_key, ',') FROM kbench_memory_records
+          WHERE operation = 'liger-fused-linear-cross-entropy' AND product = 'NVIDIA A100'")" "fused_linear_cross_entropy a100" \
+   "kbench_memory_records names the operation and the device by their short names too (operation_key, device_key)"
+ok "$(q "SELECT count(*) FROM kbench_memory WHERE operation_key IS NULL OR device_key IS NULL")" 0 \
+   "kbench_memory gives operation_key and device_key on every row, observations and runs alike"
 ok "$(q "SELECT count(*) FROM kbench_memory_records_of('fused_linear_cross_entropy', 'full', 'A100')")" 8 \
    "kbench_memory_records_of('fused_linear_cross_entropy', ...) answers by short name from the imported rows"
 ok "$(q "SELECT round(geomean_memory_ratio::numeric, 6) FROM kbench_memory_ratio_summary('fused_linear_cross_entropy', 'huggingface', 'liger', 'full', 'A100')")" \

@@ -1,0 +1,1 @@
+../../42_regressions_report.sql
