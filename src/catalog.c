@@ -919,8 +919,10 @@ ki_catalog_import_end(import_state *st, FunctionCallInfo fcinfo)
 }
 
 /*
- * Import the lines waiting in kbench_import_staging (put there by \copy), in
- * order; the staging table is emptied.
+ * Import the lines the caller put in kbench_import_staging (by \copy), in
+ * order, and delete them.  Each line is marked with the role that staged it
+ * (staged_by, CURRENT_USER by default, a column kbench_admin may not write):
+ * two admins staging at once each import only their own lines.
  */
 PG_FUNCTION_INFO_V1(kbench_import_catalog_staged);
 Datum
@@ -932,14 +934,20 @@ kbench_import_catalog_staged(PG_FUNCTION_ARGS)
 	int64		lineno = 0;
 	Datum		result;
 
+	Oid			argtypes[1] = {NAMEOID};
+	Datum		args[1];
+
+	/* the caller, before the import switches to the extension's owner */
+	args[0] = DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(GetUserId(), false)));
 	SPI_connect();
 	st = ki_catalog_import_begin(source);	/* from here on, as the extension's owner */
 	SPI_execute(psprintf("LOCK TABLE %s.kbench_import_staging IN EXCLUSIVE MODE", ext_schema()), false, 0);
 	/* the lines sorted in memory, not on disk (the writer's GUC level takes it back) */
 	(void) set_config_option("work_mem", "131072", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	portal = SPI_cursor_open_with_args("staging",
-									   psprintf("SELECT line FROM %s.kbench_import_staging ORDER BY n", ext_schema()),
-									   0, NULL, NULL, NULL, true, 0);
+									   psprintf("SELECT line FROM %s.kbench_import_staging WHERE staged_by = $1 ORDER BY n",
+												ext_schema()),
+									   1, argtypes, args, NULL, true, 0);
 	for (;;)
 	{
 		uint64		i,
@@ -963,7 +971,8 @@ kbench_import_catalog_staged(PG_FUNCTION_ARGS)
 		SPI_freetuptable(tuptable);
 	}
 	SPI_cursor_close(portal);
-	SPI_execute(psprintf("TRUNCATE %s.kbench_import_staging", ext_schema()), false, 0);
+	SPI_execute_with_args(psprintf("DELETE FROM %s.kbench_import_staging WHERE staged_by = $1", ext_schema()),
+						  1, argtypes, args, NULL, false, 0);
 	result = ki_catalog_import_end(st, fcinfo);
 	PG_RETURN_DATUM(result);
 }

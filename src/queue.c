@@ -153,12 +153,13 @@ ki_spi_as_owner(const char *sql, int nargs, Oid *types, Datum *args, const char 
  * name ('layer_norm') or its catalog name ('liger-layer-norm', 'Layer-Norm');
  * the built-in implementations (cpu, cuda, cuda/vN, huggingface, torch,
  * liger) in any case.  Registered implementations and paths keep their case.
+ *
+ * queue_trim: s without surrounding blanks, as a palloc'd copy.
  */
 static char *
-queue_name(const char *s, bool operation)
+queue_trim(const char *s)
 {
 	char	   *out;
-	char	   *p;
 	size_t		n;
 
 	while (*s == ' ' || *s == '\t')
@@ -167,6 +168,16 @@ queue_name(const char *s, bool operation)
 	n = strlen(out);
 	while (n > 0 && (out[n - 1] == ' ' || out[n - 1] == '\t'))
 		out[--n] = '\0';
+	return out;
+}
+
+/* s trimmed and in lower case; an operation also with '_' for '-' and no liger_/kbench_ prefix. */
+static char *
+queue_name(const char *s, bool operation)
+{
+	char	   *out = queue_trim(s);
+	char	   *p;
+
 	for (p = out; *p; p++)
 	{
 		*p = pg_ascii_tolower((unsigned char) *p);
@@ -192,8 +203,8 @@ queue_impl_name(const char *s)
 }
 
 /*
- * A device as kbench_run takes it: the workers' own names ("cpu", "cuda:N")
- * in any case; a device class or an agent's name ("cuda:H200",
+ * A device as kbench_run takes it, trimmed: the workers' own names ("cpu",
+ * "cuda:N") in any case; a device class or an agent's name ("cuda:H200",
  * "agent:gpu-07", sql/85_fleet.sql) as written, since the agents claim by
  * those exact names.
  */
@@ -212,13 +223,7 @@ queue_device_name(const char *s)
 		if (*p == '\0')
 			return low;
 	}
-	while (*s == ' ' || *s == '\t')
-		s++;
-	low = pstrdup(s);
-	for (p = low + strlen(low); p > low && (p[-1] == ' ' || p[-1] == '\t'); p--)
-		;
-	low[p - low] = '\0';
-	return low;
+	return queue_trim(s);
 }
 
 /* Validate and queue a job (kbench_run, kbench_compare); its id. */

@@ -191,6 +191,15 @@ old_run=$(as eve "SELECT kbench_supersede((SELECT max(digest) FROM kbench_runs W
 ok "$(q "SELECT superseded_by = '$seed_run' FROM kbench_runs WHERE digest = '$old_run'")" t "... supersedes a run"
 zstd -dc "$EXPORT" | head -300 | as eve "\\copy kbench_import_staging (line) FROM STDIN WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')" >/dev/null
 ok "$(as eve "SELECT lines || ' ' || (rejected = 0) FROM kbench_import_catalog_staged('eve')")" "300 true" "... imports export lines she \\copy'd from the client"
+# two admins staging at once: each imports only the lines she staged
+zstd -dc "$EXPORT" | sed -n '401,405p' | as boss "\\copy kbench_import_staging (line) FROM STDIN WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')" >/dev/null
+attack "a kbench_admin imports the lines another admin staged" \
+  "$(as eve "SELECT lines FROM kbench_import_catalog_staged('eve again')") $(q "SELECT string_agg(staged_by || ':' || n, ',') FROM (SELECT staged_by, count(*) n FROM kbench_import_staging GROUP BY 1) s")" \
+  "0 boss:5"
+attack_refused eve 42501 "SELECT line FROM kbench_import_staging" "a kbench_admin reads the lines another admin staged"
+attack_refused eve 42501 "INSERT INTO kbench_import_staging (line, staged_by) VALUES ('{}', 'boss')" "a kbench_admin stages a line in another admin's name"
+ok "$(as boss "SELECT lines || ' ' || (rejected = 0) FROM kbench_import_catalog_staged('boss')") $(q "SELECT count(*) FROM kbench_import_staging")" \
+   "5 true 0" "the other admin imports her own staged lines, and they are deleted"
 attack_refused eve 42501 "SELECT kbench_import_catalog('$EXPORT')" "a kbench_admin without pg_read_server_files reads a server file through kbench_import_catalog"
 attack_refused eve 42501 "SELECT kbench_import_liger_file('$CSV')" "... through kbench_import_liger_file"
 q "GRANT pg_read_server_files TO eve"
