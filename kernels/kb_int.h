@@ -398,4 +398,18 @@ kb_status	kb_session_open(kb_session *s, const kb_request *req, kb_result *res, 
 kb_status	kb_session_finish(kb_session *s, kb_status st);
 void		kb_session_close(kb_session *s);
 
+/*
+ * The operations' CPU references for one row (or token), in double
+ * precision, defined in kernels/ops/<op>.c; the unit tests
+ * (test/kernels/test_kernels.c) call them directly.
+ */
+void		kb_layer_norm_ref_row(const double *x, const double *w, const double *b, int64_t H,
+								  double *y, double *mean, double *rstd);
+void		kb_layer_norm_ref_row_backward(const double *x, const double *w, const double *dy, int64_t H,
+										   double *dx, double *dw, double *db);
+double		kb_megatron_ce_ref_row(const double *z, int64_t V, int64_t target, double g, double *grad);
+double		kb_jsd_ref_row(const double *x, const double *y, int64_t V, double beta, double *dx);
+double		kb_distill_jsd_ref_token(const double *zs, const double *zt, int64_t V, int64_t target, int64_t T,
+									 double *dz);
+
 #endif							/* KB_INT_H */

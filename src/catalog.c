@@ -298,7 +298,7 @@ start_import(const char *kind, const char *source)
 	else
 		nulls[1] = 'n';
 	if (SPI_execute_with_args(psprintf("INSERT INTO %s.kbench_imports (kind, source) VALUES ($1, $2) RETURNING id",
-									   ext_schema()), 2, types, args, nulls, false, 1) != SPI_OK_INSERT_RETURNING)
+									   ki_ext_schema()), 2, types, args, nulls, false, 1) != SPI_OK_INSERT_RETURNING)
 		elog(ERROR, "could not record the import");
 	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
@@ -317,7 +317,7 @@ finish_import(import_counts *c)
 	args[5] = Int64GetDatum(c->rejected);
 	if (SPI_execute_with_args(psprintf("UPDATE %s.kbench_imports SET finished_at = pg_catalog.clock_timestamp(), lines = $2, "
 									   "inserted = $3, present = $4, skipped = $5, rejected = $6 WHERE id = $1",
-									   ext_schema()), 6, types, args, NULL, false, 0) != SPI_OK_UPDATE)
+									   ki_ext_schema()), 6, types, args, NULL, false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "could not record the import's counts");
 	ki_memory_import_finish(c->id, &c->memory);
 }
@@ -464,7 +464,7 @@ flush_rejections(import_state *st)
 		/* a database still on 0.1.0: a row at a time, as 0.1.0 did */
 		Oid			rtypes[4] = {INT8OID, INT8OID, TEXTOID, BOOLOID};
 		char	   *sql = psprintf("INSERT INTO %s.kbench_import_rejections (import_id, line, reason, skipped) "
-								   "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", ext_schema());
+								   "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", ki_ext_schema());
 		int			i;
 
 		for (i = 0; i < st->nrej; i++)
@@ -481,7 +481,7 @@ flush_rejections(import_state *st)
 		args[1] = PointerGetDatum(construct_md_array(st->rej_line, NULL, 1, dims, lbs, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 		args[2] = PointerGetDatum(construct_md_array(st->rej_reason, NULL, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
 		args[3] = PointerGetDatum(construct_md_array(st->rej_skipped, NULL, 1, dims, lbs, BOOLOID, 1, true, TYPALIGN_CHAR));
-		if (SPI_execute_with_args(psprintf("SELECT %s.kbench__store_rejections($1, $2, $3, $4)", ext_schema()),
+		if (SPI_execute_with_args(psprintf("SELECT %s.kbench__store_rejections($1, $2, $3, $4)", ki_ext_schema()),
 								  4, types, args, NULL, false, 1) != SPI_OK_SELECT)
 			elog(ERROR, "could not record the import's rejections");
 	}
@@ -577,7 +577,7 @@ batch_insert(row_batch *b, const char *function)
 		bool		plain = strcmp(function, "kbench__store_catalog_rows") == 0;
 		char	   *sql = psprintf(plain ? "INSERT INTO %s.kbench_catalog_rows (table_name, row_id, row) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING"
 								   : "INSERT INTO %s.kbench_catalog_source_rows (digest, table_name, row) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-								   ext_schema());
+								   ki_ext_schema());
 		uint64		inserted = 0;
 		int			i;
 
@@ -595,7 +595,7 @@ batch_insert(row_batch *b, const char *function)
 	args[0] = PointerGetDatum(construct_md_array(b->a, NULL, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
 	args[1] = PointerGetDatum(construct_md_array(b->b, NULL, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
 	args[2] = PointerGetDatum(construct_md_array(b->row, NULL, 1, dims, lbs, JSONBOID, -1, false, TYPALIGN_INT));
-	if (SPI_execute_with_args(psprintf("SELECT %s.%s($1, $2, $3)", ext_schema(), function),
+	if (SPI_execute_with_args(psprintf("SELECT %s.%s($1, $2, $3)", ki_ext_schema(), function),
 							  3, types, args, NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "%s failed", function);
 	n = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
@@ -658,7 +658,7 @@ apply_withdrawals(import_state *st)
 {
 	ListCell   *lc;
 	Oid			types[5] = {TEXTOID, TIMESTAMPTZOID, TEXTOID, TEXTOID, TEXTOID};
-	char	   *sql = psprintf("SELECT %s.kbench__withdraw($1, $2, $3, $4, $5)", ext_schema());
+	char	   *sql = psprintf("SELECT %s.kbench__withdraw($1, $2, $3, $4, $5)", ki_ext_schema());
 
 	foreach(lc, st->withdrawals)
 	{
@@ -941,12 +941,12 @@ kbench_import_catalog_staged(PG_FUNCTION_ARGS)
 	args[0] = DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(GetUserId(), false)));
 	SPI_connect();
 	st = ki_catalog_import_begin(source);	/* from here on, as the extension's owner */
-	SPI_execute(psprintf("LOCK TABLE %s.kbench_import_staging IN EXCLUSIVE MODE", ext_schema()), false, 0);
+	SPI_execute(psprintf("LOCK TABLE %s.kbench_import_staging IN EXCLUSIVE MODE", ki_ext_schema()), false, 0);
 	/* the lines sorted in memory, not on disk (the writer's GUC level takes it back) */
 	(void) set_config_option("work_mem", "131072", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	portal = SPI_cursor_open_with_args("staging",
 									   psprintf("SELECT line FROM %s.kbench_import_staging WHERE staged_by = $1 ORDER BY n",
-												ext_schema()),
+												ki_ext_schema()),
 									   1, argtypes, args, NULL, true, 0);
 	for (;;)
 	{
@@ -971,7 +971,7 @@ kbench_import_catalog_staged(PG_FUNCTION_ARGS)
 		SPI_freetuptable(tuptable);
 	}
 	SPI_cursor_close(portal);
-	SPI_execute_with_args(psprintf("DELETE FROM %s.kbench_import_staging WHERE staged_by = $1", ext_schema()),
+	SPI_execute_with_args(psprintf("DELETE FROM %s.kbench_import_staging WHERE staged_by = $1", ki_ext_schema()),
 						  1, argtypes, args, NULL, false, 0);
 	result = ki_catalog_import_end(st, fcinfo);
 	PG_RETURN_DATUM(result);

@@ -22,7 +22,7 @@
 void
 ki_catalog_writer_begin(ki_catalog_writer *w)
 {
-	Oid			owner = ext_owner();
+	Oid			owner = ki_ext_owner();
 	char	   *why = NULL;
 
 	GetUserIdAndSecContext(&w->save_userid, &w->save_sec);

@@ -87,7 +87,7 @@ kbench_compare(PG_FUNCTION_ARGS)
 	/* the comparison's id first: the job carries it */
 	SPI_connect();
 	if (ki_spi_as_owner(psprintf("SELECT pg_catalog.nextval(%s::pg_catalog.regclass)",
-								 quote_literal_cstr(psprintf("%s.kbench_comparisons_id_seq", ext_schema()))),
+								 quote_literal_cstr(psprintf("%s.kbench_comparisons_id_seq", ki_ext_schema()))),
 						0, NULL, NULL, NULL, false) != SPI_OK_SELECT)
 		elog(ERROR, "could not number the comparison");
 	cid = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
@@ -122,7 +122,7 @@ kbench_compare(PG_FUNCTION_ARGS)
 	SPI_connect();
 	if (ki_spi_as_owner(psprintf("INSERT INTO %s.kbench_comparisons (id, operation, mode, workload, a, b, device,"
 								 " protocol, rounds, same_pct, job_id, owner) VALUES ($1, $2, $3, $4, $5, $6, $7,"
-								 " coalesce($8, '{}'::pg_catalog.jsonb), $9, $10, $11, $12)", ext_schema()),
+								 " coalesce($8, '{}'::pg_catalog.jsonb), $9, $10, $11, $12)", ki_ext_schema()),
 						12, types, args, nulls, false) != SPI_OK_INSERT)
 		elog(ERROR, "could not record the comparison");
 	SPI_finish();

@@ -28,7 +28,7 @@
 bool
 ki_jobs_v02(void)
 {
-	Oid			rel = get_relname_relid("kbench_jobs", ext_namespace());
+	Oid			rel = get_relname_relid("kbench_jobs", ki_ext_namespace());
 
 	return OidIsValid(rel) && get_attnum(rel, "comparison") != InvalidAttrNumber;
 }
@@ -60,7 +60,7 @@ past_call_ns(const char *workload, const char *implementation, const char *env)
 	if (SPI_execute_with_args(psprintf("SELECT r.median_ns::pg_catalog.float8 FROM %s.kbench_runs r"
 									   " WHERE r.workload_digest = $1 AND r.implementation_digest = $2"
 									   " AND r.environment_digest = $3 AND r.median_ns > 0"
-									   " ORDER BY r.observed_at DESC LIMIT 1", ext_schema()),
+									   " ORDER BY r.observed_at DESC LIMIT 1", ki_ext_schema()),
 							  3, types, args, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read past runs");
 	if (SPI_processed == 1)

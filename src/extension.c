@@ -52,7 +52,7 @@ lookup(void)
 
 /* The extension's schema name, quoted. */
 const char *
-ext_schema(void)
+ki_ext_schema(void)
 {
 	lookup();
 	return cached_schema;
@@ -60,7 +60,7 @@ ext_schema(void)
 
 /* The role that owns the extension. */
 Oid
-ext_owner(void)
+ki_ext_owner(void)
 {
 	lookup();
 	return cached_owner;
@@ -68,7 +68,7 @@ ext_owner(void)
 
 /* The extension's schema. */
 Oid
-ext_namespace(void)
+ki_ext_namespace(void)
 {
 	lookup();
 	return cached_namespace;

@@ -52,7 +52,7 @@ ki_fleet_installed(void)
 
 	if (!in_xact)
 		StartTransactionCommand();
-	found = OidIsValid(get_relname_relid("kbench_agents", ext_namespace()));
+	found = OidIsValid(get_relname_relid("kbench_agents", ki_ext_namespace()));
 	if (!in_xact)
 		CommitTransactionCommand();
 	return found;
@@ -98,7 +98,7 @@ ki_agent_route(const char *device)
 	args[0] = CStringGetTextDatum(device);
 	nest = ki_pin_search_path();
 	SPI_connect();
-	if (SPI_execute_with_args(psprintf("SELECT %s.kbench__agent_route($1)", ext_schema()),
+	if (SPI_execute_with_args(psprintf("SELECT %s.kbench__agent_route($1)", ki_ext_schema()),
 							  1, types, args, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not route device \"%s\"", device);
 	if (SPI_processed == 1)

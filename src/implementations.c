@@ -98,7 +98,7 @@ lookup_registered(const char *impl, const char *op, char **entry, char **version
 	args[0] = CStringGetTextDatum(impl);
 	args[1] = CStringGetTextDatum(op);
 	if (SPI_execute_with_args(psprintf("SELECT entry, version FROM %s.kbench_registered_implementations"
-									   " WHERE name = $1 AND operation = $2", ext_schema()),
+									   " WHERE name = $1 AND operation = $2", ki_ext_schema()),
 							  2, types, args, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read kbench_registered_implementations");
 	if (SPI_processed == 1)
@@ -346,7 +346,7 @@ kbench_register_implementation(PG_FUNCTION_ARGS)
 									   " language = EXCLUDED.language, version = EXCLUDED.version,"
 									   " implementation_digest = EXCLUDED.implementation_digest,"
 									   " registered_by = EXCLUDED.registered_by, registered_at = EXCLUDED.registered_at",
-									   ext_schema()),
+									   ki_ext_schema()),
 							  6, types, args, nulls, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "could not register the implementation");
 	SPI_finish();

@@ -71,8 +71,8 @@ int			ki_ingest_tree(ki_arena *a, ki_value *doc, const char *source, Datum raw_s
 						   ki_stored *out, ki_errors *errs);
 
 /* The extension's schema name, quoted, and its owner (src/extension.c). */
-const char *ext_schema(void);
-Oid			ext_owner(void);
-Oid			ext_namespace(void);
+const char *ki_ext_schema(void);
+Oid			ki_ext_owner(void);
+Oid			ki_ext_namespace(void);
 
 #endif							/* KERNELINDEX_H */

@@ -112,7 +112,7 @@ ki_memory_batch_flush(ki_memory_batch *b, int64 *inserted, int64 *present)
 	}
 	/* in the order staged, as one INSERT a row stored them (sql/15_memory.sql) */
 	if (SPI_execute_with_args(psprintf("SELECT %s.kbench__store_memory_observations($1, $2, $3, $4, $5, $6, $7, $8, "
-									   "$9, $10, $11, $12, $13)", ext_schema()),
+									   "$9, $10, $11, $12, $13)", ki_ext_schema()),
 							  MB_NCOLS, types, args, NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not store the memory observations");
 	{
@@ -195,7 +195,7 @@ ki_import_memory_row(ki_arena *a, ki_value *row, bool *inserted)
 	if (import_plan == NULL)
 	{
 		Oid			types[1] = {JSONBOID};
-		SPIPlanPtr	plan = SPI_prepare(psprintf("SELECT %s.kbench__memory_import($1)", ext_schema()), 1, types);
+		SPIPlanPtr	plan = SPI_prepare(psprintf("SELECT %s.kbench__memory_import($1)", ki_ext_schema()), 1, types);
 
 		if (plan == NULL)
 			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
@@ -219,7 +219,7 @@ ki_memory_available(void)
 	bool		isnull;
 	Datum		d;
 
-	const char *name = quote_literal_cstr(psprintf("%s.kbench_memory_observations", ext_schema()));
+	const char *name = quote_literal_cstr(psprintf("%s.kbench_memory_observations", ki_ext_schema()));
 
 	if (SPI_execute(psprintf("SELECT pg_catalog.to_regclass(%s) IS NOT NULL", name), true, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
@@ -242,7 +242,7 @@ ki_memory_import_finish(int64 import_id, const ki_memory_counts *mc)
 	args[2] = Int64GetDatum(mc->present);
 	args[3] = Int64GetDatum(mc->rejected);
 	if (SPI_execute_with_args(psprintf("UPDATE %s.kbench_imports SET memory_inserted = $2, memory_present = $3, "
-									   "memory_rejected = $4 WHERE id = $1", ext_schema()),
+									   "memory_rejected = $4 WHERE id = $1", ki_ext_schema()),
 							  4, types, args, NULL, false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "could not record the import's memory counts");
 }

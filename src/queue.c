@@ -132,7 +132,7 @@ ki_spi_as_owner(const char *sql, int nargs, Oid *types, Datum *args, const char 
 
 	/* as a SECURITY DEFINER function: the owner's rights, a pinned search_path */
 	GetUserIdAndSecContext(&save_userid, &save_sec);
-	SetUserIdAndSecContext(ext_owner(), save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	SetUserIdAndSecContext(ki_ext_owner(), save_sec | SECURITY_LOCAL_USERID_CHANGE);
 	nest = ki_pin_search_path();
 	PG_TRY();
 	{
@@ -361,7 +361,7 @@ ki_queue_job(KiJobRequest *r)
 	SPI_connect();
 	/* not read-only: a fresh snapshot counts the jobs this statement queued already */
 	if (ki_spi_as_owner(psprintf("SELECT pg_catalog.count(*), pg_catalog.count(*) FILTER (WHERE owner = $1)"
-								 " FROM %s.kbench_jobs WHERE status = 'queued'", ext_schema()),
+								 " FROM %s.kbench_jobs WHERE status = 'queued'", ki_ext_schema()),
 						1, &types[8], &args[8], NULL, false) != SPI_OK_SELECT)
 		elog(ERROR, "could not count the queue");
 	queued = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
@@ -415,7 +415,7 @@ ki_queue_job(KiJobRequest *r)
 	if (ki_spi_as_owner(psprintf("INSERT INTO %s.kbench_jobs (operation, mode, workload, implementation, device,"
 								 " protocol, timeout, retries_left, owner%s) VALUES ($1, $2, $3, $4, $5,"
 								 " coalesce($6, '{}'::pg_catalog.jsonb), $7, $8, $9%s) RETURNING id",
-								 ext_schema(), v02 ? ", estimate_s, comparison" : "", v02 ? ", $10, $11" : ""),
+								 ki_ext_schema(), v02 ? ", estimate_s, comparison" : "", v02 ? ", $10, $11" : ""),
 						v02 ? 11 : 9, types, args, nulls, false) != SPI_OK_INSERT_RETURNING)
 		elog(ERROR, "could not queue the job");
 	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
@@ -493,7 +493,7 @@ kbench_wait(PG_FUNCTION_ARGS)
 	nest = ki_pin_search_path();
 	sql = psprintf("SELECT j, j.status, j.owner, (SELECT r.samples FROM %s.kbench_runs r WHERE r.digest = j.run_digest)"
 				   " FROM %s.kbench_jobs j WHERE j.id = $1",
-				   ext_schema(), ext_schema());
+				   ki_ext_schema(), ki_ext_schema());
 	PG_TRY();
 	{
 		for (;;)
@@ -614,7 +614,7 @@ kbench_cancel(PG_FUNCTION_ARGS)
 	/* read as the caller: row-level security shows only what they may see */
 	/* agent: a kbench agent's job (sql/85_fleet.sql, not before 0.2.0's update) */
 	if (SPI_execute_with_args(psprintf("SELECT status, owner, device, worker_pid, %s FROM %s.kbench_jobs WHERE id = $1",
-									   ki_fleet_installed() ? "agent" : "NULL::pg_catalog.text", ext_schema()),
+									   ki_fleet_installed() ? "agent" : "NULL::pg_catalog.text", ki_ext_schema()),
 							  1, types, args, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read job " INT64_FORMAT, id);
 	if (SPI_processed == 0)
@@ -638,7 +638,7 @@ kbench_cancel(PG_FUNCTION_ARGS)
 								  " finished_at = pg_catalog.clock_timestamp(), error = 'canceled before it started'"
 								  " WHERE id = $1 AND status = 'queued' RETURNING id)"
 								  " SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",
-								  ext_schema()), 1, types, args, NULL, false) != SPI_OK_SELECT)
+								  ki_ext_schema()), 1, types, args, NULL, false) != SPI_OK_SELECT)
 			elog(ERROR, "could not cancel job " INT64_FORMAT, id);
 		if (SPI_processed == 0)
 			ki_request_cancel(id);	/* a worker claimed it meanwhile */
@@ -648,7 +648,7 @@ kbench_cancel(PG_FUNCTION_ARGS)
 	{
 		/* a kbench agent runs it: it sees the request at its next heartbeat (sql/85_fleet.sql) */
 		if (ki_spi_as_owner(psprintf("UPDATE %s.kbench_jobs SET cancel_requested = true WHERE id = $1 AND status = 'running'",
-								  ext_schema()), 1, types, args, NULL, false) != SPI_OK_UPDATE)
+								  ki_ext_schema()), 1, types, args, NULL, false) != SPI_OK_UPDATE)
 			elog(ERROR, "could not cancel job " INT64_FORMAT, id);
 		result = SPI_processed == 1;
 		if (!result)
@@ -660,7 +660,7 @@ kbench_cancel(PG_FUNCTION_ARGS)
 		if (ki_spi_as_owner(psprintf("UPDATE %s.kbench_jobs SET status = 'canceled', finished_at = pg_catalog.clock_timestamp(),"
 								  " worker_pid = NULL, error = pg_catalog.format('canceled while its worker for %%s"
 								  " (pid %%s) was gone', device, worker_pid) WHERE id = $1 AND status = 'running'",
-								  ext_schema()), 1, types, args, NULL, false) != SPI_OK_UPDATE)
+								  ki_ext_schema()), 1, types, args, NULL, false) != SPI_OK_UPDATE)
 			elog(ERROR, "could not cancel job " INT64_FORMAT, id);
 		result = SPI_processed == 1;
 		if (!result)
@@ -710,7 +710,7 @@ kbench_workers(PG_FUNCTION_ARGS)
 			int			nest = ki_pin_search_path();
 
 			SPI_connect();
-			if (SPI_execute_with_args(psprintf("SELECT 1 FROM %s.kbench_jobs WHERE id = $1", ext_schema()),
+			if (SPI_execute_with_args(psprintf("SELECT 1 FROM %s.kbench_jobs WHERE id = $1", ki_ext_schema()),
 									  1, types, args, NULL, true, 1) != SPI_OK_SELECT)
 				elog(ERROR, "could not read job " INT64_FORMAT, slots[i].job_id);
 			visible[i] = SPI_processed == 1;
@@ -780,7 +780,7 @@ kbench__job_progress(PG_FUNCTION_ARGS)
 		/* only the jobs the caller may see (row-level security, read as the caller) */
 		nest = ki_pin_search_path();
 		SPI_connect();
-		if (SPI_execute_with_args(psprintf("SELECT 1 FROM %s.kbench_jobs WHERE id = $1", ext_schema()),
+		if (SPI_execute_with_args(psprintf("SELECT 1 FROM %s.kbench_jobs WHERE id = $1", ki_ext_schema()),
 								  1, types, args, NULL, true, 1) != SPI_OK_SELECT)
 			elog(ERROR, "could not read job " INT64_FORMAT, s->job_id);
 		visible = SPI_processed == 1;

@@ -46,7 +46,7 @@ ki_define_security_gucs(void)
 char *
 ki_pinned_search_path(void)
 {
-	return psprintf("pg_catalog, %s, pg_temp", ext_schema());
+	return psprintf("pg_catalog, %s, pg_temp", ki_ext_schema());
 }
 
 int
@@ -78,13 +78,13 @@ untrusted(Oid role)
 		role = ((Form_pg_database) GETSTRUCT(t))->datdba;
 		ReleaseSysCache(t);
 	}
-	return role != ext_owner() && !superuser_arg(role);
+	return role != ki_ext_owner() && !superuser_arg(role);
 }
 
 bool
 ki_schema_is_safe(char **why)
 {
-	Oid			nsp = ext_namespace();
+	Oid			nsp = ki_ext_namespace();
 	HeapTuple	t = SearchSysCache1(NAMESPACEOID, ObjectIdGetDatum(nsp));
 	Form_pg_namespace form;
 	Datum		d;

@@ -230,7 +230,7 @@ flush_list(ki_store *s, store_group g)
 	args[1] = PointerGetDatum(construct_md_array(manifests, NULL, 1, dims, lbs, JSONBOID, -1, false, TYPALIGN_INT));
 	args[2] = text_array(sources, source_nulls, l->count);
 	args[3] = text_array(extra, extra_nulls, l->count);
-	if (SPI_execute_with_args(psprintf("SELECT d FROM %s.%s($1, $2, $3%s) d", ext_schema(), group_function[g],
+	if (SPI_execute_with_args(psprintf("SELECT d FROM %s.%s($1, $2, $3%s) d", ki_ext_schema(), group_function[g],
 									   nargs == 4 ? ", $4" : ""),
 							  nargs, types, args, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "%s failed", group_function[g]);
@@ -267,7 +267,7 @@ ki_store_set_based(void)
 	Datum		d;
 
 	if (SPI_execute(psprintf("SELECT pg_catalog.to_regprocedure('%s.kbench__store_runs(text[], jsonb[], text[], text[])') IS NOT NULL",
-							 ext_schema()), true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+							 ki_ext_schema()), true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not look up the store");
 	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	return !isnull && DatumGetBool(d);
@@ -278,7 +278,7 @@ flush_list_0_1(ki_store *s, store_group g)
 {
 	store_list *l = &s->lists[g];
 	Oid			types[5] = {TEXTOID, TEXTOID, JSONBOID, TEXTOID, TEXTOID};	/* $5: int8[] as text */
-	char	   *sql = psprintf("SELECT %s.kbench__store($1, $2, $3, $4, $5::pg_catalog.int8[])", ext_schema());
+	char	   *sql = psprintf("SELECT %s.kbench__store($1, $2, $3, $4, $5::pg_catalog.int8[])", ki_ext_schema());
 	int			i;
 
 	for (i = 0; i < l->count; i++)

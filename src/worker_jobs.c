@@ -51,7 +51,7 @@ ki_worker_extension_ready(void)
 	ok = OidIsValid(get_extension_oid("kernelindex", true));
 	if (ok)
 	{
-		ki_worker_schema = MemoryContextStrdup(TopMemoryContext, ext_schema());
+		ki_worker_schema = MemoryContextStrdup(TopMemoryContext, ki_ext_schema());
 
 		/*
 		 * Everything the worker runs, it runs as the bootstrap superuser:

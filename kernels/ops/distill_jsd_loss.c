@@ -47,7 +47,7 @@ ref_terms(double ls, double lt, double *ps, double *g, double *jsd)
  * tokens) and, when dz is not NULL, the gradient w.r.t. the student logits.
  */
 double
-distill_jsd_ref_token(const double *zs, const double *zt, int64_t V, int64_t target, int64_t T, double *dz)
+kb_distill_jsd_ref_token(const double *zs, const double *zt, int64_t V, int64_t target, int64_t T, double *dz)
 {
 	double		ms = -INFINITY,
 				mt = -INFINITY,
@@ -465,7 +465,7 @@ dj_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out
 		}
 		if (rc)
 			break;
-		lr = distill_jsd_ref_token(zs, zt, V, (int64_t) tg, T, dz);
+		lr = kb_distill_jsd_ref_token(zs, zt, V, (int64_t) tg, T, dz);
 		tl = dj_token_tol(zs, zt, as_, at, V, Hs, H, (int64_t) tg, T, m.u_out, dz, edz);
 		total += lr;
 		total_abs += fabs(lr);

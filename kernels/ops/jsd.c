@@ -27,7 +27,7 @@ enum { JSD_X, JSD_Y, JSD_LOSS, JSD_DX, JSD_ROW_LOSS, JSD_NT };
 
 /* One row: its loss contribution (not yet divided by tokens), dX * tokens in dx (may be NULL). */
 double
-jsd_ref_row(const double *x, const double *y, int64_t V, double beta, double *dx)
+kb_jsd_ref_row(const double *x, const double *y, int64_t V, double beta, double *dx)
 {
 	double		loss = 0;
 
@@ -165,7 +165,7 @@ jsd_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *ou
 		rc |= kb_fetch_rows(be, c, JSD_ROW_LOSS, rows[k], 1, &lg);
 		if (rc)
 			break;
-		lr = jsd_ref_row(x, y, V, JSD_BETA, ref) / (double) T;
+		lr = kb_jsd_ref_row(x, y, V, JSD_BETA, ref) / (double) T;
 		for (int64_t j = 0; j < V; j++)
 		{
 			double		q = exp(x[j]),

@@ -25,7 +25,7 @@ enum { LN_X, LN_W, LN_B, LN_Y, LN_MEAN, LN_RSTD, LN_DY, LN_DX, LN_DW, LN_DB, LN_
 
 /* One row forward: y (may be NULL), mean and rstd of x. */
 void
-layer_norm_ref_row(const double *x, const double *w, const double *b, int64_t H,
+kb_layer_norm_ref_row(const double *x, const double *w, const double *b, int64_t H,
 				   double *y, double *mean, double *rstd)
 {
 	double		m = 0,
@@ -46,7 +46,7 @@ layer_norm_ref_row(const double *x, const double *w, const double *b, int64_t H,
 
 /* One row backward: dx, and this row's contributions added to dw, db (may be NULL). */
 void
-layer_norm_ref_row_backward(const double *x, const double *w, const double *dy, int64_t H,
+kb_layer_norm_ref_row_backward(const double *x, const double *w, const double *dy, int64_t H,
 							double *dx, double *dw, double *db)
 {
 	double		mean,
@@ -54,7 +54,7 @@ layer_norm_ref_row_backward(const double *x, const double *w, const double *dy, 
 				c1 = 0,
 				c2 = 0;
 
-	layer_norm_ref_row(x, w, w, H, NULL, &mean, &rstd);
+	kb_layer_norm_ref_row(x, w, w, H, NULL, &mean, &rstd);
 	for (int64_t j = 0; j < H; j++)
 	{
 		double		xhat = (x[j] - mean) * rstd;
@@ -271,7 +271,7 @@ ln_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out
 		for (int64_t j = 0; j < H; j++)
 			xabs += fabs(x[j]);
 		e_m = g * xabs / (double) H;
-		layer_norm_ref_row(x, w, b, H, ref, &mean, &rstd);
+		kb_layer_norm_ref_row(x, w, b, H, ref, &mean, &rstd);
 		if (c->mode != KB_BACKWARD)
 		{
 			double		tm,
@@ -317,7 +317,7 @@ ln_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out
 			s1 /= (double) H;
 			e_c1 = (g * a1 + ax) / (double) H;
 			e_c2 = g * a2 / (double) H;
-			layer_norm_ref_row_backward(x, w, dy, H, ref, NULL, NULL);
+			kb_layer_norm_ref_row_backward(x, w, dy, H, ref, NULL, NULL);
 			rc |= kb_fetch_rows(be, c, LN_DX, r, 1, got);
 			for (int64_t j = 0; j < H; j++)
 			{
@@ -346,8 +346,8 @@ ln_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out
 
 			rc |= kb_fetch_rows(be, c, LN_X, r, 1, x);
 			rc |= kb_fetch_rows(be, c, LN_DY, r, 1, dy);
-			layer_norm_ref_row_backward(x, w, dy, H, ref, dw, db);
-			layer_norm_ref_row(x, w, b, H, NULL, &mean, &rstd);
+			kb_layer_norm_ref_row_backward(x, w, dy, H, ref, dw, db);
+			kb_layer_norm_ref_row(x, w, b, H, NULL, &mean, &rstd);
 			for (int64_t j = 0; j < H; j++)
 				xabs += fabs(x[j]);
 			e_m = kb_gamma(H) * xabs / (double) H;

@@ -22,7 +22,7 @@ enum { CE_LOGITS, CE_TARGET, CE_LOSS, CE_GRAD_LOSS, CE_GRAD, CE_NT };
 
 /* One row: the loss, and when grad is not NULL the logits' gradient scaled by g. */
 double
-megatron_ce_ref_row(const double *z, int64_t V, int64_t target, double g, double *grad)
+kb_megatron_ce_ref_row(const double *z, int64_t V, int64_t target, double g, double *grad)
 {
 	double		mx = -INFINITY,
 				sum = 0,
@@ -160,7 +160,7 @@ ce_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out
 		if (rc)
 			break;
 		ti = (int64_t) t;
-		loss = megatron_ce_ref_row(z, V, ti, g, c->mode != KB_FORWARD ? ref : NULL);
+		loss = kb_megatron_ce_ref_row(z, V, ti, g, c->mode != KB_FORWARD ? ref : NULL);
 		for (int64_t j = 0; j < V; j++)
 			mx = fmax(mx, z[j]);
 		for (int64_t j = 0; j < V; j++)

@@ -16,15 +16,6 @@
 #include "kbench.h"
 #include "ki_json.h"
 
-/* The references, defined in kernels/ops/<op>.c. */
-void		layer_norm_ref_row(const double *x, const double *w, const double *b, int64_t H,
-							   double *y, double *mean, double *rstd);
-void		layer_norm_ref_row_backward(const double *x, const double *w, const double *dy, int64_t H,
-										double *dx, double *dw, double *db);
-double		megatron_ce_ref_row(const double *z, int64_t V, int64_t target, double g, double *grad);
-double		jsd_ref_row(const double *x, const double *y, int64_t V, double beta, double *dx);
-double		distill_jsd_ref_token(const double *zs, const double *zt, int64_t V, int64_t target, int64_t T, double *dz);
-
 static int	ntest;
 static int	nfail;
 
@@ -64,7 +55,7 @@ test_layer_norm_ref(void)
 		b[j] = 0;
 		dy[j] = urand(1000 + j);
 	}
-	layer_norm_ref_row(x, w, b, H, y, &mean, &rstd);
+	kb_layer_norm_ref_row(x, w, b, H, y, &mean, &rstd);
 	for (int j = 0; j < H; j++)
 		m += y[j];
 	m /= H;
@@ -79,17 +70,17 @@ test_layer_norm_ref(void)
 		w[j] = 1 + 0.5 * urand(2000 + j);
 		b[j] = urand(3000 + j);
 	}
-	layer_norm_ref_row_backward(x, w, dy, H, dx, NULL, NULL);
+	kb_layer_norm_ref_row_backward(x, w, dy, H, dx, NULL, NULL);
 	for (int j = 0; j < H; j += 16)
 	{
 		double		h = 1e-6, lp = 0, lm = 0, xs = x[j];
 
 		x[j] = xs + h;
-		layer_norm_ref_row(x, w, b, H, y, &mean, &rstd);
+		kb_layer_norm_ref_row(x, w, b, H, y, &mean, &rstd);
 		for (int k = 0; k < H; k++)
 			lp += dy[k] * y[k];
 		x[j] = xs - h;
-		layer_norm_ref_row(x, w, b, H, y, &mean, &rstd);
+		kb_layer_norm_ref_row(x, w, b, H, y, &mean, &rstd);
 		for (int k = 0; k < H; k++)
 			lm += dy[k] * y[k];
 		x[j] = xs;
@@ -108,7 +99,7 @@ test_ce_ref(void)
 
 	for (int j = 0; j < V; j++)
 		z[j] = 4 * urand(j);
-	loss = megatron_ce_ref_row(z, V, 17, 1.0, g);
+	loss = kb_megatron_ce_ref_row(z, V, 17, 1.0, g);
 	for (int j = 0; j < V; j++)
 		sum += g[j];
 	ok(fabs(sum) < 1e-12, "megatron_cross_entropy reference: the gradient of a row sums to zero (%.2g)", sum);
@@ -117,9 +108,9 @@ test_ce_ref(void)
 		double		h = 1e-6, zs = z[3], lp, lm;
 
 		z[3] = zs + h;
-		lp = megatron_ce_ref_row(z, V, 17, 1.0, NULL);
+		lp = kb_megatron_ce_ref_row(z, V, 17, 1.0, NULL);
 		z[3] = zs - h;
-		lm = megatron_ce_ref_row(z, V, 17, 1.0, NULL);
+		lm = kb_megatron_ce_ref_row(z, V, 17, 1.0, NULL);
 		z[3] = zs;
 		ok(fabs((lp - lm) / (2 * h) - g[3]) < 1e-7, "megatron_cross_entropy reference: gradient matches finite differences");
 	}
@@ -140,7 +131,7 @@ test_jsd_ref(void)
 		s += exp(x[j] - mx);
 	for (int j = 0; j < V; j++)
 		x[j] -= mx + log(s);
-	loss = jsd_ref_row(x, x, V, 0.5, dx);
+	loss = kb_jsd_ref_row(x, x, V, 0.5, dx);
 	{
 		double		gmax = 0;
 
@@ -150,20 +141,20 @@ test_jsd_ref(void)
 	}
 	for (int j = 0; j < V; j++)
 		y[j] = x[(j * 7) % V];
-	jsd_ref_row(x, y, V, 0.5, dx);
+	kb_jsd_ref_row(x, y, V, 0.5, dx);
 	for (int j = 0; j < V; j++)
 	{
 		double		h = 1e-6, xs = x[j], lp, lm;
 
 		x[j] = xs + h;
-		lp = jsd_ref_row(x, y, V, 0.5, NULL);
+		lp = kb_jsd_ref_row(x, y, V, 0.5, NULL);
 		x[j] = xs - h;
-		lm = jsd_ref_row(x, y, V, 0.5, NULL);
+		lm = kb_jsd_ref_row(x, y, V, 0.5, NULL);
 		x[j] = xs;
 		maxerr = fmax(maxerr, fabs((lp - lm) / (2 * h) - dx[j]));
 	}
 	ok(maxerr < 1e-8, "jsd reference: gradient matches finite differences (max error %.2g)", maxerr);
-	loss = jsd_ref_row(x, y, V, 0.5, NULL);
+	loss = kb_jsd_ref_row(x, y, V, 0.5, NULL);
 	ok(loss > 0 && loss <= log(2) + 1e-12, "jsd reference: 0 < JSD <= log 2 for different distributions (%.4f)", loss);
 }
 
@@ -189,7 +180,7 @@ distill_total(int T, int V, int H, int Hs, const double *xs, const double *ws, c
 			for (int i = 0; i < H; i++)
 				zt[v] += xt[t * H + i] * wt[v * H + i];
 		}
-		total += distill_jsd_ref_token(zs, zt, V, tg[t], T, dz);
+		total += kb_distill_jsd_ref_token(zs, zt, V, tg[t], T, dz);
 		for (int v = 0; v < V; v++)
 			for (int i = 0; i < Hs; i++)
 			{

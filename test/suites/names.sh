@@ -78,3 +78,14 @@ for old in $(ls sql/released/ | sed -n 's/^kernelindex--\([0-9.]*\)\.sql$/\1/p' 
     echo "not ok - $old installs and updates to $CUR"
   fi
 done
+
+# The C symbols the extension's library and the kernels' library export
+# carry the project's prefixes (ki_ core and extension, kb_ kernels, kbench_
+# SQL-callable; PostgreSQL's own Pg_magic_func, pg_finfo_*, _PG_init), so
+# they cannot clash with another library loaded into the same server.
+LIB="$(pg_config --pkglibdir)/kernelindex.so"
+out=$( { nm -D --defined-only "$LIB"; nm -g --defined-only kernels/libkbench.a 2>/dev/null; } |
+       awk 'NF >= 3 && $2 ~ /^[TDBR]$/ {print $3}' | sort -u |
+       grep -v -E '^(ki_|kb_|kbench_|pg_finfo_|Pg_magic_func$|_PG_init$|_init$|_fini$|_edata$|_end$|__bss_start$)' | tr '\n' ' ')
+[ -z "$out" ] && echo "ok - every C symbol kernelindex.so and libkbench.a export is prefixed (ki_, kb_, kbench_)" ||
+  echo "not ok - C symbols exported without the project's prefix: $out"
