@@ -41,7 +41,9 @@
 
 /* ------------------------------------------------------------ parsing a request */
 
-static const char *const builtin_python[] = {"huggingface", "torch", "liger"};
+/* the built-in python implementations (kernels/python/kbench_builtin.py), for every operation */
+const char *const kb_builtin_python[] = {"huggingface", "torch", "liger"};
+const int	kb_builtin_python_count = sizeof(kb_builtin_python) / sizeof(kb_builtin_python[0]);
 
 static bool
 valid_name(const char *s)
@@ -150,8 +152,8 @@ kb_ext_parse(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 		}
 		return 0;
 	}
-	for (size_t i = 0; impl && i < sizeof(builtin_python) / sizeof(builtin_python[0]); i++)
-		if (strcmp(impl, builtin_python[i]) == 0)
+	for (int i = 0; impl && i < kb_builtin_python_count; i++)
+		if (strcmp(impl, kb_builtin_python[i]) == 0)
 		{
 			if (req->entry)
 			{
@@ -160,7 +162,7 @@ kb_ext_parse(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 			}
 			cs->ext = KB_EXT_PYTHON;
 			cs->ext_builtin = true;
-			cs->ext_name = builtin_python[i];
+			cs->ext_name = kb_builtin_python[i];
 			return kb_python_check(req, cs, err, errlen) ? 1 : -1;
 		}
 	if (!req->entry)

@@ -398,6 +398,10 @@ kb_status	kb_session_open(kb_session *s, const kb_request *req, kb_result *res, 
 kb_status	kb_session_finish(kb_session *s, kb_status st);
 void		kb_session_close(kb_session *s);
 
+/* impl.c: the built-in python implementations' names (huggingface, torch, liger) */
+extern const char *const kb_builtin_python[];
+extern const int kb_builtin_python_count;
+
 /*
  * The operations' CPU references for one row (or token), in double
  * precision, defined in kernels/ops/<op>.c; the unit tests

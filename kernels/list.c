@@ -139,6 +139,12 @@ kb_list_json(void)
 			ki_jw_end_obj(w);
 		}
 		ki_jw_end_arr(w);
+		/* the built-in python implementations (on the CPU or a GPU; liger needs liger_kernel there) */
+		ki_jw_key(w, "pythonImplementations");
+		ki_jw_arr(w);
+		for (int i = 0; i < kb_builtin_python_count; i++)
+			ki_jw_str(w, kb_builtin_python[i]);
+		ki_jw_end_arr(w);
 		ki_jw_kstr(w, "reference", op->c_path);
 		ki_jw_kstr(w, "kernel", op->cu_path);
 		if (kb_manifest_finish(text, &canon, digest, err, sizeof(err)))

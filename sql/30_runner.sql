@@ -125,23 +125,10 @@ CREATE FUNCTION kbench__workers(OUT pid int, OUT device text, OUT product text, 
 	RETURNS SETOF record AS 'MODULE_PATHNAME', 'kbench_workers' LANGUAGE C STABLE;
 CREATE VIEW kbench_workers AS SELECT * FROM kbench__workers();
 
--- The operations each device can run (the kernels' registry, for every
--- device a worker serves).
+-- The kernels' registry: operations, their modes, axes, dtypes and
+-- implementations (kbench_device_operations, sql/85_fleet.sql, reads it).
 CREATE FUNCTION kbench_registry() RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'kbench_registry' LANGUAGE C STABLE;
-CREATE VIEW kbench_device_operations AS
-	SELECT w.device, w.product, o->>'name' AS operation,
-	       ARRAY(SELECT jsonb_array_elements_text(o->'modes')) AS modes,
-	       ARRAY(SELECT jsonb_array_elements_text(o->'axes')) AS axes,
-	       ARRAY(SELECT jsonb_array_elements_text(o->'dtypes')) AS dtypes,
-	       CASE WHEN w.device = 'cpu' THEN 'cpu' ELSE 'cuda' END AS implementation,
-	       -- what kbench_run's implementation argument accepts there ('cuda/v2': a kernel variant),
-	       -- as the registry names kbench's own implementations (kb_impl_resolve)
-	       ARRAY(SELECT i->>'implementation' FROM jsonb_array_elements(o->'implementations') i
-	              WHERE i->>'device' = CASE WHEN w.device = 'cpu' THEN 'cpu' ELSE 'cuda' END) AS implementations
-	  FROM kbench__workers() w, jsonb_array_elements(kbench_registry()->'operations') o
-	 WHERE o->'implementations' @> jsonb_build_array(jsonb_build_object('device',
-	         CASE WHEN w.device = 'cpu' THEN 'cpu' ELSE 'cuda' END));
 
 -- Where the running jobs are, from the workers' shared memory: phase,
 -- progress (0..1) and the seconds expected to remain (NULL until the
@@ -217,4 +204,4 @@ END $$;
 REVOKE ALL ON PROCEDURE kbench_bench(text, text, jsonb, text, text, jsonb, interval, boolean, interval, bigint, text, text,
 	bigint, bigint, bigint, bigint, double precision, text, text) FROM PUBLIC;
 
-GRANT SELECT ON kbench_workers, kbench_device_operations, kbench_job_status TO PUBLIC;
+GRANT SELECT ON kbench_workers, kbench_job_status TO PUBLIC;

@@ -382,3 +382,31 @@ CREATE OR REPLACE VIEW kbench_workers AS
 		 WHERE j.agent = a.name AND j.status = 'running'
 		   AND j.device = ANY (kbench__agent_names(a.name, d.device, d.class, d.position = 0))
 		 ORDER BY j.id LIMIT 1) j ON true;
+
+-- The operations each device can run: every device of kbench_workers (the
+-- workers' and the agents'), the kernels' registry for each.
+-- implementations: kbench's own there, as kbench_run's implementation
+-- argument takes them ('cuda/v2': a kernel variant; kb_impl_resolve names
+-- them); other_implementations: the built-in python ones (huggingface,
+-- torch, liger: run by the python harness where torch, and for liger
+-- liger_kernel, can be imported) and those registered for the operation
+-- (kbench_registered_implementations).  kind: worker or agent.
+-- (CREATE OR REPLACE: in an update it replaces 0.1.0's view, whose columns
+-- come first here too.)
+CREATE OR REPLACE VIEW kbench_device_operations AS
+	SELECT w.device, w.product, o->>'name' AS operation,
+	       ARRAY(SELECT jsonb_array_elements_text(o->'modes')) AS modes,
+	       ARRAY(SELECT jsonb_array_elements_text(o->'axes')) AS axes,
+	       ARRAY(SELECT jsonb_array_elements_text(o->'dtypes')) AS dtypes,
+	       d.kind AS implementation,
+	       ARRAY(SELECT i->>'implementation' FROM jsonb_array_elements(o->'implementations') i
+	              WHERE i->>'device' = d.kind) AS implementations,
+	       w.kind,
+	       ARRAY(SELECT jsonb_array_elements_text(o->'pythonImplementations'))
+	         || ARRAY(SELECT r.name FROM kbench_registered_implementations r
+	                   WHERE kbench__op_key(r.operation) = o->>'name' ORDER BY r.name COLLATE "C") AS other_implementations
+	  FROM kbench_workers w
+	  CROSS JOIN LATERAL (SELECT CASE WHEN w.device = 'cpu' OR w.device LIKE 'agent:%/cpu' THEN 'cpu' ELSE 'cuda' END AS kind) d
+	  CROSS JOIN LATERAL jsonb_array_elements(kbench_registry()->'operations') o
+	 WHERE o->'implementations' @> jsonb_build_array(jsonb_build_object('device', d.kind));
+GRANT SELECT ON kbench_device_operations TO PUBLIC;

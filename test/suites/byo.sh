@@ -121,6 +121,11 @@ for n in wrong:wrong raises:raises crashes:crashes hangs:hangs garbage:garbage; 
 reg c-wrong "library:$IMPL_DIR/libln.so:ln_wrong" >/dev/null; reg c-crash "library:$IMPL_DIR/libln.so:ln_crash" >/dev/null
 reg c-hang "library:$IMPL_DIR/libln.so:ln_hang" >/dev/null
 ok "$(q "SELECT count(*) FROM kbench_registered_implementations WHERE registered_by = 'byo_admin'")" 10 "ten implementations registered"
+ok "$(q "SELECT other_implementations FROM kbench_device_operations WHERE device = 'cpu' AND operation = 'layer_norm'")" \
+   "{huggingface,torch,liger,c-crash,c-hang,c-wrong,my-ln,my-ln-c,py-crashes,py-garbage,py-hangs,py-raises,py-wrong}" \
+   "kbench_device_operations lists the built-in python implementations and the registered ones beside kbench's own"
+ok "$(q "SELECT count(*) FROM kbench_device_operations WHERE operation = 'jsd' AND other_implementations <> '{huggingface,torch,liger}'")" 0 \
+   "... and only the built-in ones for an operation nothing is registered for"
 
 section "registered runs"
 # --- registered code runs through the worker

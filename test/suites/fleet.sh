@@ -284,6 +284,9 @@ ok "$(q "SELECT count(*) FROM kbench_agent_devices")" 5 "kbench_agent_devices li
 ok "$(q "SELECT string_agg(kind || ' ' || device || ' ' || state, ', ' ORDER BY kind DESC, device) FROM kbench_workers")" \
   "worker cpu idle, agent agent:a1/cpu idle, agent agent:a1/cuda:0 idle, agent agent:a2/cpu idle, agent agent:a3/cpu idle, agent agent:a3/cuda:0 idle" \
   "kbench_workers lists the in-server worker and every agent device"
+ok "$(q "SELECT string_agg(device || ' ' || kind || ' ' || implementations::text, ', ' ORDER BY device) FROM kbench_device_operations WHERE operation = 'layer_norm' AND device LIKE 'agent:a1/%'")" \
+  "agent:a1/cpu agent {cpu}, agent:a1/cuda:0 agent {cuda,cuda/v2}" \
+  "kbench_device_operations lists what each agent device runs, as for the worker"
 ok "$(q "SELECT string_agg(name || ' ' || running_jobs, ', ' ORDER BY name) FROM kbench_agent_status")" "a1 0, a2 0, a3 0" \
   "kbench_agent_status counts the jobs each agent runs"
 ok "$(q "SELECT count(*) FROM kbench_jobs WHERE status IN ('queued', 'running')")" 0 "nothing left queued or running"
