@@ -91,6 +91,7 @@ done
 # checkout's build/ cache, built once, instead of being fetched and compiled in every copy.
 export KI_PGBUNDLE_CACHE=${KI_PGBUNDLE_CACHE:-$ROOT/build}
 WORK=${MUTATE_DIR:-$(mktemp -d /tmp/kernelindex-mutate.XXXXXX)}
+mkdir -p "$WORK"
 chmod 755 "$WORK"
 echo "# scratch copy and PostgreSQL in $WORK"
 mkdir -p "$WORK/repo"
