@@ -2,18 +2,6 @@
 -- The resolvers themselves are 37_resolve.sql (37_first_hour_resolve.sql, a
 -- link to it, runs before 50_continuous.sql, whose views use them).
 
--- A run by its digest or a unique prefix; an unknown run is an error, not NULL.
-CREATE OR REPLACE FUNCTION kbench_cohort_of(run_digest text) RETURNS kbench_cohort
-	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
-DECLARE
-	c kbench_cohort;
-BEGIN
-	-- a digest or a unique prefix of it (kbench__resolve_run); an unknown run is an error
-	SELECT r.workload_digest, r.protocol_digest, r.environment_digest INTO c
-	  FROM kbench_runs r WHERE r.digest = kbench__resolve_run(run_digest);
-	RETURN c;
-END $$;
-
 -- A workload by its digest, a unique prefix or its name; unknown is an error.
 CREATE OR REPLACE FUNCTION kbench_workload_cost(workload_digest text, mode text, OUT bytes float8, OUT flops float8, OUT compute text)
 	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
@@ -264,32 +252,9 @@ COMMENT ON FUNCTION kbench_speedup_summary(text, text, text, text, text) IS 'geo
 -- The views that name operations and devices get their short names as the
 -- resolver takes them (new last columns): operation_key ('layer_norm') and
 -- device_key ('h100', 'rtx 3090', 'cpu').  (kbench_records and
--- kbench_leaders get them in 50_continuous.sql, which redefines them.)
-CREATE OR REPLACE VIEW kbench_cohort_runs AS
-SELECT r.workload_digest, r.protocol_digest, r.environment_digest,
-       o.name AS operation, kbench_protocol_mode(p.name) AS mode, w.name AS workload, w.axes,
-       kbench__float_dtype(w.dtypes) AS dtype,
-       e.product, e.form_factor,
-       r.implementation_digest, i.name AS implementation, i.version,
-       r.digest AS run_digest, r.observed_at, r.primary_statistic, r.primary_ns, r.p20_ns, r.p80_ns,
-       (kbench_run_spread(r)).low_ns, (kbench_run_spread(r)).high_ns,
-       kbench__op_key(o.name) AS operation_key, kbench__device_key(e) AS device_key
-  FROM kbench_runs r
-  LEFT JOIN kbench_workloads w ON w.digest = r.workload_digest
-  LEFT JOIN kbench_operations o ON o.digest = w.operation_digest
-  LEFT JOIN kbench_protocols p ON p.digest = r.protocol_digest
-  LEFT JOIN kbench_environments e ON e.digest = r.environment_digest
-  LEFT JOIN kbench_implementations i ON i.digest = r.implementation_digest
- WHERE r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL;
-CREATE OR REPLACE VIEW kbench_cohorts AS
-SELECT workload_digest, protocol_digest, environment_digest, operation, mode, workload, axes, dtype,
-       product, form_factor,
-       count(*) AS runs, count(DISTINCT implementation_digest) AS implementations,
-       min(observed_at) AS first_observed_at, max(observed_at) AS last_observed_at,
-       operation_key, device_key
-  FROM kbench_cohort_runs
- GROUP BY workload_digest, protocol_digest, environment_digest, operation, mode, workload, axes, dtype, product, form_factor,
-          operation_key, device_key;
+-- kbench_leaders get them in 50_continuous.sql, which redefines them;
+-- kbench_cohort_runs and kbench_cohorts in 81_cohorts.sql, a link to
+-- sql/38_cohorts_runs.sql, with kbench_cohort_of.)
 CREATE OR REPLACE VIEW kbench_roofline AS
 SELECT r.digest AS run_digest, o.name AS operation, kbench_protocol_mode(p.name) AS mode, w.name AS workload, w.axes,
        kbench__float_dtype(w.dtypes) AS dtype, i.name AS implementation,

@@ -1,0 +1,1 @@
+../../38_cohorts_runs.sql
