@@ -2,32 +2,6 @@
 -- The resolvers themselves are 37_resolve.sql (37_first_hour_resolve.sql, a
 -- link to it, runs before 50_continuous.sql, whose views use them).
 
--- A workload by its digest, a unique prefix or its name; unknown is an error.
-CREATE OR REPLACE FUNCTION kbench_workload_cost(workload_digest text, mode text, OUT bytes float8, OUT flops float8, OUT compute text)
-	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
-DECLARE
-	c record;
-	w record;
-BEGIN
-	SELECT wl.axes, wl.dtypes, o.name INTO w FROM kbench_workloads wl JOIN kbench_operations o ON o.digest = wl.operation_digest
-	 WHERE wl.digest = workload_digest;
-	IF NOT FOUND THEN
-		-- a digest prefix or a name; an unknown workload is an error (kbench__resolve_workload)
-		SELECT wl.axes, wl.dtypes, o.name INTO w FROM kbench_workloads wl JOIN kbench_operations o ON o.digest = wl.operation_digest
-		 WHERE wl.digest = kbench__resolve_workload(workload_digest);
-		IF NOT FOUND THEN
-			RETURN;
-		END IF;
-	END IF;
-	SELECT * INTO c FROM kbench_operation_costs k WHERE k.operation = kbench__op_key(w.name) AND k.mode = kbench_workload_cost.mode;
-	IF NOT FOUND THEN
-		RETURN;
-	END IF;
-	bytes := kbench_cost_eval(c.bytes, w.axes, kbench__dtype_bytes(kbench__float_dtype(w.dtypes)));
-	flops := kbench_cost_eval(c.flops, w.axes, kbench__dtype_bytes(kbench__float_dtype(w.dtypes)));
-	compute := c.compute;
-END $$;
-
 -- The reproduced run by its digest or a unique prefix.
 CREATE OR REPLACE FUNCTION kbench_reproduce(run_digest text, device text DEFAULT NULL) RETURNS bigint
 	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
@@ -254,38 +228,6 @@ COMMENT ON FUNCTION kbench_speedup_summary(text, text, text, text, text) IS 'geo
 -- device_key ('h100', 'rtx 3090', 'cpu').  (kbench_records and
 -- kbench_leaders get them in 50_continuous.sql, which redefines them;
 -- kbench_cohort_runs and kbench_cohorts in 81_cohorts.sql, a link to
--- sql/38_cohorts_runs.sql, with kbench_cohort_of.)
-CREATE OR REPLACE VIEW kbench_roofline AS
-SELECT r.digest AS run_digest, o.name AS operation, kbench_protocol_mode(p.name) AS mode, w.name AS workload, w.axes,
-       kbench__float_dtype(w.dtypes) AS dtype, i.name AS implementation,
-       concat_ws(' ', e.product, e.form_factor) AS environment, (d).name AS device,
-       r.primary_ns, c.bytes, c.flops, c.flops / nullif(c.bytes, 0) AS arithmetic_intensity,
-       round(c.bytes / (r.primary_ns * 1e-9)) AS achieved_bytes_per_s,       -- whole bytes/s, FLOP/s
-       round(c.flops / (r.primary_ns * 1e-9)) AS achieved_flops_per_s,
-       (d).peak_bandwidth_bytes_per_s,
-       pk.peak_flops,
-       100 * c.bytes / (r.primary_ns * 1e-9) / (d).peak_bandwidth_bytes_per_s AS pct_peak_bandwidth,
-       100 * c.flops / (r.primary_ns * 1e-9) / pk.peak_flops AS pct_peak_flops,
-       CASE WHEN (d).name IS NULL OR pk.peak_flops IS NULL THEN NULL
-            WHEN c.flops / nullif(c.bytes, 0) < pk.peak_flops / (d).peak_bandwidth_bytes_per_s THEN 'memory'
-            ELSE 'compute' END AS bound,
-       1e9 * greatest(c.bytes / (d).peak_bandwidth_bytes_per_s, coalesce(c.flops / pk.peak_flops, 0)) AS floor_ns,
-       100 * 1e9 * greatest(c.bytes / (d).peak_bandwidth_bytes_per_s, coalesce(c.flops / pk.peak_flops, 0)) / r.primary_ns AS pct_of_roofline,
-       r.workload_digest, r.protocol_digest, r.environment_digest, r.implementation_digest,
-       kbench__op_key(o.name) AS operation_key, kbench__device_key(e) AS device_key
-  FROM kbench_runs r
-  JOIN kbench_workloads w ON w.digest = r.workload_digest
-  JOIN kbench_operations o ON o.digest = w.operation_digest
-  JOIN kbench_protocols p ON p.digest = r.protocol_digest
-  JOIN kbench_operation_costs k ON k.operation = kbench__op_key(o.name) AND k.mode = kbench_protocol_mode(p.name)
-  CROSS JOIN LATERAL kbench_workload_cost(r.workload_digest, k.mode) c
-  LEFT JOIN kbench_environments e ON e.digest = r.environment_digest
-  LEFT JOIN kbench_implementations i ON i.digest = r.implementation_digest
-  CROSS JOIN LATERAL (SELECT kbench_device_of(r.environment_digest) AS d) dv
-  CROSS JOIN LATERAL (SELECT CASE WHEN c.compute = 'vector' THEN (d).peak_flops_fp32
-                                  WHEN kbench__float_dtype(w.dtypes) = 'bf16' THEN (d).peak_flops_bf16
-                                  WHEN kbench__float_dtype(w.dtypes) = 'fp16' THEN (d).peak_flops_fp16
-                                  WHEN kbench__float_dtype(w.dtypes) LIKE 'fp8%' THEN (d).peak_flops_fp8
-                                  WHEN kbench__float_dtype(w.dtypes) = 'tf32' THEN (d).peak_flops_tf32
-                                  ELSE (d).peak_flops_fp32 END AS peak_flops) pk
- WHERE r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL;
+-- sql/38_cohorts_runs.sql, with kbench_cohort_of; kbench_roofline in
+-- 81_roofline.sql, a link to sql/43_roofline_runs.sql, with
+-- kbench_workload_cost.)

@@ -1,0 +1,1 @@
+../../43_roofline_runs.sql
