@@ -99,73 +99,10 @@ CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_serving_manifests 
 CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_catalog_rows FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
 CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_catalog_source_rows FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
 
-CREATE OR REPLACE FUNCTION kbench_retract(run_digest text, reason text) RETURNS kbench_runs
-	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp AS $$
-DECLARE
-	r kbench_runs;
-BEGIN
-	IF reason IS NULL OR btrim(reason) = '' THEN
-		RAISE EXCEPTION 'a retraction needs a reason' USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	PERFORM pg_catalog.set_config('kbench.withdrawal', run_digest, true);
-	UPDATE kbench_runs SET retracted_at = now(), retraction_reason = reason
-	 WHERE digest = run_digest RETURNING * INTO r;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION 'run % is not in the catalog', run_digest USING ERRCODE = 'no_data_found';
-	END IF;
-	PERFORM pg_catalog.set_config('kbench.withdrawal', '', true);
-	RETURN r;
-END $$;
-
--- Supersede a run by a newer one (both stay; the old one points to the new).
-CREATE OR REPLACE FUNCTION kbench_supersede(old_digest text, new_digest text, reason text) RETURNS kbench_runs
-	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp AS $$
-DECLARE
-	r kbench_runs;
-BEGIN
-	IF reason IS NULL OR btrim(reason) = '' THEN
-		RAISE EXCEPTION 'a supersession needs a reason' USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	IF old_digest = new_digest THEN
-		RAISE EXCEPTION 'a run cannot supersede itself' USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	IF NOT EXISTS (SELECT 1 FROM kbench_runs WHERE digest = new_digest) THEN
-		RAISE EXCEPTION 'run % is not in the catalog', new_digest USING ERRCODE = 'no_data_found',
-			HINT = 'Ingest the superseding run first.';
-	END IF;
-	PERFORM pg_catalog.set_config('kbench.withdrawal', old_digest, true);
-	UPDATE kbench_runs SET superseded_by = new_digest, supersession_reason = reason
-	 WHERE digest = old_digest RETURNING * INTO r;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION 'run % is not in the catalog', old_digest USING ERRCODE = 'no_data_found';
-	END IF;
-	PERFORM pg_catalog.set_config('kbench.withdrawal', '', true);
-	RETURN r;
-END $$;
-
-
--- Lossless export: raw samples, retractions and supersessions go out and come back.
-CREATE FUNCTION kbench__withdraw(run_digest text, retracted_at timestamptz, retraction_reason text,
-	superseded_by text, supersession_reason text) RETURNS boolean
-	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
-BEGIN
-	IF superseded_by IS NOT NULL AND (superseded_by = run_digest
-	   OR NOT EXISTS (SELECT 1 FROM kbench_runs r WHERE r.digest = kbench__withdraw.superseded_by)) THEN
-		RETURN false;
-	END IF;
-	PERFORM pg_catalog.set_config('kbench.withdrawal', run_digest, true);
-	IF retracted_at IS NOT NULL AND retraction_reason IS NOT NULL THEN
-		UPDATE kbench_runs r SET retracted_at = kbench__withdraw.retracted_at, retraction_reason = kbench__withdraw.retraction_reason
-		 WHERE r.digest = run_digest AND r.retracted_at IS NULL;
-	END IF;
-	IF superseded_by IS NOT NULL AND supersession_reason IS NOT NULL THEN
-		UPDATE kbench_runs r SET superseded_by = kbench__withdraw.superseded_by, supersession_reason = kbench__withdraw.supersession_reason
-		 WHERE r.digest = run_digest AND r.superseded_by IS NULL;
-	END IF;
-	PERFORM pg_catalog.set_config('kbench.withdrawal', '', true);
-	RETURN true;
-END $$;
-REVOKE EXECUTE ON FUNCTION kbench__withdraw(text, timestamptz, text, text, text) FROM PUBLIC;
+-- kbench_retract, kbench_supersede and kbench__withdraw (lossless export:
+-- retractions and supersessions go out and come back): 80_first_hour.sql
+-- drops the 0.1.0 functions, 81_withdrawal.sql (a link to
+-- sql/20_withdrawal.sql) makes them.
 
 
 -- kbench_export_catalog: 53_export.sql (its last definition, once).

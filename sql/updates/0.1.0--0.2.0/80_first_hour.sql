@@ -7,45 +7,7 @@
 -- take a digest prefix.
 DROP FUNCTION kbench_retract(text, text);
 DROP FUNCTION kbench_supersede(text, text, text);
-CREATE FUNCTION kbench_retract(run_digest text, reason text) RETURNS text
-	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp AS $$
-DECLARE
-	d text;
-BEGIN
-	IF reason IS NULL OR btrim(reason) = '' THEN
-		RAISE EXCEPTION 'a retraction needs a reason' USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	d := kbench__resolve_run(run_digest);
-	PERFORM pg_catalog.set_config('kbench.withdrawal', d, true);
-	UPDATE kbench_runs SET retracted_at = now(), retraction_reason = reason WHERE digest = d;
-	PERFORM pg_catalog.set_config('kbench.withdrawal', '', true);
-	RETURN d;
-END $$;
-
-CREATE FUNCTION kbench_supersede(old_digest text, new_digest text, reason text) RETURNS text
-	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp AS $$
-DECLARE
-	o text;
-	n text;
-BEGIN
-	IF reason IS NULL OR btrim(reason) = '' THEN
-		RAISE EXCEPTION 'a supersession needs a reason' USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	BEGIN
-		n := kbench__resolve_run(new_digest, 'superseding');
-	EXCEPTION WHEN no_data_found THEN
-		RAISE EXCEPTION 'run % is not in the catalog', new_digest USING ERRCODE = 'no_data_found',
-			HINT = 'Ingest the superseding run first.';
-	END;
-	o := kbench__resolve_run(old_digest);
-	IF o = n THEN
-		RAISE EXCEPTION 'a run cannot supersede itself' USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	PERFORM pg_catalog.set_config('kbench.withdrawal', o, true);
-	UPDATE kbench_runs SET superseded_by = n, supersession_reason = reason WHERE digest = o;
-	PERFORM pg_catalog.set_config('kbench.withdrawal', '', true);
-	RETURN o;
-END $$;
+-- (made by 81_withdrawal.sql, a link to sql/20_withdrawal.sql)
 
 -- The job list, newest first.
 CREATE OR REPLACE VIEW kbench_job_status WITH (security_invoker = true) AS

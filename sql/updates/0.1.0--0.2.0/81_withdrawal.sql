@@ -1,0 +1,1 @@
+../../20_withdrawal.sql
