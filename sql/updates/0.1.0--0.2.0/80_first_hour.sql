@@ -9,18 +9,6 @@ DROP FUNCTION kbench_retract(text, text);
 DROP FUNCTION kbench_supersede(text, text, text);
 -- (made by 81_withdrawal.sql, a link to sql/20_withdrawal.sql)
 
--- The job list, newest first.
-CREATE OR REPLACE VIEW kbench_job_status WITH (security_invoker = true) AS
-	SELECT j.id, j.owner, j.operation, j.mode, j.workload, j.device, j.status,
-	       coalesce(w.progress, j.progress) AS progress, j.attempts,
-	       j.queued_at, j.started_at, j.finished_at,
-	       j.finished_at - j.started_at AS run_time,
-	       j.run_status, j.run_digest, r.median_ns, r.p20_ns, r.p80_ns, r.samples, j.error
-	  FROM kbench_jobs j
-	  LEFT JOIN kbench__workers() w ON w.job_id = j.id
-	  LEFT JOIN kbench_runs r ON r.digest = j.run_digest
-	 ORDER BY j.id DESC;
-
 -- kbench_bench: timeout and retry as kbench_run's, times in ns (median_ns,
 -- p20_ns, p80_ns as in kbench_job_status), wait defaults to the job's timeout.
 DROP PROCEDURE kbench_bench(text, text, jsonb, text, text, jsonb, interval, bigint, text, text,

@@ -29,23 +29,5 @@ CREATE FUNCTION kbench_run(operation text, mode text, workload jsonb,
 	RETURNS bigint AS 'MODULE_PATHNAME', 'kbench_run' LANGUAGE C VOLATILE;
 REVOKE ALL ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean, float8) FROM PUBLIC;
 
-CREATE FUNCTION kbench__job_progress(OUT job_id bigint, OUT phase text, OUT progress real, OUT rest_s float8)
-	RETURNS SETOF record AS 'MODULE_PATHNAME', 'kbench__job_progress' LANGUAGE C STABLE;
-
-CREATE OR REPLACE VIEW kbench_job_status WITH (security_invoker = true) AS
-	SELECT j.id, j.owner, j.operation, j.mode, j.workload, j.device, j.status,
-	       coalesce(w.progress, j.progress) AS progress, j.attempts,
-	       j.queued_at, j.started_at, j.finished_at,
-	       j.finished_at - j.started_at AS run_time,
-	       j.run_status, j.run_digest, r.median_ns, r.p20_ns, r.p80_ns, r.samples, j.error,
-	       CASE WHEN j.status = 'running' THEN coalesce(w.phase, j.phase) ELSE j.phase END AS phase,
-	       CASE WHEN j.status = 'queued' OR j.started_at IS NULL THEN NULL
-	            ELSE coalesce(j.finished_at, pg_catalog.clock_timestamp()) - j.started_at END AS elapsed,
-	       CASE WHEN j.status = 'queued' THEN pg_catalog.make_interval(secs => j.estimate_s)
-	            WHEN j.status = 'running' THEN pg_catalog.make_interval(secs => coalesce(w.rest_s,
-	                 greatest(j.estimate_s - extract(epoch FROM pg_catalog.clock_timestamp() - j.started_at)::float8, 0)))
-	       END AS remaining
-	  FROM kbench_jobs j
-	  LEFT JOIN kbench__job_progress() w ON w.job_id = j.id
-	  LEFT JOIN kbench_runs r ON r.digest = j.run_digest
-	 ORDER BY j.id DESC;
+-- kbench__job_progress and kbench_job_status (phase, elapsed, remaining:
+-- new last columns): 83_job_status.sql, a link to sql/31_job_status.sql.

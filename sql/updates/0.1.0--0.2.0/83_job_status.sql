@@ -1,0 +1,1 @@
+../../31_job_status.sql
