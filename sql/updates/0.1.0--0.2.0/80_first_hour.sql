@@ -13,36 +13,7 @@ DROP FUNCTION kbench_supersede(text, text, text);
 -- p20_ns, p80_ns as in kbench_job_status), wait defaults to the job's timeout.
 DROP PROCEDURE kbench_bench(text, text, jsonb, text, text, jsonb, interval, bigint, text, text,
 	double precision, double precision, double precision, bigint, double precision, text, text);
-CREATE PROCEDURE kbench_bench(operation text, mode text, workload jsonb,
-	implementation text DEFAULT NULL, device text DEFAULT NULL, protocol jsonb DEFAULT '{}',
-	timeout interval DEFAULT NULL, retry boolean DEFAULT false, wait interval DEFAULT NULL,
-	INOUT job_id bigint DEFAULT NULL, INOUT status text DEFAULT NULL, INOUT run_status text DEFAULT NULL,
-	INOUT median_ns bigint DEFAULT NULL, INOUT p20_ns bigint DEFAULT NULL,
-	INOUT p80_ns bigint DEFAULT NULL, INOUT samples bigint DEFAULT NULL,
-	INOUT tolerance_ratio double precision DEFAULT NULL, INOUT run_digest text DEFAULT NULL,
-	INOUT error text DEFAULT NULL)
-	LANGUAGE plpgsql AS $$
-DECLARE
-	j @extschema@.kbench_jobs;
-BEGIN
-	IF wait < interval '0' THEN
-		RAISE EXCEPTION 'wait must not be negative' USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	-- names are qualified: a procedure that commits cannot SET search_path
-	job_id := @extschema@.kbench_run(operation, mode, workload, implementation, device, protocol, timeout, retry);
-	COMMIT;
-	j := @extschema@.kbench_wait(job_id, coalesce(wait, 2 * coalesce(timeout,
-	         coalesce(pg_catalog.current_setting('kernelindex.job_timeout', true)::interval, interval '10 minutes'))));
-	status := j.status;
-	run_status := j.run_status;
-	run_digest := j.run_digest;
-	error := j.error;
-	-- the figure the check passes or fails on: the worst error over its tolerance (pass <= 1)
-	SELECT r.median_ns, r.p20_ns, r.p80_ns, r.samples,
-	       (r.manifest->'spec'->'sourceNative'->'metrics'->>'tolerance_ratio')::float8
-	  INTO median_ns, p20_ns, p80_ns, samples, tolerance_ratio
-	  FROM @extschema@.kbench_runs r WHERE r.digest = j.run_digest;
-END $$;
+-- (made by 81_bench.sql, a link to sql/31_bench.sql)
 
 -- kbench_speedup and kbench_speedup_summary with operation NULL: every
 -- operation where both sides exist, with its operation_key (a new last column).
