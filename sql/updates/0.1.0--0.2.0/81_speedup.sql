@@ -1,0 +1,1 @@
+../../40_speedup_report.sql
