@@ -1,0 +1,1 @@
+../../39_records_insert.sql
