@@ -67,8 +67,8 @@ bare_name_in_c|src/queue.c|s/" finished_at = pg_catalog.clock_timestamp(), error
 upgrade_missing_trigger|sql/updates/0.1.0--0.2.0/20_catalog.sql|/^CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_workloads /d|upgrade|the upgrade script misses one statement (a TRUNCATE guard)
 store_runs_no_conflict|sql/22_store.sql|s/^\t\tON CONFLICT DO NOTHING RETURNING digest, manifest->'spec'->'measurements' AS measurements),/\t\tRETURNING digest, manifest->'spec'->'measurements' AS measurements),/|catalog_store|the store's runs INSERT without ON CONFLICT DO NOTHING (a run stored again fails)
 records_per_row|sql/39_records_insert.sql|s/FOR EACH STATEMENT EXECUTE FUNCTION kbench__records_after_insert();/FOR EACH ROW EXECUTE FUNCTION kbench__records_after_insert();/|catalog_store|the records kept by a trigger per row instead of per statement
-export_no_raw_samples|sql/20_catalog.sql|s/THEN jsonb_build_object('rawSamplesNs', to_jsonb(r.raw_samples_ns)) ELSE/THEN '{}' ELSE/|catalog_store|the export drops the runs' raw samples
-export_no_retractions|sql/20_catalog.sql|s/CASE WHEN r.retracted_at IS NOT NULL$/CASE WHEN false AND r.retracted_at IS NOT NULL/|catalog_store|the export drops retractions
+export_no_raw_samples|sql/20_export.sql|s/THEN jsonb_build_object('rawSamplesNs', to_jsonb(r.raw_samples_ns)) ELSE/THEN '{}' ELSE/|catalog_store|the export drops the runs' raw samples
+export_no_retractions|sql/20_export.sql|s/CASE WHEN r.retracted_at IS NOT NULL$/CASE WHEN false AND r.retracted_at IS NOT NULL/|catalog_store|the export drops retractions
 changepoint_shifted|src/continuous.c|s/out\[i\] = Int32GetDatum(cps\[i\] + 1);/out[i] = Int32GetDatum(cps[i] + 2);/|installcheck|change points reported one point late (kbench_segment, kbench_change_points)
 alert_not_notified|sql/50_continuous.sql|s/SELECT pg_notify('kbench_alerts', json_build_object/SELECT pg_notify('kbench_alerts_nobody', json_build_object/|continuous|an opened alert notifies no listener of kbench_alerts
 memory_mib_decimal|src/liger/liger_map.c|s/double\t\tb = mib \* 1048576.0;/double\t\tb = mib * 1e6;/|memory|Liger's memory MiB turned into bytes as MiB x 10^6

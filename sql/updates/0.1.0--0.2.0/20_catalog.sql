@@ -105,7 +105,8 @@ CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_catalog_source_row
 -- sql/20_withdrawal.sql) makes them.
 
 
--- kbench_export_catalog: 53_export.sql (its last definition, once).
+-- kbench_export_catalog: 53_export.sql (a link to sql/20_export.sql), after
+-- all it reads.
 
 
 -- .zst read by libzstd, no shell.
