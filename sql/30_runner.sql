@@ -50,29 +50,7 @@ GRANT SELECT ON kbench_jobs TO PUBLIC;
 SELECT pg_catalog.pg_extension_config_dump('kbench_jobs', '');
 SELECT pg_catalog.pg_extension_config_dump('kbench_jobs_id_seq', '');
 
--- Claim the oldest queued job of any of the devices for a worker or an
--- agent: the one place jobs change hands.  A worker gives its device
--- (kbench__claim('cuda:0', pid) below) and its pid; an agent (kbench_agent_claim,
--- sql/85_fleet.sql) the names its devices answer to, its pid and its name.
--- FOR UPDATE SKIP LOCKED lets concurrent claimers take different jobs
--- without waiting on each other (test/specs/claim.spec).
-CREATE FUNCTION kbench__claim(p_devices text[], p_pid int, p_agent text DEFAULT NULL) RETURNS SETOF kbench_jobs
-	LANGUAGE sql SET search_path = @extschema@, pg_temp AS $$
-	UPDATE kbench_jobs SET status = 'running', started_at = clock_timestamp(), worker_pid = p_pid,
-	       attempts = attempts + 1, progress = 0, phase = 'setup', agent = p_agent, cancel_requested = false
-	 WHERE id = (SELECT id FROM kbench_jobs WHERE status = 'queued' AND device = ANY (p_devices)
-	                AND (p_agent IS NULL OR comparison IS NULL)   -- a paired A/B job runs in a worker (kb_compare)
-	              ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-	RETURNING *
-$$;
-REVOKE ALL ON FUNCTION kbench__claim(text[], int, text) FROM PUBLIC;
--- The in-server worker's form, one device (as 0.1.0's, which a worker of
--- this library still finds before ALTER EXTENSION ... UPDATE).
-CREATE FUNCTION kbench__claim(p_device text, p_pid int) RETURNS SETOF kbench_jobs
-	LANGUAGE sql SET search_path = @extschema@, pg_temp AS $$
-	SELECT * FROM kbench__claim(ARRAY[p_device], p_pid, NULL)
-$$;
-REVOKE ALL ON FUNCTION kbench__claim(text, int) FROM PUBLIC;
+-- The claim (kbench__claim): sql/31_claim.sql.
 
 -- Delete finished jobs older than the retention (kernelindex.history_retention
 -- when not given); their runs stay in the catalog.  The CPU worker calls it

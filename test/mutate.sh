@@ -30,11 +30,11 @@ ln_check_self|kernels/ops/layer_norm.c|s/kb_cmp_tol(&m, "y", ref, got, tol, H);/
 ln_eps|kernels/ops/layer_norm.c|s/rs = 1.0f \/ sqrtf(v + (float) LN_EPS);/rs = 1.0f \/ sqrtf(v + 1e-5f);/|kernels|CPU LayerNorm eps 1e-5 instead of 1e-6
 gate_half|kernels/run.c|s/res->correctness.matched_ratio < 1.0/res->correctness.matched_ratio < 0.5/|gate|a run fails only when under half of the values match
 notify_passed_only|src/worker_jobs.c|s/"SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",/"SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j WHERE $2 = 'passed'",/|guards|only passed jobs notify
-claim_no_skip_locked|sql/30_runner.sql|s/ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)/ORDER BY id LIMIT 1)/|guards|FOR UPDATE SKIP LOCKED removed from the claim
+claim_no_skip_locked|sql/31_claim.sql|s/ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)/ORDER BY id LIMIT 1)/|guards|FOR UPDATE SKIP LOCKED removed from the claim
 deadline_5x|src/worker_run.c|s/(int64_t) (job->timeout_ms \* 1e6)/(int64_t) (job->timeout_ms * 5e6)/|guards|the worker's deadline is 5x the job's timeout
 retraction_undone|sql/20_catalog.sql|s/IF OLD.retracted_at IS NOT NULL/IF false AND OLD.retracted_at IS NOT NULL/|guards|a retraction no longer permanent
 truncate_runs|sql/20_catalog.sql|/CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_runs/d|guards|TRUNCATE kbench_runs allowed
-claim_no_attempt|sql/30_runner.sql|s/attempts = attempts + 1, progress = 0/attempts = attempts, progress = 0/|guards|a claim does not count the attempt
+claim_no_attempt|sql/31_claim.sql|s/attempts = attempts + 1, progress = 0/attempts = attempts, progress = 0/|guards|a claim does not count the attempt
 no_check|kernels/run.c|s/if (st == KB_PASSED \&\& req->check)/if (st == KB_PASSED \&\& req->check \&\& 0)/|gate|the correctness check never runs
 jsd_loss_self|kernels/ops/jsd.c|s/kb_cmp_tol(&m, "loss", nr == T ? &total_ref : &total_rows, &total_got, &tt, 1);/kb_cmp_tol(\&m, "loss", \&total_got, \&total_got, \&tt, 1);/|gate|jsd's check compares the loss with itself
 ce_loss_self|kernels/ops/megatron_cross_entropy.c|s/kb_cmp_tol(&m, "loss", &loss, &gl, &tl, 1);/kb_cmp_tol(\&m, "loss", \&gl, \&gl, \&tl, 1);/|gate|megatron_cross_entropy's check compares the loss with itself

@@ -12,14 +12,7 @@ ALTER TABLE kbench_jobs ADD COLUMN comparison jsonb;
 UPDATE kbench_jobs SET phase = CASE status WHEN 'passed' THEN 'done' WHEN 'running' THEN 'setup' END
  WHERE status <> 'queued';
 
-CREATE OR REPLACE FUNCTION kbench__claim(p_device text, p_pid int) RETURNS SETOF kbench_jobs
-	LANGUAGE sql SET search_path = @extschema@, pg_temp AS $$
-	UPDATE kbench_jobs SET status = 'running', started_at = clock_timestamp(), worker_pid = p_pid,
-	       attempts = attempts + 1, progress = 0, phase = 'setup'
-	 WHERE id = (SELECT id FROM kbench_jobs WHERE status = 'queued' AND device = p_device
-	              ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-	RETURNING *
-$$;
+-- The claim sets phase: 84_fleet_jobs_claim.sql (a link to sql/31_claim.sql).
 
 -- kbench_run takes max_minutes (a new argument: a new signature).
 DROP FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean);

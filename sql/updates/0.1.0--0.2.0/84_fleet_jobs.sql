@@ -1,29 +1,7 @@
--- 0.2.0, issue 18 (fleet): the job table and the claim that agents share
--- with the workers (sql/30_runner.sql); the agents themselves are new
+-- 0.2.0, issue 18 (fleet): the job table's columns for agents
+-- (sql/30_runner.sql); the claim that agents share with the workers
+-- (kbench__claim, both forms) is 84_fleet_jobs_claim.sql, a link to
+-- sql/31_claim.sql, after these columns; the agents themselves are new
 -- objects, in 85_fleet.sql (a link to sql/85_fleet.sql).
 ALTER TABLE kbench_jobs ADD COLUMN agent text;
 ALTER TABLE kbench_jobs ADD COLUMN cancel_requested boolean NOT NULL DEFAULT false;
-
--- Claim the oldest queued job of any of the devices for a worker or an
--- agent: the one place jobs change hands.  A worker gives its device
--- (kbench__claim('cuda:0', pid) below) and its pid; an agent (kbench_agent_claim,
--- sql/85_fleet.sql) the names its devices answer to, its pid and its name.
--- FOR UPDATE SKIP LOCKED lets concurrent claimers take different jobs
--- without waiting on each other (test/specs/claim.spec).
-CREATE FUNCTION kbench__claim(p_devices text[], p_pid int, p_agent text DEFAULT NULL) RETURNS SETOF kbench_jobs
-	LANGUAGE sql SET search_path = @extschema@, pg_temp AS $$
-	UPDATE kbench_jobs SET status = 'running', started_at = clock_timestamp(), worker_pid = p_pid,
-	       attempts = attempts + 1, progress = 0, phase = 'setup', agent = p_agent, cancel_requested = false
-	 WHERE id = (SELECT id FROM kbench_jobs WHERE status = 'queued' AND device = ANY (p_devices)
-	                AND (p_agent IS NULL OR comparison IS NULL)   -- a paired A/B job runs in a worker (kb_compare)
-	              ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-	RETURNING *
-$$;
-REVOKE ALL ON FUNCTION kbench__claim(text[], int, text) FROM PUBLIC;
--- The in-server worker's form, one device (as 0.1.0's, which a worker of
--- this library still finds before ALTER EXTENSION ... UPDATE).
-CREATE OR REPLACE FUNCTION kbench__claim(p_device text, p_pid int) RETURNS SETOF kbench_jobs
-	LANGUAGE sql SET search_path = @extschema@, pg_temp AS $$
-	SELECT * FROM kbench__claim(ARRAY[p_device], p_pid, NULL)
-$$;
-REVOKE ALL ON FUNCTION kbench__claim(text, int) FROM PUBLIC;
