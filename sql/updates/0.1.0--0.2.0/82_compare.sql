@@ -16,11 +16,7 @@ UPDATE kbench_jobs SET phase = CASE status WHEN 'passed' THEN 'done' WHEN 'runni
 
 -- kbench_run takes max_minutes (a new argument: a new signature).
 DROP FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean);
-CREATE FUNCTION kbench_run(operation text, mode text, workload jsonb,
-	implementation text DEFAULT NULL, device text DEFAULT NULL, protocol jsonb DEFAULT '{}',
-	timeout interval DEFAULT NULL, retry boolean DEFAULT false, max_minutes float8 DEFAULT NULL)
-	RETURNS bigint AS 'MODULE_PATHNAME', 'kbench_run' LANGUAGE C VOLATILE;
-REVOKE ALL ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean, float8) FROM PUBLIC;
+-- (made by 82_compare_run.sql, a link to sql/31_run.sql)
 
 -- kbench__job_progress and kbench_job_status (phase, elapsed, remaining:
 -- new last columns): 83_job_status.sql, a link to sql/31_job_status.sql.
