@@ -25,14 +25,14 @@ ROOT=$(pwd)
 MUTATIONS=$(cat <<'EOF'
 dup_over_16|src/core/json_parse.c|s/return &sorted\[i\]->key;/return NULL;/|core|objects of more than 16 members never report a duplicate
 measurements_delete|sql/20_catalog.sql|/CREATE TRIGGER append_only BEFORE DELETE ON kbench_measurements/d|guards|the DELETE trigger on kbench_measurements dropped
-supersession_undone|sql/20_catalog.sql|s/IF OLD.superseded_by IS NOT NULL/IF false AND OLD.superseded_by IS NOT NULL/|guards|a supersession no longer permanent
+supersession_undone|sql/19_append_only.sql|s/IF OLD.superseded_by IS NOT NULL/IF false AND OLD.superseded_by IS NOT NULL/|guards|a supersession no longer permanent
 ln_check_self|kernels/ops/layer_norm.c|s/kb_cmp_tol(&m, "y", ref, got, tol, H);/kb_cmp_tol(\&m, "y", got, got, tol, H);/|gate|ln_check compares y with itself
 ln_eps|kernels/ops/layer_norm.c|s/rs = 1.0f \/ sqrtf(v + (float) LN_EPS);/rs = 1.0f \/ sqrtf(v + 1e-5f);/|kernels|CPU LayerNorm eps 1e-5 instead of 1e-6
 gate_half|kernels/run.c|s/res->correctness.matched_ratio < 1.0/res->correctness.matched_ratio < 0.5/|gate|a run fails only when under half of the values match
 notify_passed_only|src/worker_jobs.c|s/"SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",/"SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j WHERE $2 = 'passed'",/|guards|only passed jobs notify
 claim_no_skip_locked|sql/31_claim.sql|s/ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)/ORDER BY id LIMIT 1)/|guards|FOR UPDATE SKIP LOCKED removed from the claim
 deadline_5x|src/worker_run.c|s/(int64_t) (job->timeout_ms \* 1e6)/(int64_t) (job->timeout_ms * 5e6)/|guards|the worker's deadline is 5x the job's timeout
-retraction_undone|sql/20_catalog.sql|s/IF OLD.retracted_at IS NOT NULL/IF false AND OLD.retracted_at IS NOT NULL/|guards|a retraction no longer permanent
+retraction_undone|sql/19_append_only.sql|s/IF OLD.retracted_at IS NOT NULL/IF false AND OLD.retracted_at IS NOT NULL/|guards|a retraction no longer permanent
 truncate_runs|sql/20_catalog.sql|/CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_runs/d|guards|TRUNCATE kbench_runs allowed
 claim_no_attempt|sql/31_claim.sql|s/attempts = attempts + 1, progress = 0/attempts = attempts, progress = 0/|guards|a claim does not count the attempt
 no_check|kernels/run.c|s/if (st == KB_PASSED \&\& req->check)/if (st == KB_PASSED \&\& req->check \&\& 0)/|gate|the correctness check never runs

@@ -1,0 +1,1 @@
+../../19_append_only.sql
