@@ -81,9 +81,7 @@ COMMENT ON TABLE kbench_operation_costs IS 'compulsory bytes and FLOPs per call 
 -- there, every pass included (the registry has no backward for jsd and
 -- distill_jsd_loss, which Liger times with the gradient computed in the
 -- forward pass).
-CREATE FUNCTION kbench__registry_costs() RETURNS jsonb
-	AS 'MODULE_PATHNAME', 'kbench__registry_costs' LANGUAGE C STABLE PARALLEL SAFE;
-COMMENT ON FUNCTION kbench__registry_costs() IS 'the cost formulas of the kernels registry (kbench''s own operations), as kbench evaluates them: one object per operation and pass';
+-- (kbench__registry_costs(): sql/43_registry_costs.sql)
 INSERT INTO kbench_operation_costs (operation, mode, bytes, flops, compute, note, seeded)
 	SELECT operation, mode, bytes, flops, compute, note, true
 	  FROM jsonb_to_recordset(kbench__registry_costs())

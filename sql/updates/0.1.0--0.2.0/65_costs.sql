@@ -7,9 +7,10 @@
 -- The cost formulas of kbench's own operations are written once, in the
 -- kernels registry; kbench_operation_costs' seeded rows for them come from
 -- there (sql/43_roofline.sql), here as in a fresh install.
-CREATE FUNCTION kbench__registry_costs() RETURNS jsonb
-	AS 'MODULE_PATHNAME', 'kbench__registry_costs' LANGUAGE C STABLE PARALLEL SAFE;
-COMMENT ON FUNCTION kbench__registry_costs() IS 'the cost formulas of the kernels registry (kbench''s own operations), as kbench evaluates them: one object per operation and pass';
+-- kbench__registry_costs() is 64_registry_costs.sql (a link to
+-- sql/43_registry_costs.sql).  Unlike the fresh install's INSERT, this one
+-- meets 0.1.0's seeded rows: it updates them (ON CONFLICT), and leaves
+-- the rows users added (seeded = false) as they are.
 INSERT INTO kbench_operation_costs (operation, mode, bytes, flops, compute, note, seeded)
 	SELECT operation, mode, bytes, flops, compute, note, true
 	  FROM jsonb_to_recordset(kbench__registry_costs())

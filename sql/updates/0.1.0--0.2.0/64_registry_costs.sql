@@ -1,0 +1,1 @@
+../../43_registry_costs.sql
