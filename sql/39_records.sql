@@ -139,59 +139,13 @@ BEGIN
 END $$;
 COMMENT ON FUNCTION kbench_rebuild_records() IS 'recompute kbench_cohort_bests and kbench_record_history from kbench_runs (after a bulk load with the records trigger disabled)';
 
--- The current records: for every cohort, each implementation's best run,
--- ranked.  An implementation whose spread overlaps the leader's shares rank
--- 1; any other's rank is 1 + the number of implementations whose spread lies
--- wholly below its own (standard competition ranking, noise-aware).
-CREATE VIEW kbench_records AS
-SELECT b.workload_digest, b.protocol_digest, b.environment_digest,
-       o.name AS operation, kbench_protocol_mode(p.name) AS mode, w.name AS workload, w.axes,
-       kbench__float_dtype(w.dtypes) AS dtype, e.product, e.form_factor,
-       b.implementation_digest, i.name AS implementation,
-       b.run_digest, b.primary_ns, b.low_ns, b.high_ns, b.observed_at,
-       CASE WHEN b.low_ns <= l.high_ns AND l.low_ns <= b.high_ns THEN 1
-            ELSE 1 + (SELECT count(*) FROM kbench_cohort_bests c
-                       WHERE c.workload_digest = b.workload_digest AND c.protocol_digest = b.protocol_digest
-                         AND c.environment_digest = b.environment_digest AND c.high_ns < b.low_ns) END AS rank,
-       b.run_digest = l.run_digest AS leader,
-       b.run_digest <> l.run_digest AND b.low_ns <= l.high_ns AND l.low_ns <= b.high_ns AS ties_leader,
-       round(b.primary_ns::numeric / l.primary_ns, 3) AS vs_leader
-  FROM kbench_cohort_bests b
-  CROSS JOIN LATERAL (SELECT c.run_digest, c.primary_ns, c.low_ns, c.high_ns FROM kbench_cohort_bests c
-                       WHERE c.workload_digest = b.workload_digest AND c.protocol_digest = b.protocol_digest
-                         AND c.environment_digest = b.environment_digest
-                       ORDER BY c.primary_ns, c.observed_at, c.run_digest LIMIT 1) l
-  LEFT JOIN kbench_workloads w ON w.digest = b.workload_digest
-  LEFT JOIN kbench_operations o ON o.digest = w.operation_digest
-  LEFT JOIN kbench_protocols p ON p.digest = b.protocol_digest
-  LEFT JOIN kbench_environments e ON e.digest = b.environment_digest
-  LEFT JOIN kbench_implementations i ON i.digest = b.implementation_digest;
-COMMENT ON VIEW kbench_records IS 'per cohort, each implementation''s best competing run with a noise-aware rank (overlapping the leader''s spread shares rank 1)';
-
--- The record of each cohort alone: its leader, with the implementations
--- whose spread overlaps the leader's (they share the record).  What
--- "SELECT ... FROM kbench_records WHERE leader" answers, without ranking
--- every implementation first: one ordered index pass over the bests.
+-- The current records (kbench_records) and each cohort's record alone
+-- (kbench_leaders) are views over kbench_cohort_bests, written once, in
+-- sql/50_continuous.sql, with the rule they rank by (the 95% interval of
+-- the difference between two bests).
+-- kbench_leaders reads the record of each cohort without ranking every
+-- implementation first: one ordered index pass over the bests.
 CREATE INDEX ON kbench_cohort_bests (workload_digest, protocol_digest, environment_digest, primary_ns, observed_at, run_digest);
-CREATE VIEW kbench_leaders AS
-SELECT l.workload_digest, l.protocol_digest, l.environment_digest,
-       o.name AS operation, kbench_protocol_mode(p.name) AS mode, w.name AS workload, w.axes,
-       e.product, e.form_factor, l.implementation_digest, i.name AS implementation,
-       l.run_digest, l.primary_ns, l.low_ns, l.high_ns, l.observed_at,
-       ARRAY(SELECT c.implementation_digest FROM kbench_cohort_bests c
-              WHERE c.workload_digest = l.workload_digest AND c.protocol_digest = l.protocol_digest
-                AND c.environment_digest = l.environment_digest AND c.run_digest <> l.run_digest
-                AND c.low_ns <= l.high_ns AND l.low_ns <= c.high_ns
-              ORDER BY c.primary_ns) AS tied_implementations
-  FROM (SELECT DISTINCT ON (b.workload_digest, b.protocol_digest, b.environment_digest) b.*
-          FROM kbench_cohort_bests b
-         ORDER BY b.workload_digest, b.protocol_digest, b.environment_digest, b.primary_ns, b.observed_at, b.run_digest) l
-  LEFT JOIN kbench_workloads w ON w.digest = l.workload_digest
-  LEFT JOIN kbench_operations o ON o.digest = w.operation_digest
-  LEFT JOIN kbench_protocols p ON p.digest = l.protocol_digest
-  LEFT JOIN kbench_environments e ON e.digest = l.environment_digest
-  LEFT JOIN kbench_implementations i ON i.digest = l.implementation_digest;
-COMMENT ON VIEW kbench_leaders IS 'each cohort''s record: the leading run and the implementations whose spread overlaps it';
 
 -- The history of one cohort's leader, oldest first.
 CREATE FUNCTION kbench_record_history_of(cohort kbench_cohort)
@@ -204,4 +158,4 @@ $$;
 COMMENT ON FUNCTION kbench_record_history_of(kbench_cohort) IS 'the leaders of one cohort in the order they appeared';
 
 -- Reading the records is for everyone, as reading the catalog is.
-GRANT SELECT ON kbench_cohort_bests, kbench_record_history, kbench_records, kbench_leaders TO PUBLIC;
+GRANT SELECT ON kbench_cohort_bests, kbench_record_history TO PUBLIC;

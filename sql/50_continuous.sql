@@ -1032,6 +1032,8 @@ SELECT l.workload_digest, l.protocol_digest, l.environment_digest,
   LEFT JOIN kbench_environments e ON e.digest = l.environment_digest
   LEFT JOIN kbench_implementations i ON i.digest = l.implementation_digest;
 COMMENT ON VIEW kbench_leaders IS 'each cohort''s record: the leading run and the implementations not strictly slower (95% interval of the difference); the overlap rule''s ties in overlap_tied_implementations';
+-- Reading the records is for everyone, as reading the catalog is.
+GRANT SELECT ON kbench_records, kbench_leaders TO PUBLIC;
 
 --------------------------------------------------------------------------
 -- Privileges
