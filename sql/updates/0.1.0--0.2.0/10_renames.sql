@@ -16,7 +16,8 @@ ALTER TYPE kbench_environment RENAME TO kbench_environment_row;
 -- STABLE as it writes nothing (PUBLIC, who reads the view, runs it).
 ALTER FUNCTION kbench_workers() RENAME TO kbench__workers;
 ALTER FUNCTION kbench__workers() STABLE;
-CREATE OR REPLACE VIEW kbench_workers AS SELECT * FROM kbench__workers();  -- as a fresh install words it
+-- (The view kbench_workers itself is replaced by 85_fleet.sql, a link to
+-- sql/85_fleet.sql: workers and agents.)
 
 -- kbench_memory_records (the view) beside kbench_memory_records_of(operation,
 -- mode, environment) is new in 0.2.0: made under its name by its fragment.
