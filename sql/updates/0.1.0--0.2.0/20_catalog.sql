@@ -38,7 +38,9 @@ CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_catalog_source_row
 -- all it reads.
 
 
--- .zst read by libzstd, no shell.
+-- .zst read by libzstd, no shell (0.1.0's was plpgsql).  A three-line C
+-- declaration, repeated here rather than split from the other imports of
+-- sql/20_catalog.sql into a part of its own.
 CREATE OR REPLACE FUNCTION kbench_import_catalog(path text,
 	OUT import_id bigint, OUT lines bigint, OUT inserted bigint, OUT present bigint, OUT skipped bigint, OUT rejected bigint)
 	RETURNS record AS 'MODULE_PATHNAME', 'kbench_import_catalog_file' LANGUAGE C VOLATILE;
