@@ -85,7 +85,7 @@ CREATE FUNCTION kbench_cancel(job_id bigint)
 CREATE FUNCTION kbench__workers(OUT pid int, OUT device text, OUT product text, OUT state text,
 	OUT job_id bigint, OUT progress real, OUT started_at timestamptz)
 	RETURNS SETOF record AS 'MODULE_PATHNAME', 'kbench_workers' LANGUAGE C STABLE;
-CREATE VIEW kbench_workers AS SELECT * FROM kbench__workers();
+-- (The view, workers and agents together: sql/85_fleet.sql.)
 
 -- The kernels' registry: operations, their modes, axes, dtypes and
 -- implementations (kbench_device_operations, sql/85_fleet.sql, reads it).
@@ -95,5 +95,3 @@ CREATE FUNCTION kbench_registry() RETURNS jsonb
 -- The job list (kbench_job_status): sql/31_job_status.sql.
 
 -- kbench_bench (queue, commit, wait): sql/31_bench.sql.
-
-GRANT SELECT ON kbench_workers TO PUBLIC;

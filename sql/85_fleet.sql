@@ -382,6 +382,7 @@ CREATE OR REPLACE VIEW kbench_workers AS
 		 WHERE j.agent = a.name AND j.status = 'running'
 		   AND j.device = ANY (kbench__agent_names(a.name, d.device, d.class, d.position = 0))
 		 ORDER BY j.id LIMIT 1) j ON true;
+GRANT SELECT ON kbench_workers TO PUBLIC;
 
 -- The operations each device can run: every device of kbench_workers (the
 -- workers' and the agents'), the kernels' registry for each.
