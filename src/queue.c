@@ -5,7 +5,6 @@
  *   kbench_wait(id, t)     wait for a job; cancelling the wait cancels the job
  *   kbench_cancel(id)      cancel a queued or running job
  *   kbench__workers()      the workers and what they do, from shared memory (the view kbench_workers)
- *   kbench_registry()      what the kernels library can run
  *
  * kbench_run runs with the caller's rights (EXECUTE is granted per role) and
  * writes the job row as the extension's owner, so users need no INSERT
@@ -678,6 +677,21 @@ kbench_cancel(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(result);
 }
 
+/* A copy of the workers' slots, taken under their lock; how many (0 without the preload). */
+static int
+snapshot_slots(KiWorkerSlot slots[KI_MAX_WORKERS])
+{
+	int			nslots;
+
+	if (ki_shared == NULL)
+		return 0;
+	LWLockAcquire(ki_shared->lock, LW_SHARED);
+	nslots = ki_shared->nslots;
+	memcpy(slots, ki_shared->slots, sizeof(KiWorkerSlot) * nslots);
+	LWLockRelease(ki_shared->lock);
+	return nslots;
+}
+
 /* The workers, from shared memory. */
 PG_FUNCTION_INFO_V1(kbench_workers);
 Datum
@@ -690,12 +704,7 @@ kbench_workers(PG_FUNCTION_ARGS)
 	bool		visible[KI_MAX_WORKERS];
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (ki_shared == NULL)
-		return (Datum) 0;
-	LWLockAcquire(ki_shared->lock, LW_SHARED);
-	nslots = ki_shared->nslots;
-	memcpy(slots, ki_shared->slots, sizeof(KiWorkerSlot) * nslots);
-	LWLockRelease(ki_shared->lock);
+	nslots = snapshot_slots(slots);
 
 	/*
 	 * A running job's id, progress and start show only to those who may see
@@ -758,12 +767,7 @@ kbench__job_progress(PG_FUNCTION_ARGS)
 	int			nslots;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (ki_shared == NULL)
-		return (Datum) 0;
-	LWLockAcquire(ki_shared->lock, LW_SHARED);
-	nslots = ki_shared->nslots;
-	memcpy(slots, ki_shared->slots, sizeof(KiWorkerSlot) * nslots);
-	LWLockRelease(ki_shared->lock);
+	nslots = snapshot_slots(slots);
 	for (int i = 0; i < nslots; i++)
 	{
 		KiWorkerSlot *s = &slots[i];
@@ -797,19 +801,4 @@ kbench__job_progress(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
-}
-
-/* The kernels registry as jsonb (operations, modes, axes, dtypes, ...). */
-PG_FUNCTION_INFO_V1(kbench_registry);
-Datum
-kbench_registry(PG_FUNCTION_ARGS)
-{
-	char	   *json = kb_list_json();
-	Datum		d;
-
-	if (json == NULL)
-		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
-	d = DirectFunctionCall1(jsonb_in, CStringGetDatum(pstrdup(json)));
-	kb_free(json);
-	PG_RETURN_DATUM(d);
 }
