@@ -311,7 +311,7 @@ ki_finish_job(const claimed_job *job, const char *status, const kb_result *res, 
 	pgstat_report_activity(STATE_IDLE, NULL);
 }
 
-/* Put a job back in the queue (the worker is stopping). */
+/* Put this worker's job back in the queue (the worker is stopping), and free its slot. */
 void
 ki_requeue_job(int64 id)
 {
@@ -319,6 +319,8 @@ ki_requeue_job(int64 id)
 				psprintf("UPDATE %s.kbench_jobs SET status = 'queued', started_at = NULL, worker_pid = NULL,%s"
 						 " error = 'interrupted by a server shutdown; re-queued' WHERE id = " INT64_FORMAT,
 						 ki_worker_schema, ki_worker_v02 ? " phase = 'queued'," : "", id));
+	ki_my_slot->job_id = 0;
+	ki_my_slot->phase = KI_PHASE_NONE;
 }
 
 /* Delete finished jobs older than kernelindex.history_retention. */

@@ -174,8 +174,6 @@ ki_run_job(claimed_job *job, const char *device)
 	{
 		kb_free_result(&res);
 		ki_requeue_job(job->id);
-		ki_my_slot->job_id = 0;
-		ki_my_slot->phase = KI_PHASE_NONE;
 		return false;
 	}
 	ki_job_outcome(job, st, res.message, &status, &err);
