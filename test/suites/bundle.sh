@@ -11,7 +11,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
-ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+source test/lib/tap.sh
 B=$ROOT/build/pgbundle
 T=$(mktemp -d /tmp/kernelindex-bundle-test.XXXXXX)
 chmod 755 "$T"

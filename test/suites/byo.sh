@@ -37,19 +37,11 @@ q() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1"; }
 qe() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
 T0=$(date +%s)
 section() { echo "# $(( $(date +%s) - T0 )) s: $1"; }
-ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+source test/lib/tap.sh
 has() { case "$1" in *"$2"*) echo "ok - $3";; *) echo "not ok - $3"; echo "$1" | sed 's/^/# /';; esac; }
 TINY='{"warmup_ms": 0, "rep_ms": 0.01, "flush_bytes": 0, "max_samples": 3}'
 SMALL='{"rows": 64, "hidden": 256, "dtype": "fp32"}'
 
-wait_for() {
-  local i
-  for ((i = 0; i < $2 * 10; i++)); do
-    [ "$(psql -X -At -q -c "$1" 2>/dev/null)" = "t" ] && return 0
-    sleep 0.1
-  done
-  return 1
-}
 wait_for "SELECT count(*) = 1 FROM kbench_workers WHERE state = 'idle'" 30 || echo "# the worker did not start"
 # run a job to its end: RES="status run_status", JOB its id
 run() {

@@ -23,7 +23,7 @@ TMP=$(mktemp -d /tmp/kernelindex-store.XXXXXX)
 chmod 755 "$TMP"
 trap 'ki_cluster_stop; rm -rf "$TMP"' EXIT
 ki_cluster_start || { echo "not ok - the cluster starts"; exit 1; }
-ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+source test/lib/tap.sh
 q() { psql -X -At -q -d "$1" -c "$2" 2>&1; }
 ZST="$ROOT/data/kernelindex/catalog-2026-08-16-0022af0b.jsonl.zst"
 QUOTED="$TMP/it's a \"catalog\".jsonl.zst"

@@ -22,7 +22,7 @@ ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.databas
 createdb charts && psql -X -q -d charts -c "CREATE EXTENSION kernelindex" >/dev/null || { echo "not ok - extension created"; exit 1; }
 export PGDATABASE=charts
 q() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1"; }
-ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+source test/lib/tap.sh
 has() { if grep -qF -- "$2" "$1"; then echo "ok - $3"; else echo "not ok - $3 ('$2' missing from $(basename "$1"))"; fi; }
 CSV="$ROOT/data/liger/all_benchmark_data.csv"
 [ -f "$CSV" ] || CSV="$ROOT/../shared/data/liger/all_benchmark_data.csv"

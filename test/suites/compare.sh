@@ -22,7 +22,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
 source bin/pgcluster.sh
-ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+source test/lib/tap.sh
 has() { case "$1" in *"$2"*) echo "ok - $3";; *) echo "not ok - $3"; printf '%s\n' "$1" | head -5 | sed 's/^/# /';; esac; }
 PY=/usr/bin/python3
 
@@ -93,14 +93,6 @@ ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.databas
 createdb kbench && psql -X -q -d kbench -c "CREATE EXTENSION kernelindex" || { echo "not ok - extension created"; exit 1; }
 export PGDATABASE=kbench
 q() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1"; }
-wait_for() { # a SQL boolean, at most $2 seconds
-  local i
-  for ((i = 0; i < $2 * 10; i++)); do
-    [ "$(psql -X -At -q -c "$1" 2>/dev/null)" = "t" ] && return 0
-    sleep 0.1
-  done
-  return 1
-}
 finished() { wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_jobs WHERE id = $1" "$2"; }
 wait_for "SELECT count(*) = 2 FROM kbench_workers WHERE state = 'idle'" 30 || echo "# the workers did not start"
 WL='{"rows": 64, "hidden": 256, "dtype": "fp32"}'

@@ -17,20 +17,12 @@ ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.databas
 createdb kbench && psql -X -q -d kbench -c "CREATE EXTENSION kernelindex" || { echo "not ok - extension created"; exit 1; }
 export PGDATABASE=kbench
 q() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1"; }
-ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+source test/lib/tap.sh
 TINY='{"warmup_ms": 0, "rep_ms": 0.01, "flush_bytes": 0, "max_samples": 3}'
 # the series that are rerun: medians of many samples, so that a rerun on a busy machine stays
 # within the margins below (a confirmation needs the rerun at over ~1/2 of the alerting run's time,
 # by design; the made-up runs are 1000x off, so the rest holds within 100x of the machine's speed)
 MED='{"warmup_ms": 1, "rep_ms": 5, "flush_bytes": 0}'
-wait_for() {
-  local i
-  for ((i = 0; i < $2 * 10; i++)); do
-    [ "$(psql -X -At -q -c "$1" 2>/dev/null)" = "t" ] && return 0
-    sleep 0.1
-  done
-  return 1
-}
 wait_for "SELECT count(*) = 1 FROM kbench_workers WHERE state = 'idle'" 30 || echo "# the worker did not start"
 idle() { wait_for "SELECT count(*) = 0 FROM kbench_jobs WHERE status IN ('queued', 'running')" "$1"; }
 # the seeded rules watch every series; here only the rules made below count

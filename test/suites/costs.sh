@@ -17,7 +17,7 @@ source bin/pgcluster.sh
 trap 'ki_cluster_stop' EXIT
 ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'costs'" "kernelindex.devices = 'cpu'" ||
   { echo "not ok - the cluster starts"; exit 1; }
-ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+source test/lib/tap.sh
 q() { psql -X -At -q -v ON_ERROR_STOP=1 -d costs -c "$1"; }
 createdb costs && q "CREATE EXTENSION kernelindex" || { echo "not ok - extension created"; exit 1; }
 

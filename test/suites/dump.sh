@@ -11,7 +11,7 @@ source bin/pgcluster.sh
 DUMP=$(mktemp /tmp/kernelindex-dump.XXXXXX)
 trap 'ki_cluster_stop; rm -f "$DUMP"' EXIT
 ki_cluster_start || { echo "not ok - the cluster starts"; exit 1; }
-ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+source test/lib/tap.sh
 createdb src && createdb dst
 psql -X -q -d src -v ON_ERROR_STOP=1 <<'SQL' >/dev/null
 CREATE EXTENSION kernelindex;

@@ -13,7 +13,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
 source bin/pgcluster.sh
-ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+source test/lib/tap.sh
 
 # ---------------------------------------------------------------- the fake
 if make -s -C kernels NVCC= libkbench.a kbench fake-cuda >/tmp/fault-build.$$ 2>&1; then
@@ -157,14 +157,6 @@ ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.databas
 createdb kbench && psql -X -q -d kbench -c "CREATE EXTENSION kernelindex" || { echo "not ok - extension created"; exit 1; }
 export PGDATABASE=kbench
 q() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1"; }
-wait_for() { # a SQL boolean, at most $2 seconds
-  local i
-  for ((i = 0; i < $2 * 10; i++)); do
-    [ "$(psql -X -At -q -c "$1" 2>/dev/null)" = "t" ] && return 0
-    sleep 0.1
-  done
-  return 1
-}
 TINY='{"warmup_ms": 0, "rep_ms": 0.01, "flush_bytes": 0, "max_samples": 3}'
 # queue a layer_norm job on cuda:0 in mode $1 (timeout $2, default the GUC's); prints its id
 job() {

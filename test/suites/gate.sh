@@ -15,7 +15,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
 source bin/pgcluster.sh
-ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+source test/lib/tap.sh
 if ! make -s -C kernels NVCC= libkbench.a kbench fake-cuda >/tmp/gate-build.$$ 2>&1; then
   echo "not ok - kbench and the fake CUDA backend build"; sed 's/^/# /' /tmp/gate-build.$$; rm -f /tmp/gate-build.$$; exit 1
 fi

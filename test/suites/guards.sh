@@ -21,17 +21,9 @@ ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.databas
 createdb kbench && psql -X -q -d kbench -c "CREATE EXTENSION kernelindex" || { echo "not ok - extension created"; exit 1; }
 export PGDATABASE=kbench
 q() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1"; }
-ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+source test/lib/tap.sh
 # the error of a statement that must fail (its first line), or "no error"
 err() { local o; o=$(psql -X -At -q -v ON_ERROR_STOP=1 -c "$1" 2>&1) && echo "no error: $o" || printf '%s\n' "$o" | grep -m1 ERROR; }
-wait_for() { # a SQL boolean, polled at most $2 * 10 times
-  local i
-  for ((i = 0; i < $2 * 10; i++)); do
-    [ "$(psql -X -At -q -c "$1" 2>/dev/null)" = "t" ] && return 0
-    sleep 0.1
-  done
-  return 1
-}
 TINY='{"warmup_ms": 0, "rep_ms": 0.01, "flush_bytes": 0, "max_samples": 3}'
 LONG='{"warmup_ms": 0, "rep_ms": 20000, "flush_bytes": 0, "max_samples": 100000000}'
 BIG='{"rows": 2048, "hidden": 2048, "dtype": "fp32"}'

@@ -6,7 +6,7 @@
 # Prints TAP lines.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+source test/lib/tap.sh
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cat >"$T/rows" <<'EOF'

@@ -19,7 +19,7 @@ trap 'ki_cluster_stop; rm -rf "$TMP"' EXIT
 ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'src'" "kernelindex.devices = 'cpu'" ||
   { echo "not ok - the cluster starts"; exit 1; }
 CSV="$(pwd)/data/liger/all_benchmark_data.csv"
-ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+source test/lib/tap.sh
 q() { psql -X -At -q -v ON_ERROR_STOP=1 -d "${DB:-src}" -c "$1"; }
 createdb src && createdb dst || { echo "not ok - databases created"; exit 1; }
 q "CREATE EXTENSION kernelindex" && DB=dst q "CREATE EXTENSION kernelindex" || { echo "not ok - extension created"; exit 1; }

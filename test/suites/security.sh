@@ -35,7 +35,8 @@ restart_hard() {
   ki_as_owner "$PGBIN/pg_ctl" -D "$KI_CLUSTER_DIR/data" -m immediate -w stop >/dev/null
   ki_as_owner "$PGBIN/pg_ctl" -D "$KI_CLUSTER_DIR/data" -l "$KI_CLUSTER_DIR/server.log" -w start >/dev/null
 }
-ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+source test/lib/tap.sh
+# wait_for as tap.sh has it, but through q (the extension's schema on the search_path)
 wait_for() {
   local i
   for ((i = 0; i < $2 * 10; i++)); do

@@ -26,7 +26,7 @@ createdb kbench && psql -X -q -d kbench -c "CREATE EXTENSION kernelindex" || { e
 export PGDATABASE=kbench
 q() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1"; }
 qs() { psql -X -At -q -v ON_ERROR_STOP=1 -h "$SB" -c "$1"; }
-ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+source test/lib/tap.sh
 CSV="$(pwd)/data/liger/all_benchmark_data.csv"
 chmod a+r "$CSV" 2>/dev/null
 

@@ -16,7 +16,7 @@ trap 'ki_cluster_stop' EXIT
 CUR=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" kernelindex.control)
 ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'old'" \
                  "kernelindex.devices = 'cpu'" || { echo "not ok - the cluster starts"; exit 1; }
-ok() { if [ "$1" = "$2" ]; then echo "ok - $3"; else echo "not ok - $3 (got '$1', expected '$2')"; fi; }
+source test/lib/tap.sh
 q() { psql -X -At -q -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 CSV="$(pwd)/data/liger/all_benchmark_data.csv"
 chmod a+r "$CSV" 2>/dev/null
