@@ -40,24 +40,33 @@ report() {  # $1: label, $2: first job id, $3: seconds
 }
 printf '%-58s %8s %8s %8s %9s %8s\n' "phase" "jobs/ok" "p50 ms" "p99 ms" "run ms" "jobs/s"
 
-# 1. one job at a time: queue, then wait for it (CALL kbench_bench), n times
-first=$(psql -X -At -c "SELECT coalesce(max(id), 0) + 1 FROM kbench_jobs")
-start=$(date +%s.%N)
-for ((i = 0; i < n; i++)); do
-  echo "CALL kbench_bench('layer_norm', 'forward', '{\"rows\": 8, \"hidden\": 8}', protocol => '$P');"
-done | psql -X -q -o /dev/null
-end=$(date +%s.%N)
-report "enqueue-to-start, one job at a time (idle worker)" "$first" "$(echo "$end - $start" | bc -l)"
+# serial LABEL [DEVICE_ARG]: one job at a time, queued and waited for (CALL kbench_bench), n times
+serial() {
+  local first start end i
+  first=$(psql -X -At -c "SELECT coalesce(max(id), 0) + 1 FROM kbench_jobs")
+  start=$(date +%s.%N)
+  for ((i = 0; i < n; i++)); do
+    echo "CALL kbench_bench('layer_norm', 'forward', '{\"rows\": 8, \"hidden\": 8}'${2:-}, protocol => '$P');"
+  done | psql -X -q -o /dev/null
+  end=$(date +%s.%N)
+  report "$1" "$first" "$(echo "$end - $start" | bc -l)"
+}
+# burst LABEL [DEVICE_ARG]: n jobs queued back to back, one transaction each, then drained
+burst() {
+  local first start end i
+  first=$(psql -X -At -c "SELECT coalesce(max(id), 0) + 1 FROM kbench_jobs")
+  start=$(date +%s.%N)
+  for ((i = 0; i < n; i++)); do
+    echo "SELECT kbench_run('layer_norm', 'forward', '{\"rows\": 8, \"hidden\": 8}'${2:-}, protocol => '$P');"
+  done | psql -X -q -o /dev/null
+  until [ "$(psql -X -At -c "SELECT count(*) FROM kbench_jobs WHERE status IN ('queued', 'running')")" = 0 ]; do sleep 0.05; done
+  end=$(date +%s.%N)
+  report "$1" "$first" "$(echo "$end - $start" | bc -l)"
+}
 
-# 2. a burst: n jobs queued back to back, one transaction each, then drained
-first=$(psql -X -At -c "SELECT coalesce(max(id), 0) + 1 FROM kbench_jobs")
-start=$(date +%s.%N)
-for ((i = 0; i < n; i++)); do
-  echo "SELECT kbench_run('layer_norm', 'forward', '{\"rows\": 8, \"hidden\": 8}', protocol => '$P');"
-done | psql -X -q -o /dev/null
-until [ "$(psql -X -At -c "SELECT count(*) FROM kbench_jobs WHERE status IN ('queued', 'running')")" = 0 ]; do sleep 0.05; done
-end=$(date +%s.%N)
-report "burst of $n (queueing dominates latency; jobs/s = drain)" "$first" "$(echo "$end - $start" | bc -l)"
+# 1. and 2. the in-server worker
+serial "enqueue-to-start, one job at a time (idle worker)"
+burst "burst of $n (queueing dominates latency; jobs/s = drain)"
 
 # 3. and 4. the same through a kbench agent over loopback TCP
 psql -X -q -c "CREATE ROLE loop_agent LOGIN IN ROLE kbench_agent"
@@ -65,18 +74,5 @@ KBENCH_CUDA_LIB=/nonexistent kernels/kbench agent --db "host=127.0.0.1 port=$POR
   --name loop --devices cpu --spool "$KI_CLUSTER_DIR/spool" 2>"$KI_CLUSTER_DIR/agent.log" &
 agent_pid=$!
 until [ "$(psql -X -At -c "SELECT count(*) FROM kbench_agent_status WHERE name = 'loop' AND state = 'alive'")" = 1 ]; do sleep 0.1; done
-first=$(psql -X -At -c "SELECT coalesce(max(id), 0) + 1 FROM kbench_jobs")
-start=$(date +%s.%N)
-for ((i = 0; i < n; i++)); do
-  echo "CALL kbench_bench('layer_norm', 'forward', '{\"rows\": 8, \"hidden\": 8}', device => 'agent:loop', protocol => '$P');"
-done | psql -X -q -o /dev/null
-end=$(date +%s.%N)
-report "agent over loopback TCP, one job at a time (idle agent)" "$first" "$(echo "$end - $start" | bc -l)"
-first=$(psql -X -At -c "SELECT coalesce(max(id), 0) + 1 FROM kbench_jobs")
-start=$(date +%s.%N)
-for ((i = 0; i < n; i++)); do
-  echo "SELECT kbench_run('layer_norm', 'forward', '{\"rows\": 8, \"hidden\": 8}', device => 'agent:loop', protocol => '$P');"
-done | psql -X -q -o /dev/null
-until [ "$(psql -X -At -c "SELECT count(*) FROM kbench_jobs WHERE status IN ('queued', 'running')")" = 0 ]; do sleep 0.05; done
-end=$(date +%s.%N)
-report "agent over loopback TCP, burst of $n" "$first" "$(echo "$end - $start" | bc -l)"
+serial "agent over loopback TCP, one job at a time (idle agent)" ", device => 'agent:loop'"
+burst "agent over loopback TCP, burst of $n" ", device => 'agent:loop'"
