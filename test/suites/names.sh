@@ -66,10 +66,10 @@ out=$(q fresh "SELECT to_regtype('kbench_run_row') IS NOT NULL, to_regtype('kben
 [ "$out" = "t|t|t|t|t|t|t" ] && echo "ok - kbench_run is the function, kbench_run_row the type; kbench_workers and kbench_memory_records the views" ||
   echo "not ok - the renamed objects: $out"
 
-for old in $(ls sql/released/ | sed -n 's/^kernelindex--\([0-9.]*\)\.sql$/\1/p' | sort -V); do
-  [ "$old" = "$CUR" ] && continue
+source test/lib/released.sh
+for old in $(ki_released_versions); do
   createdb "old_$old"
-  if q "old_$old" "CREATE EXTENSION kernelindex VERSION '$old'" >/dev/null &&
+  if ki_install_released "$old" && q "old_$old" "CREATE EXTENSION kernelindex VERSION '$old'" >/dev/null &&
      q "old_$old" "ALTER EXTENSION kernelindex UPDATE" >/dev/null; then
     out=$(q "old_$old" "$CLASHES")
     [ -z "$out" ] && echo "ok - $old updated to $CUR: no function shares its name with a type, table or view" ||

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # upgrade.sh: ALTER EXTENSION kernelindex UPDATE from every released version
 # gives the same database as a fresh install of the current one.
-#   - the old version is installed from its shipped script (sql/released/),
-#     the Liger history imported and jobs run by the worker;
+#   - the old version is installed from its shipped script (sql/released/)
+#     or from its release commit's parts (test/lib/released.sh), the Liger
+#     history imported and jobs run by the worker;
 #   - ALTER EXTENSION kernelindex UPDATE;
 #   - the schema (pg_dump --schema-only --binary-upgrade, which lists the
 #     extension's member objects, with the OID-setting calls removed) equals
@@ -17,6 +18,7 @@ CUR=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" kernelindex.control)
 ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'old'" \
                  "kernelindex.devices = 'cpu'" || { echo "not ok - the cluster starts"; exit 1; }
 source test/lib/tap.sh
+source test/lib/released.sh
 q() { psql -X -At -q -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 CSV="$(pwd)/data/liger/all_benchmark_data.csv"
 chmod a+r "$CSV" 2>/dev/null
@@ -38,10 +40,12 @@ SELECT c.relname || ': ' || count(*) FROM pg_class c
 SQL
 }
 
-for old in $(ls sql/released/ | sed -n 's/^kernelindex--\([0-9.]*\)\.sql$/\1/p' | sort -V); do
-  [ "$old" = "$CUR" ] && continue
+for old in $(ki_released_versions); do
+  # a worker whose database was dropped (dropdb --force, below) exits for
+  # good: a restart gives the new database 'old' its worker
+  ki_cluster_restart
   createdb old && createdb fresh
-  if ! q old "CREATE EXTENSION kernelindex VERSION '$old'" >/dev/null; then
+  if ! ki_install_released "$old" || ! q old "CREATE EXTENSION kernelindex VERSION '$old'" >/dev/null; then
     echo "not ok - $old installs from its shipped script"; dropdb --force old; dropdb --force fresh; continue
   fi
   echo "ok - $old installs from its shipped script with the current library"
