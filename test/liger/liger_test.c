@@ -919,7 +919,9 @@ main(int argc, char **argv)
 		ki_arena_reset(&scratch);
 	}
 
-	tap(elapsed < 1000, "mapping the whole CSV takes %.1f ms (well under the 2 s import budget)", elapsed);
+	/* How long the mapping took is printed above ("# mapped ... in ... ms"),
+	 * never asserted: a test does not depend on the machine's speed
+	 * (bench/import.sh times the Liger import against its COPY). */
 
 	printf("1..%d\n", test_no);
 	ki_arena_reset(&arena);
