@@ -233,8 +233,17 @@ BEGIN
 		RAISE EXCEPTION '%run "%" is not a digest', coalesce(role || ' ', ''), run USING ERRCODE = 'invalid_parameter_value',
 			HINT = 'Name a run by its digest (sha256: and 64 hex digits) or 12 or more hex digits of it.';
 	END IF;
-	SELECT array_agg(digest ORDER BY digest) INTO found
-	  FROM (SELECT digest FROM kbench_runs WHERE starts_with(digest, p) ORDER BY digest LIMIT 6) r;
+	-- A whole digest is one primary-key probe; a prefix is a range of the
+	-- pattern index (kbench_runs_digest_prefix_idx: byte order whatever the
+	-- database's collation; the hex digits after a prefix sort below 'g').
+	-- Never starts_with(), which no btree serves: it reads every run.
+	IF length(p) = 71 THEN
+		SELECT array_agg(digest) INTO found FROM kbench_runs WHERE digest = p;
+	ELSE
+		SELECT array_agg(digest ORDER BY digest) INTO found
+		  FROM (SELECT digest FROM kbench_runs WHERE digest ~>=~ p AND digest ~<~ (p || 'g')
+		         ORDER BY digest LIMIT 6) r;
+	END IF;
 	IF found IS NULL THEN
 		RAISE EXCEPTION 'no %run % in the catalog', coalesce(role || ' ', ''), run USING ERRCODE = 'no_data_found',
 			HINT = 'kbench_runs lists the runs; ingest a run before naming it.';
@@ -257,10 +266,14 @@ BEGIN
 	IF workload IS NULL OR btrim(workload) = '' THEN
 		RAISE EXCEPTION 'a workload is required' USING ERRCODE = 'null_value_not_allowed';
 	END IF;
-	SELECT array_agg(digest ORDER BY digest) INTO found
-	  FROM (SELECT digest FROM kbench_workloads
-	         WHERE digest = workload OR lower(name) = lower(btrim(workload)) OR (p IS NOT NULL AND starts_with(digest, p))
-	         ORDER BY digest LIMIT 6) w;
+	-- by digest (a primary-key probe) first, then by name or digest prefix
+	SELECT array_agg(digest) INTO found FROM kbench_workloads WHERE digest = coalesce(p, workload);
+	IF found IS NULL THEN
+		SELECT array_agg(digest ORDER BY digest) INTO found
+		  FROM (SELECT digest FROM kbench_workloads
+		         WHERE lower(name) = lower(btrim(workload)) OR (p IS NOT NULL AND starts_with(digest, p))
+		         ORDER BY digest LIMIT 6) w;
+	END IF;
 	IF found IS NULL THEN
 		RAISE EXCEPTION 'unknown workload "%"', workload USING ERRCODE = 'undefined_object',
 			DETAIL = 'No workload in the catalog has that digest or name.',

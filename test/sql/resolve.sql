@@ -47,6 +47,23 @@ SELECT kbench_cohort_of('sha256:000000000000');
 SELECT kbench_cohort_of('sha256:0000000000000000000000000000000000000000000000000000000000000000');
 SELECT kbench_cohort_of(NULL);
 SELECT kbench_cohort_of('layer-norm-run');
+-- ... by index (issue 31): a whole digest is a primary-key probe and a prefix
+-- a range of kbench_runs_digest_prefix_idx, never a read of every run: the
+-- pages a call touches (EXPLAIN's buffer counts, which include the work done
+-- inside the function) stay a few dozen (about 30 here); reading every run of
+-- the Liger history by the primary key with a filter is over 200
+CREATE FUNCTION pg_temp.pages_of(query text) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE j json;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) ' || query INTO j;
+	RETURN (j->0->'Plan'->>'Shared Hit Blocks')::int + (j->0->'Plan'->>'Shared Read Blocks')::int;
+END $$;
+SELECT digest AS d FROM kbench_runs ORDER BY digest OFFSET 100 LIMIT 1 \gset
+SELECT kbench__resolve_run(:'d') = :'d' AS whole, kbench__resolve_run(substr(:'d', 8, 14)) = :'d' AS prefix,
+       kbench__resolve_run(upper(substr(:'d', 1, 40))) = :'d' AS upper_prefix;
+SELECT pg_temp.pages_of(format('SELECT kbench__resolve_run(%L)', :'d')) < 100 AS whole_by_index,
+       pg_temp.pages_of(format('SELECT kbench__resolve_run(%L)', substr(:'d', 8, 14))) < 100 AS prefix_by_index,
+       pg_temp.pages_of(format('SELECT kbench_cohort_of(%L)', :'d')) < 100 AS cohort_of_by_index;
 
 -- workloads: digest, prefix or name; unknown is an error, not an empty row
 SELECT (kbench_workload_cost('liger-layer-norm-hidden4096-rows4096-fp32', 'backward')).bytes > 0 AS by_name,
