@@ -33,7 +33,8 @@ CREATE TABLE kbench_jobs (
 	estimate_s float8,                   -- what kbench_run estimated the job to take, in seconds
 	comparison jsonb,                    -- a paired A/B job (kbench_compare): {"b", "rounds", "same_pct", "id"}
 	agent text,                          -- the kbench agent that claimed it (sql/85_fleet.sql); NULL: a worker
-	cancel_requested boolean NOT NULL DEFAULT false  -- kbench_cancel asked the agent running it to stop
+	cancel_requested boolean NOT NULL DEFAULT false, -- kbench_cancel asked the agent running it to stop
+	worker_only boolean NOT NULL DEFAULT false       -- queued with no device: only an in-server worker claims it
 );
 CREATE INDEX ON kbench_jobs (device, id) WHERE status = 'queued';
 CREATE INDEX ON kbench_jobs (status) WHERE status IN ('queued', 'running');

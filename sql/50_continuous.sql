@@ -482,40 +482,8 @@ REVOKE ALL ON FUNCTION kbench__alert_check(text[], int, boolean) FROM PUBLIC;
 -- along it, across the cohort's families, instead of every run of the cohort.
 CREATE INDEX kbench_runs_cohort_time_idx ON kbench_runs (workload_digest, protocol_digest, environment_digest, observed_at, digest);
 
--- Statement-level, after runs land (kbench_ingest, the imports, the
--- runner): a confirmation rerun is judged; every other run is checked
--- against the enabled rules.  A COPY into kbench_runs (pg_restore: only the
--- owner can write the table) is not checked: the alerts, which pg_dump
--- keeps, come back with it.
-CREATE FUNCTION kbench__alerts_after_insert() RETURNS trigger
-	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp AS $$
-DECLARE
-	c kbench_alert_confirmations;
-	run kbench_runs;
-	judged text[] := '{}';
-BEGIN
-	IF current_query() ~* '^\s*copy\s+("?[a-z_0-9]+"?\.)?"?kbench_runs"?[\s(]' THEN
-		RETURN NULL;
-	END IF;
-	-- the worker running a confirmation job stores its run: judge it
-	IF EXISTS (SELECT 1 FROM kbench_alert_confirmations WHERE verdict IS NULL AND job_id IS NOT NULL) THEN
-		FOR c IN SELECT k.* FROM kbench_alert_confirmations k JOIN kbench_jobs j ON j.id = k.job_id
-		          WHERE k.verdict IS NULL AND j.status = 'running' AND j.worker_pid = pg_backend_pid() LOOP
-			FOR run IN SELECT r.* FROM kbench_runs r JOIN landed l ON l.digest = r.digest LOOP
-				PERFORM kbench__judge_confirmation(c, run);
-				judged := judged || run.digest;
-			END LOOP;
-		END LOOP;
-	END IF;
-	IF EXISTS (SELECT 1 FROM kbench_alert_rules WHERE enabled) THEN
-		PERFORM kbench__alert_check(ARRAY(SELECT l.digest FROM landed l WHERE NOT (l.digest = ANY (judged))));
-	END IF;
-	RETURN NULL;
-END $$;
-REVOKE ALL ON FUNCTION kbench__alerts_after_insert() FROM PUBLIC;
-
-CREATE TRIGGER alerts AFTER INSERT ON kbench_runs REFERENCING NEW TABLE AS landed
-	FOR EACH STATEMENT EXECUTE FUNCTION kbench__alerts_after_insert();
+-- The trigger that judges confirmation reruns and checks every other run
+-- as it lands (kbench__alerts_after_insert) is sql/51_confirmations.sql.
 
 -- Define an alert rule.  implementation, operation, mode, environment and
 -- workload select the series (NULL: any), named as kbench_regressions takes

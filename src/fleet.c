@@ -12,6 +12,19 @@
  *   ki_agent_route(device)         for kbench_run: the agent device that a
  *                                  job's device ("cuda:H200", "agent:gpu-07")
  *                                  reaches, if any
+ *   kernelindex.agent_devices_per_role, kernelindex.agent_devices
+ *                                  how many devices agents may register, per
+ *                                  role and in all (kbench_agent_register)
+ *   kbench__job_manifests(...)     what a job's run must name: its workload's
+ *                                  and operation's digests and the built-in
+ *                                  implementation's manifest (kb_describe),
+ *                                  for kbench_agent_finish's checks
+ *   kbench__set_storing_job(job), kbench__storing_job()
+ *                                  the job whose run this backend stores now
+ *                                  (set by kbench_agent_finish and the
+ *                                  worker, reset at the transaction's end):
+ *                                  a confirmation rerun is judged by its job
+ *                                  (sql/51_confirmations.sql)
  */
 #include "kernelindex.h"
 #include "fleet.h"
@@ -19,6 +32,7 @@
 #include "security.h"
 #include "worker.h"
 
+#include "access/htup_details.h"
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -27,8 +41,38 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "funcapi.h"
+
+#include "../kernels/kbench.h"
 
 int			ki_agent_lease_s = 30;
+int			ki_agent_devices_per_role = 64;
+int			ki_agent_devices = 1024;
+
+/* The job whose run this backend is storing (0: none); see kbench__storing_job. */
+static int64 storing_job = 0;
+static bool storing_callback = false;
+
+static void
+storing_xact_callback(XactEvent event, void *arg)
+{
+	(void) arg;
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT ||
+		event == XACT_EVENT_PREPARE)
+		storing_job = 0;
+}
+
+void
+ki_set_storing_job(int64 job)
+{
+	if (!storing_callback)
+	{
+		RegisterXactCallback(storing_xact_callback, NULL);
+		storing_callback = true;
+	}
+	storing_job = job;
+}
 
 void
 ki_fleet_init(void)
@@ -37,6 +81,14 @@ ki_fleet_init(void)
 							"How long a kbench agent may go without a heartbeat before its job is recovered.",
 							"The job is then re-queued when it may retry, else failed with the reason.",
 							&ki_agent_lease_s, 30, 1, 24 * 3600, PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+	DefineCustomIntVariable("kernelindex.agent_devices_per_role",
+							"How many devices the kbench agents of one role may register, all its agent names together.",
+							"kbench_agent_register refuses a registration past it.",
+							&ki_agent_devices_per_role, 64, 1, 100000, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("kernelindex.agent_devices",
+							"How many devices all kbench agents together may register.",
+							"kbench_agent_register refuses a registration past it.",
+							&ki_agent_devices, 1024, 1, 1000000, PGC_SIGHUP, 0, NULL, NULL, NULL);
 }
 
 /*
@@ -111,4 +163,102 @@ ki_agent_route(const char *device)
 	SPI_finish();
 	ki_unpin_search_path(nest);
 	return route;
+}
+
+/*
+ * kbench__set_storing_job(job): the job whose run this backend stores next
+ * (NULL: none).  Not for PUBLIC (sql/90_privileges.sql revokes the
+ * volatile kbench__ functions): kbench_agent_finish, SECURITY DEFINER, sets
+ * it for the job whose lease it checked; the worker sets it in C.
+ */
+PG_FUNCTION_INFO_V1(kbench__set_storing_job);
+Datum
+kbench__set_storing_job(PG_FUNCTION_ARGS)
+{
+	ki_set_storing_job(PG_ARGISNULL(0) ? 0 : PG_GETARG_INT64(0));
+	PG_RETURN_VOID();
+}
+
+/* kbench__storing_job(): that job, or NULL. */
+PG_FUNCTION_INFO_V1(kbench__storing_job);
+Datum
+kbench__storing_job(PG_FUNCTION_ARGS)
+{
+	if (storing_job == 0)
+		PG_RETURN_NULL();
+	PG_RETURN_INT64(storing_job);
+}
+
+static bool
+builtin_c_impl(const char *impl)
+{
+	return impl == NULL || strcmp(impl, "cpu") == 0 || strcmp(impl, "cuda") == 0 || strncmp(impl, "cuda/", 5) == 0;
+}
+
+/*
+ * kbench__job_manifests(operation, mode, workload, implementation, device):
+ * what the run of such a job names, from the kernels library without
+ * running anything (kb_describe; no GPU is touched for a cuda device):
+ * workload_digest and operation_digest; cpu_implementation, the manifest of
+ * the operation's plain C implementation (its name holds the operation's
+ * manifest slug); implementation, the manifest of the job's built-in C or
+ * CUDA implementation on device (NULL for another implementation).  NULLs
+ * when the kernels library cannot describe the job.
+ */
+PG_FUNCTION_INFO_V1(kbench__job_manifests);
+Datum
+kbench__job_manifests(PG_FUNCTION_ARGS)
+{
+	TupleDesc	desc;
+	Datum		values[4];
+	bool		nulls[4] = {true, true, true, true};
+	char	   *op,
+			   *mode,
+			   *workload,
+			   *impl,
+			   *device;
+	kb_request	req;
+	kb_result	res;
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "kbench__job_manifests must return a record");
+	desc = BlessTupleDesc(desc);
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(4))
+		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+	op = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	mode = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	workload = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	impl = PG_ARGISNULL(3) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(3));
+	device = text_to_cstring(PG_GETARG_TEXT_PP(4));
+
+	kb_request_init(&req);
+	req.op = op;
+	req.mode = mode;
+	req.axes_json = workload;
+	req.impl = "cpu";
+	req.device = "cpu";
+	if (kb_describe(&req, &res) == KB_PASSED)
+	{
+		values[0] = CStringGetTextDatum(res.workload_digest);
+		values[1] = CStringGetTextDatum(res.operation_digest);
+		nulls[0] = nulls[1] = false;
+		if (res.implementation_json)
+		{
+			values[2] = CStringGetTextDatum(res.implementation_json);
+			nulls[2] = false;
+		}
+	}
+	kb_free_result(&res);
+	if (!nulls[0] && builtin_c_impl(impl))
+	{
+		req.impl = impl;
+		req.device = device;
+		if (kb_describe(&req, &res) == KB_PASSED && res.implementation_json)
+		{
+			values[3] = CStringGetTextDatum(res.implementation_json);
+			nulls[3] = false;
+		}
+		kb_free_result(&res);
+	}
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
 }

@@ -5,6 +5,11 @@
 #define KI_FLEET_H
 
 extern int	ki_agent_lease_s;
+extern int	ki_agent_devices_per_role;
+extern int	ki_agent_devices;
+
+/* The job whose run this backend stores now (0: none; reset at the transaction's end). */
+void		ki_set_storing_job(int64 job);
 
 /* The GUC kernelindex.agent_lease (from _PG_init). */
 void		ki_fleet_init(void);

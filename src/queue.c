@@ -249,6 +249,7 @@ ki_queue_job(KiJobRequest *r)
 	char		nulls[11] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
 	char	   *dbname;
 	bool		v02;
+	bool		worker_only = r->device == NULL;	/* no device given: never an agent's (docs/FLEET.md) */
 
 	require_workers();
 	if (r->device == NULL)
@@ -411,10 +412,13 @@ ki_queue_job(KiJobRequest *r)
 	else
 		nulls[10] = 'n';
 	/* a 0.1.0 install (not updated yet) has no estimate_s and comparison */
+	/* a 0.2.0 install (not updated yet) has no worker_only: its agents' classes are checked at registration */
+	worker_only = worker_only && ki_jobs_have_worker_only();
 	if (ki_spi_as_owner(psprintf("INSERT INTO %s.kbench_jobs (operation, mode, workload, implementation, device,"
-								 " protocol, timeout, retries_left, owner%s) VALUES ($1, $2, $3, $4, $5,"
-								 " coalesce($6, '{}'::pg_catalog.jsonb), $7, $8, $9%s) RETURNING id",
-								 ki_ext_schema(), v02 ? ", estimate_s, comparison" : "", v02 ? ", $10, $11" : ""),
+								 " protocol, timeout, retries_left, owner%s%s) VALUES ($1, $2, $3, $4, $5,"
+								 " coalesce($6, '{}'::pg_catalog.jsonb), $7, $8, $9%s%s) RETURNING id",
+								 ki_ext_schema(), v02 ? ", estimate_s, comparison" : "", worker_only ? ", worker_only" : "",
+								 v02 ? ", $10, $11" : "", worker_only ? ", true" : ""),
 						v02 ? 11 : 9, types, args, nulls, false) != SPI_OK_INSERT_RETURNING)
 		elog(ERROR, "could not queue the job");
 	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));

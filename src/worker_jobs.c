@@ -303,7 +303,10 @@ ki_finish_job(const claimed_job *job, const char *status, const kb_result *res, 
 	SPI_connect();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	pgstat_report_activity(STATE_RUNNING, "storing a run");
+	/* a confirmation rerun is judged by its job (sql/51_confirmations.sql); reset at commit */
+	ki_set_storing_job(job->id);
 	ki_store_result(res);
+	ki_set_storing_job(0);
 	ki_end_job(job, status, res, error);
 	SPI_finish();
 	PopActiveSnapshot();

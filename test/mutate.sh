@@ -58,6 +58,14 @@ cli_range_unchecked|kernels/cli/kbench.c|s/if (\*v < s->min /if (*v < s->min - 1
 agent_lease_ignored|sql/85_fleet.sql|s/AND a.heartbeat_at < clock_timestamp() - make_interval(secs => kbench__agent_lease())/AND false/|KI_FLEET_JOBS=40 fleet|a silent agent's job is never recovered
 agent_no_spool|kernels/agent/agent.c|s/if (kb_spool_write(spool_dir, \&end) == 0)/if (0 \&\& kb_spool_write(spool_dir, \&end) == 0)/|KI_FLEET_JOBS=40 fleet|a result finished while the server is down is dropped
 agent_cancel_ignored|sql/85_fleet.sql|s/RETURNING j.cancel_requested INTO cancel;/RETURNING false INTO cancel;/|KI_FLEET_JOBS=40 fleet|a heartbeat does not carry kbench_cancel to the agent
+agent_finish_no_lease|sql/85_fleet.sql|s/WHERE k.id = job_id AND k.attempts = attempt AND k.status = 'running' AND k.agent = kbench_agent_finish.name/WHERE k.id = job_id/|fleet_trust|an agent may finish a job it does not hold the lease of
+agent_result_unchecked|sql/85_fleet.sql|s/why := kbench__agent_result_error(j, kbench_agent_finish.name, r);/why := NULL;/|fleet_trust|an agent's result is stored without comparing it with the job
+agent_run_replayed|sql/85_fleet.sql|s/IF EXISTS (SELECT 1 FROM kbench_runs r WHERE r.digest = kbench_digest(run)) THEN/IF false THEN/|fleet_trust|an agent may send back a stored run as its job's new one
+agent_product_unchecked|sql/85_fleet.sql|s/AND kbench__device_product_error(e->>'product') IS NOT NULL/AND false/|fleet_trust|a GPU whose product is "0" registers as class cuda:0, a worker's device
+agent_claims_worker_only|sql/31_claim.sql|s/AND (p_agent IS NULL OR (comparison IS NULL AND NOT worker_only))/AND (p_agent IS NULL OR comparison IS NULL)/|fleet_trust|an agent claims a job queued with no device
+confirmation_by_pid|sql/51_confirmations.sql|s/WHERE k.verdict IS NULL AND k.job_id = kbench__storing_job() AND j.status = 'running' LOOP/WHERE k.verdict IS NULL AND j.status = 'running' AND j.worker_pid = pg_backend_pid() LOOP/|fleet_trust|a confirmation rerun matched by the pid its claimer gave
+agent_devices_unlimited|sql/85_fleet.sql|s/IF mine + n > lim.per_role THEN/IF false THEN/|fleet_trust|an agent role registers any number of devices
+agent_route_unindexed|sql/85_fleet.sql|s/USING gin (kbench__agent_names(agent, device, class, position = 0));/USING gin ((ARRAY[class]));/|fleet_trust|the route's lookup of an agent device name reads every device
 budget_by_time|bench/device.sh|s/\[ "\$N" -gt "\${MAX_ROWS:-1000}" \]/[ "$N" -gt "$((${MAX_ROWS:-1000} + 1))" ]/|fault|device.sh times one row more than MAX_ROWS
 cost_one_pass|kernels/cost.c|s/op->cost_bytes\[cs->mode\]/op->cost_bytes[0]/|costs|kbench evaluates the forward bytes formula for every pass
 v1_renamed|kernels/impl_name.c|s/if (id->cuda \&\& id->variant > 1)/if (id->cuda \&\& id->variant >= 1)/|kernels|cuda (v1) named as a variant, kbench-<op>-cuda-v1: its digests would change

@@ -442,7 +442,7 @@ finish(PGconn *c, const kb_agent_end *e, int with_session)
 	if (rc == 0)
 	{
 		if (PQntuples(r) == 1 && strcmp(PQgetvalue(r, 0, 0), "t") != 0)
-			kb_agent_log("job %s attempt %s was no longer this agent's (recovered meanwhile); its run is stored",
+			kb_agent_log("job %s attempt %s was no longer this agent's (recovered meanwhile); its run was not stored",
 						 job, attempt);
 		PQclear(r);
 	}

@@ -1,0 +1,1 @@
+../../51_confirmations.sql
