@@ -83,7 +83,7 @@ BEGIN
 			DETAIL = 'It is when the acknowledgement or suppression lapses.';
 	END IF;
 	IF new_status = 'suppressed' AND until > now() + interval '90 days' THEN
-		RAISE EXCEPTION 'a suppression lasts at most 90 days, until % is later', until USING ERRCODE = 'invalid_parameter_value',
+		RAISE EXCEPTION 'a suppression lasts at most 90 days' USING ERRCODE = 'invalid_parameter_value',
 			DETAIL = 'A suppressed alert does not block kbench_check until it lapses.',
 			HINT = 'Suppress again before it lapses to extend it.';
 	END IF;

@@ -77,6 +77,14 @@ chart_unescaped|sql/60_charts.sql|s/kbench_svg_escape(coalesce(s.sr->>'name', ''
 distill_temperature|kernels/ops/distill_jsd_loss.c|/^dj_cpu(/,/^}/s/^\t\t\tzs\[v\] = a;$/\t\t\tzs[v] = a \/ 2;/|kernels|the CPU distill_jsd_loss takes the student's logits at temperature 2
 distill_hard_weight|kernels/ops/distill_jsd_loss.c|/^dj_cpu(/,/^}/s/loss = ((float) DJ_WEIGHT_HARD \*/loss = ((float) 0.49 */|kernels|the CPU distill_jsd_loss weighs the hard loss 0.49, not 0.5 (the old rtol 1e-2 let it pass)
 staging_not_per_role|src/catalog.c|s/kbench_import_staging WHERE staged_by = $1 ORDER BY n"/kbench_import_staging ORDER BY n"/|security|a staged catalog import takes every role's staged lines, not only the caller's
+repro_other_device_verified|sql/45_reproductions_link.sql|s/THEN CASE WHEN kbench__device_key(xe) = kbench__device_key(re) THEN 'verified'/THEN CASE WHEN true THEN 'verified'/|security|a reproduction on another device class verifies the run (and the export marks it)
+repro_job_id_shown|sql/45_reproductions_link.sql|s/CASE WHEN s.visible THEN l.job_id END AS job_id/l.job_id AS job_id/|security|kbench_reproductions shows every role the job ids of others' reproductions
+repro_table_public|sql/90_privileges.sql|s/^GRANT SELECT (reported_run, reproduced_run, requested_at) ON kbench_reproduction_jobs TO PUBLIC;/GRANT SELECT ON kbench_reproduction_jobs TO PUBLIC;/|security|PUBLIC reads the job ids and owners of reproductions from the table
+alerts_copy_by_text|sql/50_continuous_alerts.sql|s/IF kbench__copying_into(TG_RELID) THEN/IF current_query() ILIKE 'copy kbench_runs%' THEN/|continuous|the alert trigger skips runs by the query's text (COPY kbench_runs TO STDOUT; SELECT kbench_ingest(...))
+alerts_restore_checked|sql/50_continuous_alerts.sql|s/IF kbench__copying_into(TG_RELID) THEN/IF false THEN/|dump|a restore's COPY FROM into kbench_runs is checked against the rules again
+suppress_90_days|sql/50_continuous_alerts.sql|s/until > now() + interval '90 days'/until > now() + interval '900 days'/|continuous|a suppression may last longer than 90 days
+acknowledge_infinity|sql/50_continuous_alerts.sql|s/IF until IS NOT NULL AND NOT isfinite(until) THEN/IF false THEN/|continuous|until => 'infinity' is accepted
+suppress_anyones|sql/50_continuous_alerts.sql|s/IF NOT pg_has_role(session_user, 'kbench_admin', 'MEMBER')/IF false AND NOT pg_has_role(session_user, 'kbench_admin', 'MEMBER')/|continuous|a kbench_user suppresses alerts on other roles' runs
 EOF
 )
 
