@@ -331,7 +331,7 @@ ok "$(as boss "SELECT count(*) FROM kbench_imports WHERE source LIKE '%empty.jso
 echo "# reproductions (issue 24, items 3 and 17)"
 # a reproduction is another run, by another job, of the same workload, linked by the system only:
 # mallory links her own run to the job that measured it (ratio 1), and alice's run to alice's job
-R16='{"rows": 16, "hidden": 16}'
+R16='{"rows": 16, "hidden": 16, "dtype": "fp32"}'   # as kbench__reproduction_request names it (the old link compared it)
 aj=$(as alice "SELECT kbench_run('layer_norm', 'forward', '$R16', implementation => 'cpu', protocol => '$TINY')")
 as alice "SELECT status FROM kbench_wait($aj, '60 s')" >/dev/null
 arun=$(q "SELECT run_digest FROM kbench_jobs WHERE id = $aj")
