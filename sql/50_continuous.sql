@@ -483,7 +483,8 @@ REVOKE ALL ON FUNCTION kbench__alert_check(text[], int, boolean) FROM PUBLIC;
 CREATE INDEX kbench_runs_cohort_time_idx ON kbench_runs (workload_digest, protocol_digest, environment_digest, observed_at, digest);
 
 -- The trigger that judges confirmation reruns and checks every other run
--- as it lands (kbench__alerts_after_insert) is sql/51_confirmations.sql.
+-- as it lands (kbench__alerts_after_insert) is sql/51_confirmations.sql;
+-- who silences alerts, and what a restore is, sql/50_continuous_alerts.sql.
 
 -- Define an alert rule.  implementation, operation, mode, environment and
 -- workload select the series (NULL: any), named as kbench_regressions takes
@@ -591,47 +592,7 @@ BEGIN
 		 ORDER BY r.observed_at, r.digest), ru.id, false);
 END $$;
 
--- Acknowledge an alert (seen, being handled) or suppress it (not to be
--- reported), with a reason, until a time (NULL: for good; a suppression
--- needs one).  Either lapses at until: the alert counts as its verdict, or
--- open, again.
-CREATE FUNCTION kbench__alert_set(alert_id bigint, new_status text, reason text, until timestamptz) RETURNS kbench_alerts
-	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp AS $$
-DECLARE
-	a kbench_alerts;
-BEGIN
-	IF alert_id IS NULL THEN
-		RAISE EXCEPTION 'an alert id is required' USING ERRCODE = 'null_value_not_allowed';
-	END IF;
-	IF reason IS NULL OR btrim(reason) = '' THEN
-		RAISE EXCEPTION 'a reason is required to % an alert', CASE new_status WHEN 'suppressed' THEN 'suppress' ELSE 'acknowledge' END
-			USING ERRCODE = 'invalid_parameter_value', DETAIL = 'The reason is kept with the alert for whoever looks at it next.';
-	END IF;
-	IF new_status = 'suppressed' AND until IS NULL THEN
-		RAISE EXCEPTION 'a suppression needs an expiry' USING ERRCODE = 'invalid_parameter_value',
-			HINT = 'Pass until => now() + interval ''7 days'', for example.';
-	END IF;
-	IF until IS NOT NULL AND until <= now() THEN
-		RAISE EXCEPTION 'until must lie in the future' USING ERRCODE = 'invalid_parameter_value',
-			DETAIL = 'It is when the acknowledgement or suppression lapses.';
-	END IF;
-	UPDATE kbench_alerts al SET status = new_status, reason = kbench__alert_set.reason, until = kbench__alert_set.until,
-	       changed_by = session_user, changed_at = now()
-	 WHERE al.id = alert_id RETURNING * INTO a;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION 'alert % does not exist', alert_id USING ERRCODE = 'no_data_found';
-	END IF;
-	PERFORM kbench__alert_notify(a);
-	RETURN a;
-END $$;
-REVOKE ALL ON FUNCTION kbench__alert_set(bigint, text, text, timestamptz) FROM PUBLIC;
-
-CREATE FUNCTION kbench_alert_acknowledge(alert_id bigint, reason text, until timestamptz DEFAULT NULL) RETURNS kbench_alerts
-	LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp
-	RETURN kbench__alert_set(alert_id, 'acknowledged', reason, until);
-CREATE FUNCTION kbench_alert_suppress(alert_id bigint, reason text, until timestamptz) RETURNS kbench_alerts
-	LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp
-	RETURN kbench__alert_set(alert_id, 'suppressed', reason, until);
+-- Acknowledging and suppressing: sql/50_continuous_alerts.sql.
 
 --------------------------------------------------------------------------
 -- The CI gate
@@ -1008,8 +969,8 @@ GRANT SELECT ON kbench_records, kbench_leaders TO PUBLIC;
 --------------------------------------------------------------------------
 
 -- Reading rules and alerts is for everyone, as the analytics are; rules are
--- for kbench_admin (they queue reruns for everyone); acknowledging and
--- suppressing, and queuing sweeps, for kbench_user.
+-- for kbench_admin (they queue reruns for everyone); queuing sweeps for
+-- kbench_user (acknowledging and suppressing: sql/50_continuous_alerts.sql).
 GRANT SELECT ON kbench_alert_rules, kbench_alerts, kbench_alert_confirmations, kbench_alert_status TO PUBLIC;
 REVOKE ALL ON FUNCTION kbench_alert_rule(text, text, text, text, text, text, text, int, float8, float8, int, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION kbench_alert_rule_drop(text) FROM PUBLIC;
@@ -1017,10 +978,6 @@ REVOKE ALL ON FUNCTION kbench_alert_scan(text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION kbench_alert_rule(text, text, text, text, text, text, text, int, float8, float8, int, boolean) TO kbench_admin;
 GRANT EXECUTE ON FUNCTION kbench_alert_rule_drop(text) TO kbench_admin;
 GRANT EXECUTE ON FUNCTION kbench_alert_scan(text) TO kbench_admin;
-REVOKE ALL ON FUNCTION kbench_alert_acknowledge(bigint, text, timestamptz) FROM PUBLIC;
-REVOKE ALL ON FUNCTION kbench_alert_suppress(bigint, text, timestamptz) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION kbench_alert_acknowledge(bigint, text, timestamptz) TO kbench_user;
-GRANT EXECUTE ON FUNCTION kbench_alert_suppress(bigint, text, timestamptz) TO kbench_user;
 REVOKE ALL ON FUNCTION kbench_sweep_run(text, text, jsonb, text[], text, jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION kbench_compare(text, text, jsonb, text, text, int, text, jsonb, float8, interval, float8) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION kbench_compare(text, text, jsonb, text, text, int, text, jsonb, float8, interval, float8) TO kbench_user;

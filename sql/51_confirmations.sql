@@ -9,9 +9,9 @@
 
 -- Statement-level, after runs land (kbench_ingest, the imports, the
 -- runner): a confirmation rerun is judged; every other run is checked
--- against the enabled rules.  A COPY into kbench_runs (pg_restore: only the
--- owner can write the table) is not checked: the alerts, which pg_dump
--- keeps, come back with it.
+-- against the enabled rules.  A restore (a COPY FROM into kbench_runs named
+-- with its schema, as pg_dump writes it: only the owner can write the table)
+-- is not checked: the alerts, which pg_dump keeps, come back with it.
 CREATE OR REPLACE FUNCTION kbench__alerts_after_insert() RETURNS trigger
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 DECLARE
@@ -19,7 +19,9 @@ DECLARE
 	run kbench_runs;
 	judged text[] := '{}';
 BEGIN
-	IF current_query() ~* '^\s*copy\s+("?[a-z_0-9]+"?\.)?"?kbench_runs"?[\s(]' THEN
+	-- a restore (kbench__copying_into, sql/50_continuous_alerts.sql: the
+	-- executing statement, never its text, issue 24 item 7)
+	IF kbench__copying_into(TG_RELID) THEN
 		RETURN NULL;
 	END IF;
 	-- the run of a confirmation job is stored (by the worker or an agent

@@ -32,6 +32,12 @@ ALTER POLICY kbench_jobs_visible ON kbench_jobs
 	USING (owner = current_user OR pg_catalog.pg_has_role(current_user, 'pg_read_all_data', 'USAGE')
 	       OR pg_catalog.pg_has_role(current_user, 'kbench_admin', 'USAGE'));
 
+-- Reproductions: which run reproduced which is public; the job's id, status
+-- and owner are its owner's (kbench_reproductions shows them to whoever
+-- sees the job; sql/45_reproductions_link.sql).
+REVOKE ALL ON kbench_reproduction_jobs FROM PUBLIC;
+GRANT SELECT (reported_run, reproduced_run, requested_at) ON kbench_reproduction_jobs TO PUBLIC;
+
 -- Pruning the job list: kbench_admin, through the owner's rights.
 ALTER FUNCTION kbench_prune_jobs(interval) SECURITY DEFINER;
 REVOKE ALL ON FUNCTION kbench_prune_jobs(interval) FROM PUBLIC;

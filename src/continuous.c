@@ -12,6 +12,10 @@
  *                 window, persistence)
  *       the last point of a series against the points before it, as an
  *       alert rule's method says (percent, zscore, ttest, changepoint).
+ *   kbench__copying_into(rel oid)
+ *       whether the statement executing is a COPY FROM into rel, named with
+ *       its schema (a restore): the alert trigger skips those (issue 24,
+ *       item 7: decided by the parsed statement, never by its text).
  *   kernelindex.confirm_alerts (GUC)
  */
 #include "kernelindex.h"
@@ -19,12 +23,17 @@
 #include <math.h>
 
 #include "access/htup_details.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
+#include "nodes/parsenodes.h"
+#include "nodes/plannodes.h"
+#include "tcop/pquery.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/portal.h"
 
 static bool ki_confirm_alerts = true;
 
@@ -570,4 +579,37 @@ kbench__judge(PG_FUNCTION_ARGS)
 	}
 	values[0] = BoolGetDatum(flagged);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(td, values, nulls)));
+}
+
+/*
+ * Whether the portal executing now runs a COPY FROM into rel, the target
+ * named with its schema, as pg_dump writes it.  The statement is the parsed
+ * one the portal holds: a COPY TO, a COPY (query) TO, or any statement of a
+ * multi-statement query string is not a COPY FROM, whatever its text says.
+ * An unqualified COPY FROM is not taken for a restore (its name resolves by
+ * the caller's search_path, which is not the one in force here): its runs
+ * are checked, which is the safe side.
+ */
+PG_FUNCTION_INFO_V1(kbench__copying_into);
+Datum
+kbench__copying_into(PG_FUNCTION_ARGS)
+{
+	Oid			rel = PG_GETARG_OID(0);
+	ListCell   *lc;
+
+	if (ActivePortal == NULL || ActivePortal->commandTag != CMDTAG_COPY)
+		PG_RETURN_BOOL(false);
+	foreach(lc, ActivePortal->stmts)
+	{
+		PlannedStmt *ps = lfirst_node(PlannedStmt, lc);
+		CopyStmt   *c;
+
+		if (ps->commandType != CMD_UTILITY || ps->utilityStmt == NULL || !IsA(ps->utilityStmt, CopyStmt))
+			continue;
+		c = (CopyStmt *) ps->utilityStmt;
+		if (c->is_from && c->relation != NULL && c->relation->schemaname != NULL &&
+			RangeVarGetRelid(c->relation, NoLock, true) == rel)
+			PG_RETURN_BOOL(true);
+	}
+	PG_RETURN_BOOL(false);
 }

@@ -5,6 +5,7 @@
  *   kbench_wait(id, t)     wait for a job; cancelling the wait cancels the job
  *   kbench_cancel(id)      cancel a queued or running job
  *   kbench__workers()      the workers and what they do, from shared memory (the view kbench_workers)
+ *   kbench__queue_reproduction(run, device)  kbench_reproduce's job, linked to the run it reproduces
  *
  * kbench_run runs with the caller's rights (EXECUTE is granted per role) and
  * writes the job row as the extension's owner, so users need no INSERT
@@ -463,6 +464,81 @@ kbench_run(PG_FUNCTION_ARGS)
 	if (PG_NARGS() >= 9 && !PG_ARGISNULL(8) && r.max_minutes == 0)
 		r.max_minutes = -1;		/* refused as not positive */
 	PG_RETURN_INT64(ki_queue_job(&r));
+}
+
+/*
+ * Queue the reproduction of a run (kbench_reproduce, sql/45_reproductions_link.sql):
+ * the job asks for exactly what kbench__reproduction_request says of the run,
+ * and its link to the run is written here, as the extension's owner, with the
+ * job that this call queued (issue 24, item 3: no user-callable function
+ * links a job of the caller's choosing to a run).  The job's run is added to
+ * the link by the system when the job finishes (kbench__reproduction_finished).
+ */
+PG_FUNCTION_INFO_V1(kbench__queue_reproduction);
+Datum
+kbench__queue_reproduction(PG_FUNCTION_ARGS)
+{
+	KiJobRequest r;
+	MemoryContext cxt = CurrentMemoryContext;
+	char	   *run;
+	char	   *op = NULL,
+			   *mode = NULL,
+			   *workload = NULL,
+			   *impl = NULL;
+	Oid			types[3] = {TEXTOID, INT8OID, NAMEOID};
+	Datum		args[3];
+	int64		id;
+
+	require_workers();
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the run to reproduce must not be null")));
+	run = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	args[0] = CStringGetTextDatum(run);
+	SPI_connect();
+	if (ki_spi_as_owner(psprintf("SELECT q.operation, q.mode, q.workload::pg_catalog.text, q.implementation"
+								 " FROM %s.kbench__reproduction_request($1) q", ki_ext_schema()),
+						1, types, args, NULL, true) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the reproduction request");
+	if (SPI_processed == 1)
+	{
+		char	   *v;
+
+		if ((v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1)) != NULL)
+			op = MemoryContextStrdup(cxt, v);
+		if ((v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2)) != NULL)
+			mode = MemoryContextStrdup(cxt, v);
+		if ((v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3)) != NULL)
+			workload = MemoryContextStrdup(cxt, v);
+		if ((v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4)) != NULL)
+			impl = MemoryContextStrdup(cxt, v);
+	}
+	SPI_finish();
+	if (op == NULL || mode == NULL || workload == NULL || impl == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("run %s cannot be reproduced here", run),
+				 errdetail("Its operation, mode or implementation is not one that kbench runs here."),
+				 errhint("kbench_reproduce says why.")));
+
+	memset(&r, 0, sizeof(r));
+	r.op = queue_name(op, true);
+	r.mode = queue_name(mode, false);
+	r.workload = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(workload)));
+	r.impl = queue_impl_name(impl);
+	r.device = PG_ARGISNULL(1) ? NULL : queue_device_name(text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	id = ki_queue_job(&r);
+
+	args[1] = Int64GetDatum(id);
+	args[2] = DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(GetUserId(), false)));
+	SPI_connect();
+	if (ki_spi_as_owner(psprintf("INSERT INTO %s.kbench_reproduction_jobs (job_id, reported_run, owner)"
+								 " VALUES ($2, $1, $3)", ki_ext_schema()),
+						3, types, args, NULL, false) != SPI_OK_INSERT)
+		elog(ERROR, "could not link the reproduction");
+	SPI_finish();
+	PG_RETURN_INT64(id);
 }
 
 static bool

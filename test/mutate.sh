@@ -87,6 +87,14 @@ distill_hard_weight|kernels/ops/distill_jsd_loss.c|/^dj_cpu(/,/^}/s/loss = ((flo
 staging_not_per_role|src/catalog.c|s/kbench_import_staging WHERE staged_by = $1 ORDER BY n"/kbench_import_staging ORDER BY n"/|security|a staged catalog import takes every role's staged lines, not only the caller's
 digest_prefix_no_index|sql/20_catalog.sql|/^CREATE INDEX kbench_runs_digest_prefix_idx/d|installcheck|a digest prefix read by scanning every run (no pattern index on kbench_runs.digest: starts_with is only a filter under C.UTF-8)
 report_no_row_cap|sql/61_report.sql|s/FILTER (WHERE k <= max_rows)//|charts|the report's speedups and regressions tables show every row (576 speedup rows on the whole catalog)
+repro_other_device_verified|sql/45_reproductions_link.sql|s/THEN CASE WHEN kbench__device_key(xe) = kbench__device_key(re) THEN 'verified'/THEN CASE WHEN true THEN 'verified'/|security|a reproduction on another device class verifies the run (and the export marks it)
+repro_job_id_shown|sql/45_reproductions_link.sql|s/CASE WHEN s.visible THEN l.job_id END AS job_id/l.job_id AS job_id/|security|kbench_reproductions shows every role the job ids of others' reproductions
+repro_table_public|sql/90_privileges.sql|s/^GRANT SELECT (reported_run, reproduced_run, requested_at) ON kbench_reproduction_jobs TO PUBLIC;/GRANT SELECT ON kbench_reproduction_jobs TO PUBLIC;/|security|PUBLIC reads the job ids and owners of reproductions from the table
+alerts_copy_by_text|sql/51_confirmations.sql|s/IF kbench__copying_into(TG_RELID) THEN/IF current_query() ILIKE 'copy kbench_runs%' THEN/|continuous|the alert trigger skips runs by the query's text (COPY kbench_runs TO STDOUT; SELECT kbench_ingest(...))
+alerts_restore_checked|sql/51_confirmations.sql|s/IF kbench__copying_into(TG_RELID) THEN/IF false THEN/|dump|a restore's COPY FROM into kbench_runs is checked against the rules again
+suppress_90_days|sql/50_continuous_alerts.sql|s/until > now() + interval '90 days'/until > now() + interval '900 days'/|continuous|a suppression may last longer than 90 days
+acknowledge_infinity|sql/50_continuous_alerts.sql|s/IF until IS NOT NULL AND NOT isfinite(until) THEN/IF false THEN/|continuous|until => 'infinity' is accepted
+suppress_anyones|sql/50_continuous_alerts.sql|s/IF NOT pg_has_role(session_user, 'kbench_admin', 'MEMBER')/IF false AND NOT pg_has_role(session_user, 'kbench_admin', 'MEMBER')/|continuous|a kbench_user suppresses alerts on other roles' runs
 EOF
 )
 

@@ -153,6 +153,9 @@ SELECT kbench_alert_acknowledge(:alert, NULL);
 SELECT kbench_alert_acknowledge(:alert, '  ');
 SELECT kbench_alert_suppress(:alert, 'known', NULL);
 SELECT kbench_alert_suppress(:alert, 'known', now() - interval '1 day');
+-- a suppression lapses within 90 days: never 'infinity' (issue 24)
+SELECT kbench_alert_suppress(:alert, 'known', 'infinity');
+SELECT kbench_alert_suppress(:alert, 'known', now() + interval '91 days');
 SELECT kbench_alert_acknowledge(-1, 'no such alert');
 SELECT kbench_alert_acknowledge(NULL, 'no alert');
 SELECT status, reason, until IS NULL AS for_good, changed_by = session_user AS by_me

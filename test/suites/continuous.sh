@@ -4,7 +4,8 @@
 # a series this server can rerun queues a confirmation rerun that confirms a
 # real slowdown and refutes a false one; NOTIFY kbench_alerts; the GUC that
 # turns confirmation off; the CI gate failing and passing a psql job; alerts
-# kept by pg_dump/pg_restore.  Slowdowns are made by ingesting runs with
+# kept by pg_dump/pg_restore; who may silence an alert, for how long, and
+# that no statement text hides a run from the rules (issue 24).  Slowdowns are made by ingesting runs with
 # made-up timings into the worker's own series.  Prints TAP lines.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -166,6 +167,59 @@ psql -X -q -v ON_ERROR_STOP=1 -o /dev/null -c "COPY (SELECT * FROM kbench_ingest
 ok "$(q "SELECT count(*) FROM kbench_alerts a JOIN kbench_runs r ON r.digest = a.run_digest
          WHERE r.name = 'slow-copy' AND a.rule_id = (SELECT id FROM kbench_alert_rules WHERE name = 'cpu-slowdowns')")" 1 \
    "a run ingested inside COPY (SELECT ...) TO STDOUT opens its alert too"
+
+# a COPY kbench_runs TO STDOUT before the ingest, in the same query string, does not hide its run
+# from the rules either (issue 24, item 7: a restore is told by the parsed statement, not its text)
+cwl="sha256:$(echo -n 'copy-to series' | sha256sum | cut -c1-64)"
+for i in $(seq 10 19); do fake "$impl" "$cwl" "$proto" "$env" "$ns" "2020-01-$i""T00:00:00Z" "copy-to-$i"; done
+psql -X -q -v ON_ERROR_STOP=1 -o /dev/null -c "COPY kbench_runs TO STDOUT; SELECT * FROM kbench_ingest(jsonb_build_object('apiVersion', 'kernelindex.dev/v1alpha1',
+       'kind', 'BenchmarkRun', 'metadata', jsonb_build_object('name', 'slow-copy-to'),
+       'spec', jsonb_build_object('implementationDigest', '$impl', 'workloadDigest', '$cwl', 'protocolDigest', '$proto',
+         'environmentDigest', '$env', 'status', 'passed', 'observedAt', '2030-01-01T00:00:00Z',
+         'timing', jsonb_build_object('primaryStatistic', 'median', 'latencyNs', jsonb_build_object('median', $((ns * 20)))))))"
+ok "$(q "SELECT count(*) FROM kbench_alerts a JOIN kbench_runs r ON r.digest = a.run_digest
+         WHERE r.name = 'slow-copy-to' AND a.rule_id = (SELECT id FROM kbench_alert_rules WHERE name = 'cpu-slowdowns')")" 1 \
+   "a run ingested after COPY kbench_runs TO STDOUT in one query string opens its alert"
+
+# 7. who silences an alert, and for how long (issue 24, item 11): a kbench_user only alerts on
+# her own jobs' runs, kbench_admin any; a suppression lapses within 90 days
+source test/lib/attacks.sh
+psql -X -q -v ON_ERROR_STOP=1 -c "CREATE ROLE alice LOGIN IN ROLE kbench_user" -c "CREATE ROLE mallory LOGIN IN ROLE kbench_user" \
+     -c "CREATE ROLE boss LOGIN IN ROLE kbench_admin"
+run_job 512
+read -r impl wl proto env ns <<<"$(series_of 512)"
+# (the baseline lands with the rules off, as test 2's before its rule: landing before the job's run, it would
+# open the series' alert on that run)
+q "UPDATE kbench_alert_rules SET enabled = false WHERE name IN ('cpu-slowdowns', 'liger-confirm')" >/dev/null
+for i in $(seq 10 19); do fake "$impl" "$wl" "$proto" "$env" $((ns / 1000 > 0 ? ns / 1000 : 1)) "2020-01-$i""T00:00:00Z" "fast-512-$i"; done
+q "UPDATE kbench_alert_rules SET enabled = true WHERE name IN ('cpu-slowdowns', 'liger-confirm')" >/dev/null
+aj=$(psql -X -At -q -v ON_ERROR_STOP=1 -U alice -c "SELECT kbench_run('layer_norm', 'forward', jsonb_build_object('rows', 512, 'hidden', 64, 'dtype', 'fp32'), protocol => '$MED')")
+idle 60
+mine=$(q "SELECT min(a.id) FROM kbench_alerts a JOIN kbench_jobs j ON j.run_digest = a.run_digest WHERE j.id = $aj
+          AND a.rule_id = (SELECT id FROM kbench_alert_rules WHERE name = 'cpu-slowdowns')")
+theirs=$(q "SELECT a.id FROM kbench_alerts a JOIN kbench_runs r ON r.digest = a.run_digest
+            WHERE r.name = 'slow-copy-to' AND a.rule_id = (SELECT id FROM kbench_alert_rules WHERE name = 'cpu-slowdowns')")
+ok "$([ -n "$mine" ] && [ -n "$theirs" ] && echo t)" t "an alert on alice's job's run and one on an ingested run"
+attack_refused mallory 42501 "SELECT kbench_alert_suppress($mine, 'not mine', now() + interval '1 day')" "a kbench_user suppresses an alert on another role's job's run"
+attack_refused mallory 42501 "SELECT kbench_alert_acknowledge($mine, 'not mine')" "a kbench_user acknowledges an alert on another role's job's run"
+attack_refused alice 42501 "SELECT kbench_alert_suppress($theirs, 'not mine', now() + interval '1 day')" "a kbench_user suppresses an alert on an ingested run"
+blocking="SELECT count(*) FROM kbench_alert_status WHERE status IN ('open', 'confirmed')"
+before=$(q "$blocking")
+for who in mallory alice; do
+  psql -X -q -U "$who" -c "DO \$\$DECLARE a record; BEGIN FOR a IN SELECT id FROM kbench_alert_status WHERE status IN ('open', 'confirmed') LOOP
+      BEGIN PERFORM kbench_alert_suppress(a.id, 'noise', 'infinity'); EXCEPTION WHEN OTHERS THEN NULL; END; END LOOP; END\$\$" 2>/dev/null
+done
+attack "a kbench_user (and the owner of one of them) suppresses every blocking alert until infinity: none is silenced" "$(q "$blocking")" "$before"
+out=$(psql -X -q -v ON_ERROR_STOP=1 -c "SELECT kbench_check()" 2>&1); rc=$?
+attack "... and the gate still fails" "$rc" 1
+bad_input alice 22023 "SELECT kbench_alert_suppress($mine, 'forever', 'infinity')" "a suppression until infinity"
+bad_input alice 22023 "SELECT kbench_alert_suppress($mine, 'for a season', now() + interval '91 days')" "a suppression of more than 90 days"
+bad_input alice 22023 "SELECT kbench_alert_acknowledge($mine, 'forever', 'infinity')" "an acknowledgement until infinity (NULL is for good)"
+ok "$(psql -X -At -q -v ON_ERROR_STOP=1 -U alice -c "SELECT status || ' ' || changed_by FROM kbench_alert_suppress($mine, 'my change, being fixed', now() + interval '90 days' - interval '1 minute')")" \
+   "suppressed alice" "alice suppresses the alert on her own job's run, for up to 90 days"
+ok "$(psql -X -At -q -v ON_ERROR_STOP=1 -U boss -c "SELECT status || ' ' || changed_by FROM kbench_alert_suppress($theirs, 'the lab machine is shared this week', now() + interval '7 days')")" \
+   "suppressed boss" "kbench_admin suppresses any alert"
+attacks_summary
 
 # 6. pg_dump/pg_restore keeps the alerts, their rules and confirmations as they were
 idle 60

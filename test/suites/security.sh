@@ -9,6 +9,8 @@
 #     may create objects in the extension's schema;
 #   - rights: PUBLIC reads only; kbench__* that write are not executable by
 #     PUBLIC; cross-role wait, cancel, NOTIFY, kbench_workers, import paths;
+#   - reproductions (issue 24): linked by the system only, verified on the
+#     same device class only, others' job ids hidden;
 #   - limits: timeouts, sample counts, intervals with months, per-role queue;
 #     a job whose worker is gone for good (its device removed) can be
 #     cancelled, and is ended when a worker starts;
@@ -325,6 +327,49 @@ attack_refused reader 42501 "SELECT source FROM kbench_imports" "PUBLIC reads th
 attack_refused bob 42501 "SELECT * FROM kbench_imports" "kbench_user reads the server path of an import"
 ok "$(as reader "SELECT count(*) FROM (SELECT id, kind, lines FROM kbench_imports) i")" "$(q "SELECT count(*) FROM kbench_imports")" "PUBLIC reads what each import did"
 ok "$(as boss "SELECT count(*) FROM kbench_imports WHERE source LIKE '%empty.jsonl'")" 1 "kbench_admin reads the import's source"
+
+echo "# reproductions (issue 24, items 3 and 17)"
+# a reproduction is another run, by another job, of the same workload, linked by the system only:
+# mallory links her own run to the job that measured it (ratio 1), and alice's run to alice's job
+R16='{"rows": 16, "hidden": 16, "dtype": "fp32"}'   # as kbench__reproduction_request names it (the old link compared it)
+aj=$(as alice "SELECT kbench_run('layer_norm', 'forward', '$R16', implementation => 'cpu', protocol => '$TINY')")
+as alice "SELECT status FROM kbench_wait($aj, '60 s')" >/dev/null
+arun=$(q "SELECT run_digest FROM kbench_jobs WHERE id = $aj")
+mj=$(as mallory "SELECT kbench_run('layer_norm', 'forward', '$R16', implementation => 'cpu', protocol => '$TINY')")
+as mallory "SELECT status FROM kbench_wait($mj, '60 s')" >/dev/null
+mrun=$(q "SELECT run_digest FROM kbench_jobs WHERE id = $mj")
+as mallory "SELECT kbench__link_reproduction('$mrun', $mj)" >/dev/null 2>&1
+as mallory "SELECT kbench__link_reproduction('$arun', $aj)" >/dev/null 2>&1
+attack "a kbench_user links the job that measured a run (hers, or another role's) as its reproduction" \
+  "$(q "SELECT count(*) FROM kbench_reproductions WHERE reported_run IN ('$arun', '$mrun')")" 0
+marked() { q "SELECT count(*) FROM kbench_export_catalog() r(row) WHERE r.row::jsonb->'row'->>'runDigest' = '$1' AND r.row::jsonb->'row' ? 'reproducedByKernelindex'"; }
+attack "... and the export marks neither run as reproduced" "$(marked "$arun") $(marked "$mrun")" "0 0"
+# the real thing: mallory reproduces alice's run on the same device class, by a job of her own
+rj=$(as mallory "SELECT kbench_reproduce('$arun', 'cpu')")
+as mallory "SELECT status FROM kbench_wait($rj, '60 s')" >/dev/null
+ok "$(as mallory "SELECT job_id = $rj AND job_status = 'passed' AND reproduced_run <> reported_run AND tier = 'verified' AND verified FROM kbench_reproductions WHERE reported_run = '$arun'")" t \
+   "kbench_reproduce: another job's run of the same workload on the same device class verifies the run (mallory sees her job)"
+ok "$(marked "$arun")" 1 "... and the export marks it"
+attack "kbench_reproductions shows alice neither the id nor the status of mallory's job" \
+  "$(as alice "SELECT count(*) || ' ' || count(job_id) || ' ' || count(job_status) || ' ' || bool_and(verified) FROM kbench_reproductions WHERE reported_run = '$arun'")" "1 0 0 true"
+attack_refused reader 42501 "SELECT job_id FROM kbench_reproduction_jobs" "PUBLIC reads the job ids of reproductions"
+attack_refused reader 42501 "SELECT owner FROM kbench_reproduction_jobs" "PUBLIC reads whose reproductions they are"
+ok "$(as boss "SELECT count(job_id) FROM kbench_reproductions WHERE reported_run = '$arun'") $(as reader "SELECT count(*) FROM (SELECT reported_run, reproduced_run FROM kbench_reproduction_jobs) l")" "1 1" \
+   "kbench_admin sees the job; PUBLIC reads which run reproduced which"
+# an H100 run of the same workload reproduced on the CPU: re-run elsewhere, with its ratio, not verified, not marked
+read -r aimpl awl aproto ans <<<"$(q "SELECT implementation_digest || ' ' || workload_digest || ' ' || protocol_digest || ' ' || primary_ns FROM kbench_runs WHERE digest = '$arun'")"
+h100=$(q "SELECT min(digest) FROM kbench_environments WHERE product ILIKE '%H100%'")
+hrun=$(q "SELECT digest FROM kbench_ingest(jsonb_build_object('apiVersion', 'kernelindex.dev/v1alpha1', 'kind', 'BenchmarkRun',
+       'metadata', jsonb_build_object('name', 'layer-norm-16-on-h100'),
+       'spec', jsonb_build_object('implementationDigest', '$aimpl', 'workloadDigest', '$awl', 'protocolDigest', '$aproto',
+         'environmentDigest', '$h100', 'status', 'passed', 'observedAt', '2026-01-01T00:00:00Z',
+         'timing', jsonb_build_object('primaryStatistic', 'median', 'latencyNs', jsonb_build_object('median', $ans))))) WHERE kind = 'BenchmarkRun'")
+hj=$(as alice "SELECT kbench_reproduce('$hrun', 'cpu')")
+as alice "SELECT status FROM kbench_wait($hj, '60 s')" >/dev/null
+attack "an H100 run re-run on the CPU is re-run elsewhere, with its ratio, and not verified" \
+  "$(as alice "SELECT tier || ' ' || verified || ' ' || (ratio > 0) || ' ' || reported_device_key || ' ' || reproduced_device_key FROM kbench_reproductions WHERE job_id = $hj")" \
+  "re-run elsewhere false true $(q "SELECT kbench__device_key(e) FROM kbench_environments e WHERE digest = '$h100'") cpu"
+attack "... and the export does not mark the H100 run" "$(marked "$hrun")" 0
 
 echo "# 7. limits"
 for set in "queue_limit_per_role = 2" "max_job_timeout = '1h'" "job_timeout = '2h'"; do

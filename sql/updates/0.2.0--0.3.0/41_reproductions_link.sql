@@ -1,0 +1,1 @@
+../../45_reproductions_link.sql
