@@ -77,6 +77,9 @@ chart_unescaped|sql/60_charts.sql|s/kbench_svg_escape(coalesce(s.sr->>'name', ''
 distill_temperature|kernels/ops/distill_jsd_loss.c|/^dj_cpu(/,/^}/s/^\t\t\tzs\[v\] = a;$/\t\t\tzs[v] = a \/ 2;/|kernels|the CPU distill_jsd_loss takes the student's logits at temperature 2
 distill_hard_weight|kernels/ops/distill_jsd_loss.c|/^dj_cpu(/,/^}/s/loss = ((float) DJ_WEIGHT_HARD \*/loss = ((float) 0.49 */|kernels|the CPU distill_jsd_loss weighs the hard loss 0.49, not 0.5 (the old rtol 1e-2 let it pass)
 staging_not_per_role|src/catalog.c|s/kbench_import_staging WHERE staged_by = $1 ORDER BY n"/kbench_import_staging ORDER BY n"/|security|a staged catalog import takes every role's staged lines, not only the caller's
+liger_null|src/catalog.c|/not STRICT (source may be NULL)/{n;s/if (PG_ARGISNULL(0))/if (false)/}|FUZZ_SQL_ONLY=kbench_import_liger fuzz_sql|kbench_import_liger(NULL) and kbench_import_liger_file(NULL) read a null pointer (SIGSEGV)
+staging_truncate|src/catalog.c|s/"DELETE FROM %s.kbench_import_staging WHERE staged_by = $1"/"TRUNCATE %s.kbench_import_staging"/|crash_recovery|a staged import empties the staging table by TRUNCATE (and takes other roles' staged lines with it)
+staging_unlogged|sql/20_catalog.sql|s/^CREATE TABLE kbench_import_staging (/CREATE UNLOGGED TABLE kbench_import_staging (/|crash_recovery|the staging table is unlogged again (a crash empties it)
 EOF
 )
 
