@@ -114,13 +114,18 @@ came_back "$from" "kill -9 of the postmaster right after a rolled-back staged im
 ok "$(state)" "$before" "... the catalog, the imports and the staged lines are what was committed"
 
 # 4. lines staged by a kbench_admin and not imported yet survive a crash (the table is logged)
+# (and another role's staged import, meanwhile, leaves them there)
 psql -X -q -v ON_ERROR_STOP=1 -U crash_admin -c "\\copy kbench_import_staging (line) FROM '$TMP/b.jsonl' $COPY_OPTS" >/dev/null 2>&1
+psql -X -q -v ON_ERROR_STOP=1 >/dev/null 2>&1 <<SQL
+\\copy kbench_import_staging (line) FROM '$TMP/a.jsonl' $COPY_OPTS
+SELECT lines FROM kbench_import_catalog_staged('fourth');
+SQL
 from=$(($(stat -c %s "$LOG") + 1))
 ki_as_owner pg_ctl -D "$DATA" -m immediate -w stop >/dev/null 2>&1
 start_again
 came_back "$from" "an immediate stop with lines staged" || exit 1
 ok "$(q "SELECT count(*) FROM kbench_import_staging WHERE staged_by = 'crash_admin'")" 3000 \
-  "lines staged and not imported survive the crash (a logged table)"
+  "lines staged and not imported survive another role's import and the crash (a logged table)"
 out=$(psql -X -At -q -U crash_admin -c "SELECT lines, rejected FROM kbench_import_catalog_staged('after')" 2>&1)
 ok "$out $(q "SELECT count(*) FROM kbench_import_staging")" "3000|0 0" \
   "... and a staged import after recovery imports them (none rejected) and empties the table by DELETE"
