@@ -310,11 +310,14 @@ CREATE TABLE kbench_import_rejections (
 --   \copy kbench_import_staging (line) FROM 'catalog.jsonl' WITH (FORMAT csv, QUOTE E'\x01', DELIMITER E'\x02')
 -- (the csv options pass each line through untouched), then
 --   SELECT * FROM kbench_import_catalog_staged();
--- Lines wait here only until the import reads and deletes them: not
--- WAL-logged (a crash empties it) and not compressed (each line is read back
--- once).  staged_by: the role that staged the line (kbench_admin may write
--- only line); each caller imports only its own lines.
-CREATE UNLOGGED TABLE kbench_import_staging (
+-- Lines wait here only until the import reads and deletes them (by DELETE:
+-- vacuum takes the space back); not compressed (each line is read back
+-- once).  A logged table since 0.3.0: PostgreSQL 15 cannot recover from a
+-- crash that follows an unlogged table's TRUNCATE (or creation) rolled back,
+-- and staged lines now survive a crash.  staged_by: the role that staged the
+-- line (kbench_admin may write only line); each caller imports only its own
+-- lines.
+CREATE TABLE kbench_import_staging (
 	n bigserial,
 	line text,
 	staged_by name NOT NULL DEFAULT CURRENT_USER

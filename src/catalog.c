@@ -972,18 +972,16 @@ kbench_import_catalog_staged(PG_FUNCTION_ARGS)
 	}
 	SPI_cursor_close(portal);
 	/*
-	 * The caller's lines go: by TRUNCATE when they are all there is (the
-	 * usual case: the space goes back at once, where a DELETE leaves the
-	 * lines and their TOAST to the next vacuum), else by DELETE.  The
-	 * EXCLUSIVE lock keeps others from staging meanwhile.
+	 * The caller's lines go, by DELETE, never by TRUNCATE: a TRUNCATE makes
+	 * a new file for the table, and PostgreSQL 15 cannot recover from a crash
+	 * that follows one rolled back in an unlogged table ("could not create
+	 * file ...: File exists"; the staging table is logged since 0.3.0, this
+	 * library may serve a 0.2.0 database whose table is not).  The space of
+	 * the lines goes back at the next vacuum.  The EXCLUSIVE lock keeps
+	 * others from staging meanwhile.
 	 */
-	SPI_execute_with_args(psprintf("SELECT 1 FROM %s.kbench_import_staging WHERE staged_by <> $1 LIMIT 1", ki_ext_schema()),
-						  1, argtypes, args, NULL, true, 1);
-	if (SPI_processed == 0)
-		SPI_execute(psprintf("TRUNCATE %s.kbench_import_staging", ki_ext_schema()), false, 0);
-	else
-		SPI_execute_with_args(psprintf("DELETE FROM %s.kbench_import_staging WHERE staged_by = $1", ki_ext_schema()),
-							  1, argtypes, args, NULL, false, 0);
+	SPI_execute_with_args(psprintf("DELETE FROM %s.kbench_import_staging WHERE staged_by = $1", ki_ext_schema()),
+						  1, argtypes, args, NULL, false, 0);
 	result = ki_catalog_import_end(st, fcinfo);
 	PG_RETURN_DATUM(result);
 }
@@ -993,8 +991,8 @@ PG_FUNCTION_INFO_V1(kbench_import_liger);
 Datum
 kbench_import_liger(PG_FUNCTION_ARGS)
 {
-	text	   *csv = PG_GETARG_TEXT_PP(0);
-	const char *source = PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1));
+	text	   *csv;
+	const char *source;
 	import_state ist;
 	import_counts *c = &ist.c;
 	ki_arena	a;
@@ -1004,6 +1002,15 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 				oldcxt;
 	bool		keep_memory;
 
+	/* not STRICT (source may be NULL); kbench_import_liger_file(NULL) comes here too */
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("cannot import a null Liger-Kernel CSV"),
+				 errdetail("The CSV text, or the file kbench_import_liger_file read, is null."),
+				 errhint("Pass the text of all_benchmark_data.csv, or the path of a file the server can read.")));
+	csv = PG_GETARG_TEXT_PP(0);
+	source = PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1));
 	ki_pg_arena_init(&a);
 	if (!ki_liger_reader_init(&reader, &a, VARDATA_ANY(csv), VARSIZE_ANY_EXHDR(csv), &err))
 		ereport(ERROR,

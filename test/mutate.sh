@@ -95,6 +95,9 @@ alerts_restore_checked|sql/51_confirmations.sql|s/IF kbench__copying_into(TG_REL
 suppress_90_days|sql/50_continuous_alerts.sql|s/until > now() + interval '90 days'/until > now() + interval '900 days'/|continuous|a suppression may last longer than 90 days
 acknowledge_infinity|sql/50_continuous_alerts.sql|s/IF until IS NOT NULL AND NOT isfinite(until) THEN/IF false THEN/|continuous|until => 'infinity' is accepted
 suppress_anyones|sql/50_continuous_alerts.sql|s/IF NOT pg_has_role(session_user, 'kbench_admin', 'MEMBER')/IF false AND NOT pg_has_role(session_user, 'kbench_admin', 'MEMBER')/|continuous|a kbench_user suppresses alerts on other roles' runs
+liger_null|src/catalog.c|/not STRICT (source may be NULL)/{n;s/if (PG_ARGISNULL(0))/if (false)/}|FUZZ_SQL_ONLY=kbench_import_liger fuzz_sql|kbench_import_liger(NULL) and kbench_import_liger_file(NULL) read a null pointer (SIGSEGV)
+staging_truncate|src/catalog.c|s/"DELETE FROM %s.kbench_import_staging WHERE staged_by = $1"/"TRUNCATE %s.kbench_import_staging"/|crash_recovery|a staged import empties the staging table by TRUNCATE (and takes other roles' staged lines with it)
+staging_unlogged|sql/20_catalog.sql|s/^CREATE TABLE kbench_import_staging (/CREATE UNLOGGED TABLE kbench_import_staging (/|crash_recovery|the staging table is unlogged again (a crash empties it)
 EOF
 )
 

@@ -8,7 +8,8 @@
 #     nothing is truncated; 1e-400 and 1e400 mean the same as json, jsonb, text;
 #   - TRUNCATE, DELETE and UPDATE as the owner (a superuser) on every catalog
 #     table; a retraction or supersession by hand; one to a run that does not
-#     exist; the store's functions called by a role without rights.
+#     exist; the store's functions called by a role without rights;
+#   - kbench_import_liger(NULL) and kbench_import_liger_file(NULL): an error, not a crash.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
@@ -148,5 +149,16 @@ case "$out" in
   *) through=$((through + 1)); echo "not ok - attack got through: a role without pg_read_server_files reads a server file through kbench_import_catalog"; printf '%s\n' "$out" | head -3 | sed 's/^/#   /';;
 esac
 attack "the unvalidated row-at-a-time kbench__store is gone" "$(q "SELECT count(*) FROM pg_proc WHERE proname = 'kbench__store'")" 0
+
+# A NULL CSV (issue 24): 0.2.0 read it as text and crashed the server (SIGSEGV), for any kbench_admin
+# (ki_nobody is one now); kbench_import_liger_file(NULL) passes pg_read_file's NULL on.
+pm=$(head -1 "$KI_CLUSTER_DIR/data/postmaster.pid")
+for who in "ki_nobody kbench_import_liger(NULL)" "ki_nobody kbench_import_liger(NULL, 'x')" \
+           "postgres kbench_import_liger_file(NULL)"; do
+  out=$(psql -X -At -q -U "${who%% *}" -v VERBOSITY=verbose -c "SELECT * FROM ${who#* }" 2>&1)
+  attack "${who%% *} calls ${who#* }: refused (22004, lower case), the server stays up (same postmaster, nothing terminated by a signal)" \
+    "$(grep -oE '^ERROR:  [0-9A-Z]{5}: [a-z]' <<<"$out" | head -1)|$(q "SELECT 1")|$(head -1 "$KI_CLUSTER_DIR/data/postmaster.pid")|$(grep -c 'terminated by signal' "$KI_CLUSTER_DIR/server.log")" \
+    "ERROR:  22004: c|1|$pm|0"
+done
 
 echo "# attacks tried: $tried, got through: $through"
