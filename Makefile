@@ -40,7 +40,7 @@ REGRESS_OPTS = --inputdir=test --outputdir=test --load-extension=$(EXTENSION) \
 
 ISOLATION = $(patsubst test/specs/%.spec,%,$(sort $(wildcard test/specs/*.spec)))
 ISOLATION_OPTS = --inputdir=test --outputdir=test/isolation_output --load-extension=$(EXTENSION) \
-	--temp-config=test/regress.conf --temp-instance=test/tmp_check_isolation
+	--temp-config=test/isolation.conf --temp-instance=test/tmp_check_isolation
 
 EXTRA_CLEAN = test/results test/regression.diffs test/regression.out test/isolation_output \
 	test/tmp_check test/tmp_check_isolation test/log
