@@ -380,9 +380,21 @@ ki_queue_job(KiJobRequest *r)
 	 */
 	{
 		LOCKTAG		tag;
+		bool		nowait = MyBackendType == B_BG_WORKER;
 
+		/*
+		 * A worker (queueing an alert's confirmation rerun as it stores a
+		 * run) does not wait for a role's open transaction: it would stall
+		 * the device's jobs until that role commits.  kbench__queue_confirmation
+		 * records the refusal as the confirmation's error.
+		 */
 		SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, KI_QUEUE_LOCK_KEY, 0, KI_QUEUE_LOCK_FIELD4);
-		(void) LockAcquire(&tag, ExclusiveLock, false, false);
+		if (LockAcquire(&tag, ExclusiveLock, false, nowait) == LOCKACQUIRE_NOT_AVAIL)
+			ereport(ERROR,
+					(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+					 errmsg("the benchmark queue is locked by a transaction that is queueing jobs"),
+					 errdetail("A kernelindex worker does not wait for the queue's lock."),
+					 errhint("The transaction holds the lock until it ends: commit it.")));
 	}
 	CommandCounterIncrement();
 	PushActiveSnapshot(GetLatestSnapshot());
