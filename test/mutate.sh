@@ -77,6 +77,11 @@ chart_unescaped|sql/60_charts.sql|s/kbench_svg_escape(coalesce(s.sr->>'name', ''
 distill_temperature|kernels/ops/distill_jsd_loss.c|/^dj_cpu(/,/^}/s/^\t\t\tzs\[v\] = a;$/\t\t\tzs[v] = a \/ 2;/|kernels|the CPU distill_jsd_loss takes the student's logits at temperature 2
 distill_hard_weight|kernels/ops/distill_jsd_loss.c|/^dj_cpu(/,/^}/s/loss = ((float) DJ_WEIGHT_HARD \*/loss = ((float) 0.49 */|kernels|the CPU distill_jsd_loss weighs the hard loss 0.49, not 0.5 (the old rtol 1e-2 let it pass)
 staging_not_per_role|src/catalog.c|s/kbench_import_staging WHERE staged_by = $1 ORDER BY n"/kbench_import_staging ORDER BY n"/|security|a staged catalog import takes every role's staged lines, not only the caller's
+markdown_device_raw|sql/50_continuous_summary.sql|s/coalesce(kbench__markdown_cell(a.device), '')/coalesce(a.device, '')/|security|kbench_summary_markdown writes a device name raw (HTML, row breaks, pipes, links)
+rejection_quote_whole|src/catalog.c|s/^#define KI_QUOTE_MAX 200$/#define KI_QUOTE_MAX 100000/|security|an import rejection quotes its line's content untruncated (up to the 1000-character cap of a reason)
+rejections_public|sql/20_import_rejections.sql|s/USING (imported_by = current_user OR pg_catalog.pg_has_role(current_user, 'pg_read_all_data'/USING (true OR pg_catalog.pg_has_role(current_user, 'pg_read_all_data'/|security|every role reads every import's rejection reasons
+queue_unlocked|src/queue.c|s/LockAcquire(\&tag, ExclusiveLock, false, nowait)/LockAcquire(\&tag, ShareLock, false, nowait)/|installcheck|kbench_run takes the queue's lock in a mode that does not exclude another kbench_run (concurrent sessions pass the limits)
+queue_stale_snapshot|src/queue.c|s/PushActiveSnapshot(GetLatestSnapshot());/PushActiveSnapshot(GetTransactionSnapshot());/|installcheck|kbench_run counts the queue in a REPEATABLE READ transaction's old snapshot
 EOF
 )
 
