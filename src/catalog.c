@@ -452,7 +452,7 @@ clip_to(const char *s, size_t len, int limit)
 	if (s == NULL)
 		return "";
 	if (len <= (size_t) limit)	/* bytes: at most that many characters */
-		return len == strlen(s) ? s : pnstrdup(s, len);
+		return pnstrdup(s, len);	/* s need not end at len (a JSON string's bytes) */
 	cut = Min(pg_mbcharcliplen(s, (int) Min(len, (size_t) PG_INT32_MAX), limit), (int) len);
 	if ((size_t) cut == len)
 		return pnstrdup(s, len);
