@@ -38,9 +38,11 @@ REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
 REGRESS_OPTS = --inputdir=test --outputdir=test --load-extension=$(EXTENSION) \
 	--temp-config=test/regress.conf --temp-instance=test/tmp_check
 
+# The isolation specs have an instance of their own, test/isolation.conf:
+# the worker serves their database, and the queue limits are small.
 ISOLATION = $(patsubst test/specs/%.spec,%,$(sort $(wildcard test/specs/*.spec)))
 ISOLATION_OPTS = --inputdir=test --outputdir=test/isolation_output --load-extension=$(EXTENSION) \
-	--temp-config=test/regress.conf --temp-instance=test/tmp_check_isolation
+	--temp-config=test/isolation.conf --temp-instance=test/tmp_check_isolation
 
 EXTRA_CLEAN = test/results test/regression.diffs test/regression.out test/isolation_output \
 	test/tmp_check test/tmp_check_isolation test/log

@@ -295,14 +295,20 @@ CREATE TABLE kbench_imports (
 	-- the memory observations among them (sql/15_memory.sql): new, already there, rejected
 	memory_inserted bigint NOT NULL DEFAULT 0,
 	memory_present bigint NOT NULL DEFAULT 0,
-	memory_rejected bigint NOT NULL DEFAULT 0
+	memory_rejected bigint NOT NULL DEFAULT 0,
+	imported_by name                      -- the role that ran it (NULL: an import before 0.3.0)
 );
 
+-- Why each line was rejected or skipped.  A reason may quote the line (at
+-- most 200 characters of it, src/catalog.c), so a row is seen only by the
+-- role that ran the import, kbench_admin and pg_read_all_data (the policy
+-- is in sql/20_import_rejections.sql); the counts are in kbench_imports for all.
 CREATE TABLE kbench_import_rejections (
 	import_id bigint NOT NULL,          -- kbench_imports.id
 	line bigint NOT NULL,
 	reason text NOT NULL,
 	skipped boolean NOT NULL DEFAULT false,  -- skipped by rule (e.g. a memory row) rather than rejected
+	imported_by name,                   -- kbench_imports.imported_by
 	PRIMARY KEY (import_id, line)
 );
 

@@ -649,25 +649,7 @@ BEGIN
 END $$;
 COMMENT ON FUNCTION kbench_check(text, text, text, text, timestamptz) IS 'CI gate: raises SQLSTATE KB001 when an open or confirmed alert matches, else returns a summary line';
 
--- A Markdown table of the matching alerts (all statuses), worst first, to
--- paste into a pull request.
-CREATE FUNCTION kbench_summary_markdown(implementation text DEFAULT NULL, operation text DEFAULT NULL, mode text DEFAULT NULL,
-                                        environment text DEFAULT NULL, since timestamptz DEFAULT NULL)
-	RETURNS text
-	LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp STABLE AS $$
-	SELECT format(E'**kernelindex: %s blocking of %s alert%s**\n\n', count(*) FILTER (WHERE a.status IN ('open', 'confirmed')),
-	              count(*), CASE WHEN count(*) = 1 THEN '' ELSE 's' END)
-	       || E'| alert | status | implementation | workload | mode | device | before | after | change | points |\n'
-	       || E'|---:|---|---|---|---|---|---:|---:|---:|---:|\n'
-	       || coalesce(string_agg(format('| %s | %s | %s | %s | %s | %s | %s µs | %s µs | %s%s%% | %s |',
-	                                     a.id, a.status, replace(a.family, '|', '\|'), replace(coalesce(a.workload, a.workload_digest), '|', '\|'),
-	                                     coalesce(a.mode, ''), coalesce(a.device, ''),
-	                                     round((a.baseline_ns / 1e3)::numeric, 2), round((a.value_ns / 1e3)::numeric, 2),
-	                                     CASE WHEN a.change_pct >= 0 THEN '+' END, round(a.change_pct::numeric, 1), a.points),
-	                              E'\n' ORDER BY a.status IN ('open', 'confirmed') DESC, a.change_pct DESC, a.id) || E'\n', '')
-	  FROM kbench__gate_alerts(implementation, operation, mode, environment, since) a
-$$;
-COMMENT ON FUNCTION kbench_summary_markdown(text, text, text, text, timestamptz) IS 'the matching alerts as a Markdown table for a pull request';
+-- The Markdown summary (kbench_summary_markdown): sql/50_continuous_summary.sql.
 
 --------------------------------------------------------------------------
 -- Sweeps: the cartesian product of axis values queued in one call

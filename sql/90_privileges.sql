@@ -76,6 +76,12 @@ GRANT SELECT (id, kind, started_at, finished_at, lines, inserted, present, skipp
 	memory_inserted, memory_present, memory_rejected) ON kbench_imports TO PUBLIC;
 GRANT SELECT ON kbench_imports TO kbench_admin;
 
+-- Why lines were rejected: PUBLIC holds SELECT, and a row-level policy
+-- shows each role only the rejections of its own imports (kbench_admin and
+-- pg_read_all_data: all).  The policy is in sql/20_import_rejections.sql.
+REVOKE ALL ON kbench_import_rejections FROM PUBLIC;
+GRANT SELECT ON kbench_import_rejections TO PUBLIC;
+
 -- Agents (sql/85_fleet.sql): kbench_agent registers, heartbeats, claims,
 -- stores its results and stops, through these SECURITY DEFINER functions
 -- only; it has no right on a table.

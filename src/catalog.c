@@ -24,6 +24,7 @@
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -284,21 +285,31 @@ typedef struct import_counts
 	ki_memory_counts memory;	/* memory observations (src/memory.c) */
 } import_counts;
 
+/*
+ * The import's row, marked with the role that runs it (importer: the caller,
+ * before the writer switched to the owner), which alone with kbench_admin
+ * reads its rejections (sql/90_privileges.sql); a database not updated to
+ * 0.3.0 has no imported_by column.
+ */
 static int64
-start_import(const char *kind, const char *source)
+start_import(const char *kind, const char *source, Oid importer)
 {
-	Datum		args[2];
-	Oid			types[2] = {TEXTOID, TEXTOID};
-	char		nulls[2] = {' ', ' '};
+	Datum		args[3];
+	Oid			types[3] = {TEXTOID, TEXTOID, NAMEOID};
+	char		nulls[3] = {' ', ' ', ' '};
 	bool		isnull;
+	Oid			rel = get_relname_relid("kbench_imports", ki_ext_namespace());
+	bool		by = OidIsValid(rel) && get_attnum(rel, "imported_by") != InvalidAttrNumber;
 
 	args[0] = CStringGetTextDatum(kind);
 	if (source)
 		args[1] = CStringGetTextDatum(source);
 	else
 		nulls[1] = 'n';
-	if (SPI_execute_with_args(psprintf("INSERT INTO %s.kbench_imports (kind, source) VALUES ($1, $2) RETURNING id",
-									   ki_ext_schema()), 2, types, args, nulls, false, 1) != SPI_OK_INSERT_RETURNING)
+	args[2] = DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(importer, false)));
+	if (SPI_execute_with_args(psprintf("INSERT INTO %s.kbench_imports (kind, source%s) VALUES ($1, $2%s) RETURNING id",
+									   ki_ext_schema(), by ? ", imported_by" : "", by ? ", $3" : ""),
+							  by ? 3 : 2, types, args, nulls, false, 1) != SPI_OK_INSERT_RETURNING)
 		elog(ERROR, "could not record the import");
 	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
@@ -424,11 +435,44 @@ struct import_state
 	int			caprej;
 };
 
+/*
+ * What a rejection reason quotes of its line, at most KI_QUOTE_MAX
+ * characters and a marker saying how much was left out (issue 24: a reason
+ * is for finding the line, not a copy of it).  A whole reason is cut at
+ * KI_REASON_MAX characters the same way, whatever it quotes.
+ */
+#define KI_QUOTE_MAX 200
+#define KI_REASON_MAX 1000
+
+static const char *
+clip_to(const char *s, size_t len, int limit)
+{
+	int			cut;
+
+	if (s == NULL)
+		return "";
+	if (len <= (size_t) limit)	/* bytes: at most that many characters */
+		return pnstrdup(s, len);	/* s need not end at len (a JSON string's bytes) */
+	cut = Min(pg_mbcharcliplen(s, (int) Min(len, (size_t) PG_INT32_MAX), limit), (int) len);
+	if ((size_t) cut == len)
+		return pnstrdup(s, len);
+	return psprintf("%.*s... (%d more characters)", cut, s, pg_mbstrlen_with_len(s + cut, (int) (len - cut)));
+}
+
+static const char *
+clip(const char *s)
+{
+	return clip_to(s, s ? strlen(s) : 0, KI_QUOTE_MAX);
+}
+
 /* Record a rejected (or skipped) line; stored with the next flush. */
 static void
 record_rejection(import_state *st, int64 line, const char *reason, bool skipped)
 {
-	MemoryContext old = MemoryContextSwitchTo(st->batchcxt);
+	MemoryContext old;
+
+	reason = clip_to(reason, strlen(reason), KI_REASON_MAX);
+	old = MemoryContextSwitchTo(st->batchcxt);
 
 	if (st->nrej == st->caprej)
 	{
@@ -509,7 +553,7 @@ import_init(import_state *st, const char *kind, const char *source)
 {
 	memset(st, 0, sizeof(*st));
 	ki_catalog_writer_begin(&st->writer);
-	st->c.id = start_import(kind, source);
+	st->c.id = start_import(kind, source, st->writer.save_userid);
 	st->cxt = CurrentMemoryContext;
 	st->store = ki_store_begin();
 	st->batchcxt = AllocSetContextCreate(CurrentMemoryContext, "kbench import batch", ALLOCSET_DEFAULT_SIZES);
@@ -683,7 +727,7 @@ apply_withdrawals(import_state *st)
 			elog(ERROR, "kbench__withdraw failed");
 		if (!DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))
 			record_rejection(st, w->lineno,
-							 psprintf("supersession: run %s is not in the catalog", w->superseded_by), false);
+							 psprintf("supersession: run %s is not in the catalog", clip(w->superseded_by)), false);
 	}
 }
 
@@ -758,7 +802,7 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 	if (doc == NULL)
 	{
 		record_rejection(st, lineno, psprintf("bad JSON: %s%s%s", errs.items[0].message,
-											 errs.items[0].path[0] ? " at " : "", errs.items[0].path), false);
+											 errs.items[0].path[0] ? " at " : "", clip(errs.items[0].path)), false);
 		return;
 	}
 	table = ki_get(doc, "table");
@@ -783,7 +827,7 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 			continue;
 		if (manifest == NULL)
 		{
-			record_rejection(st, lineno, psprintf("a %s row without a manifest", tname), false);
+			record_rejection(st, lineno, psprintf("a %s row without a manifest", clip(tname)), false);
 			return;
 		}
 		if (export_tables[t].composite != is_composite(manifest))
@@ -806,7 +850,7 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 
 			record_rejection(st, lineno, psprintf("%s: %s%s%s (rule %s)",
 												 strcmp(e->rule, "kind") == 0 ? "unknown kind" : "invalid manifest",
-												 e->message, e->path[0] ? " at " : "", e->path, e->rule), false);
+												 e->message, e->path[0] ? " at " : "", clip(e->path), e->rule), false);
 			return;
 		}
 		digest = items[n - 1]->digest;
@@ -818,10 +862,10 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 				memcmp(stored_digest->u.str.ptr, digest, KI_DIGEST_LEN) != 0)
 			{
 				/* the manifest was valid and is stored; the line's claim is wrong */
-				record_rejection(st, lineno, psprintf("digest mismatch: %s says %.*s but the manifest digests to %s",
+				record_rejection(st, lineno, psprintf("digest mismatch: %s says %s but the manifest digests to %s",
 													 export_tables[t].column,
-													 stored_digest && stored_digest->type == KI_STRING ? (int) stored_digest->u.str.len : 7,
-													 stored_digest && stored_digest->type == KI_STRING ? stored_digest->u.str.ptr : "nothing",
+													 stored_digest && stored_digest->type == KI_STRING ?
+													 clip_to(stored_digest->u.str.ptr, stored_digest->u.str.len, KI_QUOTE_MAX) : "nothing",
 													 digest), false);
 				return;
 			}
@@ -860,7 +904,7 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 		if (why)
 		{
 			c->memory.rejected++;
-			record_rejection(st, lineno, why, false);
+			record_rejection(st, lineno, why, false);	/* its values cut by record_rejection */
 		}
 		else if (inserted)
 			c->memory.inserted++, c->inserted++;
@@ -868,7 +912,7 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 			c->memory.present++, c->present++;
 		return;
 	}
-	record_rejection(st, lineno, psprintf("unknown table \"%s\"", tname), false);
+	record_rejection(st, lineno, psprintf("unknown table \"%s\"", clip(tname)), false);
 }
 
 /* ------------------------------------------- a catalog import, line by line */
@@ -1039,13 +1083,13 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 		if (st == KI_LIGER_READ_FATAL)
 		{
 			c->lines++;
-			record_rejection(&ist, reader.csv.line, err, false);
+			record_rejection(&ist, reader.csv.line, clip(err), false);
 			break;
 		}
 		c->lines++;
 		if (st == KI_LIGER_READ_BAD_RECORD)
 		{
-			record_rejection(&ist, row.line, err, false);	/* the record's line, not the reader's */
+			record_rejection(&ist, row.line, clip(err), false);	/* the record's line, not the reader's */
 			continue;
 		}
 		CHECK_FOR_INTERRUPTS();
@@ -1059,7 +1103,7 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 		{
 			if (strcmp(row.metric_name, "memory") == 0)
 				c->memory.rejected++;
-			record_rejection(&ist, row.line, res.reason, true);
+			record_rejection(&ist, row.line, clip(res.reason), true);
 		}
 		else
 		{

@@ -32,13 +32,19 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/latch.h"
+#include "storage/lock.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 #include "../kernels/kbench.h"
+
+/* the queue's lock (ki_queue_job): an advisory lock tag SQL cannot make */
+#define KI_QUEUE_LOCK_KEY 0x6b62716c	/* "kbql" */
+#define KI_QUEUE_LOCK_FIELD4 3
 
 /* Devices with jobs queued by this transaction: woken at commit. */
 static bool wake_at_commit = false;
@@ -360,11 +366,45 @@ ki_queue_job(KiJobRequest *r)
 	caller = GetUserNameFromId(GetUserId(), false);
 	args[8] = DirectFunctionCall1(namein, CStringGetDatum(caller));
 	SPI_connect();
-	/* not read-only: a fresh snapshot counts the jobs this statement queued already */
+
+	/*
+	 * The limits are exact under concurrency (issue 24): the count and the
+	 * INSERT below happen under the queue's lock, held until this
+	 * transaction ends, so a concurrent kbench_run counts after this one's
+	 * jobs are committed (or rolled back).  One lock for the database's
+	 * queue covers both limits.  Its tag is an advisory lock's with a fourth
+	 * field no SQL function makes (pg_advisory_lock uses 1 and 2), so no
+	 * role can take it to hold the queue up without queueing.  The count
+	 * reads a snapshot taken after the lock (GetLatestSnapshot), also in a
+	 * REPEATABLE READ or SERIALIZABLE transaction, whose own snapshot may
+	 * predate the jobs committed meanwhile; it sees the jobs this
+	 * transaction queued already (CommandCounterIncrement).
+	 */
+	{
+		LOCKTAG		tag;
+		bool		nowait = MyBackendType == B_BG_WORKER;
+
+		/*
+		 * A worker (queueing an alert's confirmation rerun as it stores a
+		 * run) does not wait for a role's open transaction: it would stall
+		 * the device's jobs until that role commits.  kbench__queue_confirmation
+		 * records the refusal as the confirmation's error.
+		 */
+		SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, KI_QUEUE_LOCK_KEY, 0, KI_QUEUE_LOCK_FIELD4);
+		if (LockAcquire(&tag, ExclusiveLock, false, nowait) == LOCKACQUIRE_NOT_AVAIL)
+			ereport(ERROR,
+					(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+					 errmsg("the benchmark queue is locked by a transaction that is queueing jobs"),
+					 errdetail("A kernelindex worker does not wait for the queue's lock."),
+					 errhint("The transaction holds the lock until it ends: commit it.")));
+	}
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetLatestSnapshot());
 	if (ki_spi_as_owner(psprintf("SELECT pg_catalog.count(*), pg_catalog.count(*) FILTER (WHERE owner = $1)"
 								 " FROM %s.kbench_jobs WHERE status = 'queued'", ki_ext_schema()),
-						1, &types[8], &args[8], NULL, false) != SPI_OK_SELECT)
+						1, &types[8], &args[8], NULL, true) != SPI_OK_SELECT)
 		elog(ERROR, "could not count the queue");
+	PopActiveSnapshot();
 	queued = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	queued_by_role = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
 	if (ki_queue_limit_per_role > 0 && queued_by_role >= ki_queue_limit_per_role)

@@ -98,6 +98,11 @@ suppress_anyones|sql/50_continuous_alerts.sql|s/IF NOT pg_has_role(session_user,
 liger_null|src/catalog.c|/not STRICT (source may be NULL)/{n;s/if (PG_ARGISNULL(0))/if (false)/}|FUZZ_SQL_ONLY=kbench_import_liger fuzz_sql|kbench_import_liger(NULL) and kbench_import_liger_file(NULL) read a null pointer (SIGSEGV)
 staging_truncate|src/catalog.c|s/"DELETE FROM %s.kbench_import_staging WHERE staged_by = $1"/"TRUNCATE %s.kbench_import_staging"/|crash_recovery|a staged import empties the staging table by TRUNCATE (and takes other roles' staged lines with it)
 staging_unlogged|sql/20_catalog.sql|s/^CREATE TABLE kbench_import_staging (/CREATE UNLOGGED TABLE kbench_import_staging (/|crash_recovery|the staging table is unlogged again (a crash empties it)
+markdown_device_raw|sql/50_continuous_summary.sql|s/coalesce(kbench__markdown_cell(a.device), '')/coalesce(a.device, '')/|security|kbench_summary_markdown writes a device name raw (HTML, row breaks, pipes, links)
+rejection_quote_whole|src/catalog.c|s/^#define KI_QUOTE_MAX 200$/#define KI_QUOTE_MAX 100000/|security|an import rejection quotes its line's content untruncated (up to the 1000-character cap of a reason)
+rejections_public|sql/20_import_rejections.sql|s/USING (imported_by = current_user OR pg_catalog.pg_has_role(current_user, 'pg_read_all_data'/USING (true OR pg_catalog.pg_has_role(current_user, 'pg_read_all_data'/|security|every role reads every import's rejection reasons
+queue_unlocked|src/queue.c|s/LockAcquire(\&tag, ExclusiveLock, false, nowait)/LockAcquire(\&tag, ShareLock, false, nowait)/|installcheck|kbench_run takes the queue's lock in a mode that does not exclude another kbench_run (concurrent sessions pass the limits)
+queue_stale_snapshot|src/queue.c|s/PushActiveSnapshot(GetLatestSnapshot());/PushActiveSnapshot(GetTransactionSnapshot());/|installcheck|kbench_run counts the queue in a REPEATABLE READ transaction's old snapshot
 EOF
 )
 

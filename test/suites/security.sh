@@ -481,4 +481,87 @@ ok "$(q "SELECT status || ': ' || error FROM kbench_jobs WHERE id = $job" | sed 
 ok "$(q "SELECT status FROM kbench_jobs WHERE id = $left")" canceled "... and cancels its queued ones"
 q "ALTER SYSTEM RESET kernelindex.devices" >/dev/null
 
+echo "# 8. trust at the boundaries (issue 24)"
+# kbench_summary_markdown: the names of the runs it reports are whoever ingested them; its
+# table goes into pull requests and CI summaries.  A device named with HTML, a row break,
+# cell pipes, a code span, links to javascript: (inline and <autolink>) and an e-mail
+# autolink, in product and form factor (free text; implementation, operation and workload
+# names are refused with anything but [a-z0-9._-], below).
+as_script boss >/dev/null 2>&1 <<'SQL'
+SELECT digest AS proto FROM kbench_ingest('{"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkProtocol",
+  "metadata": {"name": "hostile-backward"},
+  "spec": {"harness": {"name": "hostile"}, "measurement": {"timer": "cuda_event", "primaryStatistic": "median"},
+           "comparability": {"family": "hostile", "notes": "Made up for the security suite."}}}'::jsonb) \gset
+SELECT digest AS env FROM kbench_ingest(jsonb_build_object('apiVersion', 'kernelindex.dev/v1alpha1', 'kind', 'ExecutionEnvironment',
+  'metadata', jsonb_build_object('name', 'hostile-gpu'),
+  'spec', jsonb_build_object('hardware', jsonb_build_object('vendor', 'nvidia', 'architecture', 'sm_100',
+     'product', E'NVIDIA <img src=x onerror=alert(1)> | x\n## `code` [click](javascript:alert(1)) <javascript:alert(2)> ![i](javascript:y) x@evil.example',
+     'formFactor', E'SXM\r\n| 1 | open | [x](javascript:alert(3)) |\u2028<script>alert(4)</script>'), 'software', '{}'::jsonb))) \gset
+SELECT digest AS impl FROM kbench_ingest('{"apiVersion": "kernelindex.dev/v1alpha1", "kind": "ImplementationRevision",
+  "metadata": {"name": "hostile_kernel"},
+  "spec": {"projectRevision": {"version": "1.0"}, "operation": {"specDigest": "sha256:6666666666666666666666666666666666666666666666666666666666666666"},
+           "callable": {"language": "cuda"}, "support": {"hardwareArchitectures": ["sm_100"], "dtypes": ["fp32"]},
+           "licensing": {"declared": "MIT", "concluded": "MIT"}}}'::jsonb) \gset
+-- two runs of one series, the second twice as slow: the seeded percent rule opens an alert
+SELECT count(*) FROM generate_series(1, 2) i,
+  kbench_ingest(jsonb_build_object('apiVersion', 'kernelindex.dev/v1alpha1', 'kind', 'BenchmarkRun',
+    'metadata', jsonb_build_object('name', 'hostile-' || i),
+    'spec', jsonb_build_object('implementationDigest', :'impl', 'workloadDigest', 'sha256:' || repeat('7', 64),
+      'protocolDigest', :'proto', 'environmentDigest', :'env', 'status', 'passed', 'observedAt', '2025-01-0' || i || 'T00:00:00Z',
+      'timing', jsonb_build_object('primaryStatistic', 'median', 'latencyNs', jsonb_build_object('median', i * 1000000)))));
+SQL
+md=$(as reader "SELECT kbench_summary_markdown('hostile_kernel')")
+ok "$(as reader "SELECT count(*) FROM kbench_alert_status WHERE family = 'hostile_kernel' AND device LIKE '%<img%'")" 1 \
+   "an alert on the device with the hostile name is open (what the summary reports)"
+row=$(printf '%s\n' "$md" | grep '^| [0-9]')
+# the row with its backslash escapes taken out: what is left must be plain text between 11 pipes
+bare=$(printf '%s' "$row" | sed 's/\\.//g')
+attack "kbench_summary_markdown keeps a hostile device name on its row (4 lines: title, header, rule, one alert)" \
+  "$(printf '%s\n' "$md" | grep -c .)" 4
+attack "... its cell pipes escaped (11 table pipes on the row)" "$(printf '%s' "$bare" | tr -cd '|' | wc -c)" 11
+attack "... and no HTML, code span, link or image syntax, <autolink> or e-mail autolink written raw" \
+  "$(printf '%s' "$bare" | grep -c '[][<>`()@]')" 0
+attack "... the device's words still there, escaped (&lt;img, \\[click\\])" \
+  "$(printf '%s' "$row" | grep -cF 'NVIDIA &lt;img src=x onerror=alert\(1\)&gt; \| x ## \`code\` \[click\]\(javascript:alert\(1\)\)')" 1
+for kind in ImplementationRevision OperationSpec WorkloadCase; do
+  bad_input boss 22023 "SELECT kbench_ingest('{\"apiVersion\": \"kernelindex.dev/v1alpha1\", \"kind\": \"$kind\", \"metadata\": {\"name\": \"x|<b>[a](javascript:b)\"}, \"spec\": {}}'::jsonb)" \
+    "a manifest of kind $kind named with Markdown and HTML (the summary's implementation, operation and workload cells)"
+done
+
+# Import rejections: a reason quotes at most 200 characters of its line (an unknown table's
+# name, a member's path in an invalid manifest, the path of a JSON error), and the rejections
+# are read by the role that ran the import, kbench_admin and pg_read_all_data, not by PUBLIC.
+# carol may import (granted the staged import) but is no kbench_admin.
+q "CREATE ROLE carol LOGIN; ALTER ROLE carol SET search_path = kernelindex, public;
+   GRANT EXECUTE ON FUNCTION kbench_import_catalog_staged(text) TO carol; GRANT INSERT (line) ON kbench_import_staging TO carol;
+   GRANT USAGE ON SEQUENCE kbench_import_staging_n_seq TO carol" >/dev/null
+secret=$(head -c 6000 /dev/zero | tr '\0' 'S')
+stage() {  # role, lines on stdin
+  as "$1" "\\copy kbench_import_staging (line) FROM STDIN WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')" >/dev/null
+}
+printf '{"table": "boss-%s", "row": {}}\n{"table": "operations", "row": {"manifest": {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "OperationSpec", "metadata": {"name": "x", "%s": 1}}}}\n{"%s": 1,}\n' \
+  "$secret" "$secret" "$secret" | stage boss
+boss_import=$(as boss "SELECT import_id FROM kbench_import_catalog_staged('hostile lines')")
+printf '{"table": "carol-%s", "row": {}}\n' "$secret" | stage carol
+carol_import=$(as carol "SELECT import_id FROM kbench_import_catalog_staged('carol')")
+ok "$(q "SELECT count(*) FROM kbench_import_rejections WHERE import_id IN ($boss_import, $carol_import)")" 4 \
+   "the hostile lines are rejected (3 of boss's, 1 of carol's)"
+attack "a rejection reason quotes at most 200 characters of a 6000-character line, with a marker" \
+  "$(as boss "SELECT bool_and(length(reason) < 500 AND reason LIKE '%... (% more characters)%' AND position(repeat('S', 201) IN reason) = 0)
+                 FROM kbench_import_rejections WHERE import_id IN ($boss_import, $carol_import)")" t
+ok "$(as boss "SELECT length(reason) || ' ' || left(reason, 21) || ' ' || length(replace(reason, 'S', '')) || ' ' || right(reason, 27)
+               FROM kbench_import_rejections WHERE import_id = $carol_import")" \
+   '242 unknown table "carol- 48 ... (5806 more characters)"' "... the cut at 200 characters (the table's name: 6 and 194 of its 6000 S), and how many were left out"
+attack "PUBLIC reads an import's rejection reasons" "$(as reader "SELECT count(*) FROM kbench_import_rejections")" 0
+attack "a kbench_user reads an import's rejection reasons" "$(as bob "SELECT count(*) FROM kbench_import_rejections")" 0
+attack "a role that may import reads the rejections of another role's import (carol: her own only)" \
+  "$(as carol "SELECT count(*) FILTER (WHERE import_id = $carol_import) || ' ' || count(*) FILTER (WHERE import_id = $boss_import) FROM kbench_import_rejections")" "1 0"
+ok "$(as boss "SELECT count(*) FILTER (WHERE import_id = $carol_import) || ' ' || count(*) FILTER (WHERE import_id = $boss_import) FROM kbench_import_rejections")" \
+   "1 3" "kbench_admin reads every import's rejections"
+ok "$(as watcher "SELECT count(*) FROM kbench_import_rejections WHERE import_id IN ($boss_import, $carol_import)")" 4 "... and so does pg_read_all_data"
+ok "$(as reader "SELECT rejected FROM kbench_imports WHERE id = $boss_import")" 3 "PUBLIC still reads how many lines an import rejected"
+ok "$(q "SELECT string_agg(imported_by, ',' ORDER BY id) FROM kbench_imports WHERE id IN ($boss_import, $carol_import)")" "boss,carol" \
+   "kbench_imports names the role that ran each import"
+
+
 attacks_summary

@@ -1,0 +1,1 @@
+../../20_import_rejections.sql
