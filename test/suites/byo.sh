@@ -183,6 +183,16 @@ has "$(q "SELECT error FROM kbench_jobs WHERE id = $JOB")" "the content of $IMPL
 reg sw-edit "python:$IMPL_DIR/sw_edit/impls.py:good" >/dev/null
 run "'layer_norm', 'backward', '$SMALL', implementation => 'sw-edit', protocol => '$TINY'"
 ok "$RES" "passed passed" "registered again, the changed file runs"
+# in a comparison too (A's and B's entries resolved one after the other): both as registered, then a B swapped
+c=$(q "SELECT kbench_compare('layer_norm', 'backward', '$SMALL', 'sw-edit', 'my-ln-c', rounds => 3, protocol => '$TINY', device => 'cpu')")
+JOB=$(q "SELECT job_id FROM kbench_comparisons WHERE id = $c")
+wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_jobs WHERE id = $JOB" 120
+ok "$(q "SELECT status FROM kbench_jobs WHERE id = $JOB")" passed "a comparison of two registered implementations, as registered, runs"
+c=$(q "SELECT kbench_compare('layer_norm', 'backward', '$SMALL', 'my-ln-c', 'sw-link', rounds => 3, protocol => '$TINY', device => 'cpu')")
+JOB=$(q "SELECT job_id FROM kbench_comparisons WHERE id = $c")
+wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_jobs WHERE id = $JOB" 120
+has "$(q "SELECT status || ' ' || error FROM kbench_jobs WHERE id = $JOB")" "registered implementation 'sw-link' does not run: $IMPL_DIR/sw_link/impls.py is a symbolic link now" \
+    "a comparison whose B was replaced by a symbolic link after registration fails, saying so"
 # a C library: overwritten in place by one that would leave a mark, and its directory swapped for a link
 cat "$OUTSIDE/libevil.so" > "$IMPL_DIR/sw_lib/libln.so"
 run "'layer_norm', 'backward', '$SMALL', implementation => 'sw-lib', protocol => '$TINY'"
