@@ -80,7 +80,7 @@ staging_not_per_role|src/catalog.c|s/kbench_import_staging WHERE staged_by = $1 
 impl_path_unchecked|kernels/impl_source.c|s/^\tif (directory)$/\tif (false \&\& directory)/|byo|a registered file's path is not checked at a run (symbolic links followed, the allowed directory not required)
 impl_digest_unchecked|kernels/impl_source.c|s/if (ok \&\& expected \&\& strcmp(expected, src->digest) != 0)/if (false \&\& ok \&\& expected)/|byo|a registered file's content is not compared with the digest recorded at registration
 harness_clock_looked_up|kernels/python/kbench_harness.py|s/^    clock = _monotonic_ns$/    clock = lambda: time.monotonic_ns()/|byo|the harness looks its clock up in the time module at timing time (an implementation can replace it)
-parent_clock_unchecked|kernels/impl.c|s/return account(be, flush_bytes ? \*total_ns : \*op_ns, measured);/return KBC_OK;/|byo|kbench does not check the child's reported times against its own clock around each round trip
+parent_clock_unchecked|kernels/impl.c|s/if (x->timed >= MIN_TIMED \&\& 2 \* x->unaccounted > x->timed)/if (false \&\& x->timed >= MIN_TIMED)/|byo|kbench does not check the child's reported times against its own clock around each round trip
 EOF
 )
 
