@@ -68,6 +68,7 @@ kb_compare(const kb_compare_request *req, kb_compare_result *res)
 	rb.impl = req->impl_b;
 	rb.entry = req->entry_b;
 	rb.impl_version = req->impl_version_b;
+	rb.entry_digest = req->entry_digest_b;
 
 	/* setup: both sides, the same inputs */
 	st_a = kb_session_open(&sa, ra, &res->a, &rep);

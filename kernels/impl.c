@@ -235,37 +235,17 @@ slug(const char *in, char *out, size_t len)
 	out[n] = '\0';
 }
 
-/* sha256 and size of a file; false with the reason in err. */
+/* sha256 and size of a file (opened once, impl_source.c); false with the reason in err. */
 bool
 kb_ext_file_digest(const char *path, char digest[72], int64_t *size, char *err, size_t errlen)
 {
-	FILE	   *f = fopen(path, "rb");
-	char	   *buf = NULL;
-	long		n;
+	kb_ext_source src;
 
-	if (!f)
-	{
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+	if (!kb_ext_read_source(path, NULL, NULL, &src, err, errlen))
 		return false;
-	}
-	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
-		n > (long) 1 << 30 || !(buf = malloc((size_t) n + 1)) || fread(buf, 1, (size_t) n, f) != (size_t) n)
-	{
-		snprintf(err, errlen, "cannot read %s", path);
-		free(buf);
-		fclose(f);
-		return false;
-	}
-	fclose(f);
-	if (n == 0)
-	{
-		snprintf(err, errlen, "%s is empty", path);
-		free(buf);
-		return false;
-	}
-	ki_sha256_hex(buf, (size_t) n, digest);
-	free(buf);
-	*size = n;
+	snprintf(digest, 72, "%s", src.digest);
+	*size = (int64_t) src.len;
+	kb_ext_source_free(&src);
 	return true;
 }
 
@@ -275,19 +255,15 @@ kb_ext_file_digest(const char *path, char digest[72], int64_t *size, char *err, 
  * as a JSON object text, or NULL).
  */
 static char *
-manifest_text(const kb_op *op, int kind, const char *file, const char *symbol, const char *name,
-			  const char *version, const char *commit, const char *versions_json, const char *op_digest,
-			  const char *shown_path, const char *description, char *err, size_t errlen)
+manifest_text(const kb_op *op, int kind, const char *file, const char *digest, int64_t size, const char *symbol,
+			  const char *name, const char *version, const char *commit, const char *versions_json,
+			  const char *op_digest, const char *shown_path, const char *description)
 {
 	kb_text		t;
 	ki_jw	   *w = &t.w;
 	char		title[300];
-	char		digest[72];
-	int64_t		size;
 	const char *base = strrchr(file, '/');
 
-	if (!kb_ext_file_digest(file, digest, &size, err, errlen))
-		return NULL;
 	snprintf(title, sizeof(title), "%s \xc2\xb7 %s (%s)", op->title, name, kind == KB_EXT_PYTHON ? "python" : "C library");
 	kb_text_open(&t);
 	ki_jw_manifest(w, "ImplementationRevision", name, title);
@@ -382,8 +358,11 @@ kb_ext_implementation_text(const kb_case *cs, const char *op_digest, const kb_re
 		char		version[120] = "";
 		char		commit[48] = "";
 		char		desc[600];
+		char		digest[72];
+		int64_t		size;
 
-		if (!kb_python_builtin_file(req, file, sizeof(file), err, errlen))
+		if (!kb_python_builtin_file(req, file, sizeof(file), err, errlen) ||
+			!kb_ext_file_digest(file, digest, &size, err, errlen))
 			return NULL;
 		snprintf(name, sizeof(name), "kbench-python-%s-%s", cs->ext_name, cs->op->slug);
 		snprintf(symbol, sizeof(symbol), "%s.%s", cs->ext_name, cs->op->name);
@@ -394,14 +373,18 @@ kb_ext_implementation_text(const kb_case *cs, const char *op_digest, const kb_re
 				 "benchmark_%s.py), called from kbench's python harness (kernels/python/kbench_builtin.py).",
 				 strcmp(cs->ext_name, "liger") == 0 ? "Liger-Kernel's module" : "The PyTorch baseline",
 				 cs->op->name);
-		return manifest_text(cs->op, KB_EXT_PYTHON, file, symbol, name, version, commit, versions, op_digest,
-							 "kernels/python/kbench_builtin.py", desc, err, errlen);
+		return manifest_text(cs->op, KB_EXT_PYTHON, file, digest, size, symbol, name, version, commit, versions,
+							 op_digest, "kernels/python/kbench_builtin.py", desc);
 	}
 	{
 		char		path[1024],
 					symbol[256],
-					name[300];
+					name[300],
+					why[900];
 		int			kind;
+		kb_ext_source src;
+		const kb_ext_source *ran = be && be->ext && be->ext->src.bytes ? &be->ext->src : NULL;
+		char	   *text;
 
 		if (!kb_ext_split_entry(cs->ext_entry, &kind, path, sizeof(path), symbol, sizeof(symbol), err, errlen))
 			return NULL;
@@ -409,14 +392,24 @@ kb_ext_implementation_text(const kb_case *cs, const char *op_digest, const kb_re
 			snprintf(name, sizeof(name), "%s", cs->ext_name);
 		else
 			entry_name(path, symbol, name, sizeof(name));
-		return manifest_text(cs->op, kind, path, symbol, name, req ? req->impl_version : NULL, NULL, NULL,
-							 op_digest, NULL, NULL, err, errlen);
+		/* the digest of the bytes that ran; before the run, of the file as verified now */
+		if (!ran && !kb_ext_read_source(path, req ? req->entry_directory : NULL, req ? req->entry_digest : NULL,
+										&src, why, sizeof(why)))
+		{
+			kb_ext_source_error(cs, req, why, err, errlen);
+			return NULL;
+		}
+		text = manifest_text(cs->op, kind, path, ran ? ran->digest : src.digest, (int64_t) (ran ? ran->len : src.len),
+							 symbol, name, req ? req->impl_version : NULL, NULL, NULL, op_digest, NULL, NULL);
+		if (!ran)
+			kb_ext_source_free(&src);
+		return text;
 	}
 }
 
 char *
 kb_implementation_manifest(const char *opname, const char *entry, const char *name, const char *version,
-						   char digest[72], char *err, size_t errlen)
+						   const char *directory, char digest[72], char *err, size_t errlen)
 {
 	const kb_op *op = kb_find_op(opname);
 	char		path[1024],
@@ -427,6 +420,7 @@ kb_implementation_manifest(const char *opname, const char *entry, const char *na
 			   *canon = NULL,
 			   *optext;
 	int			kind;
+	kb_ext_source src;
 
 	if (!op)
 	{
@@ -455,8 +449,11 @@ kb_implementation_manifest(const char *opname, const char *entry, const char *na
 	canon = NULL;
 	if (!name)
 		entry_name(path, symbol, defname, sizeof(defname));
-	text = manifest_text(op, kind, path, symbol, name ? name : defname, version, NULL, NULL, opdigest, NULL, NULL,
-						 err, errlen);
+	if (!kb_ext_read_source(path, directory, NULL, &src, err, errlen))
+		return NULL;
+	text = manifest_text(op, kind, path, src.digest, (int64_t) src.len, symbol, name ? name : defname, version,
+						 NULL, NULL, opdigest, NULL, NULL);
+	kb_ext_source_free(&src);
 	if (!text)
 		return NULL;
 	if (!kb_manifest_finish(text, &canon, digest, err, errlen))
@@ -559,6 +556,7 @@ kb_ext_close(kb_backend *be)
 		munmap(x->base, x->size);
 	if (x->shm_fd >= 0)
 		close(x->shm_fd);
+	kb_ext_source_free(&x->src);
 	free(x->versions);
 	free(x);
 	be->ext = NULL;
@@ -869,21 +867,61 @@ kb_ext_call(kb_backend *be, int phase)
 	return kb_ext_request(be, phase == KB_PHASE_PREPARE ? "prepare\n" : "call\n", ext_timeout(be->ext), out, sizeof(out));
 }
 
+/*
+ * The child's clock against the parent's.  The parent measures each 'time'
+ * round trip with its own CLOCK_MONOTONIC; the child's flush and timed call
+ * happen inside it, and what the child reports of them (the call's time
+ * without a flush, the flush's and the call's with one) should account for
+ * most of it.  A round trip is unaccounted when the child reports less than
+ * half of it and over UNACCOUNTED_NS less; once MIN_TIMED round trips are
+ * answered, a run where more than half of them are unaccounted is refused
+ * (its samples are not what the parent saw: a patched clock, a rewritten
+ * answer).  The protocol's own cost, a few tens of microseconds a round
+ * trip, stays far below the bound; a reported time above the round trip
+ * counts as the round trip (it cannot make up for others).
+ */
+#define UNACCOUNTED_NS 20e6
+#define MIN_TIMED 5
+
+static int
+account(kb_backend *be, double reported_ns, double measured_ns)
+{
+	kb_ext	   *x = be->ext;
+	double		gap = measured_ns - (reported_ns < measured_ns ? reported_ns : measured_ns);
+
+	x->timed++;
+	if (gap > measured_ns / 2 && gap > UNACCOUNTED_NS)
+		x->unaccounted++;
+	if (x->timed >= MIN_TIMED && 2 * x->unaccounted > x->timed)
+		return fail(be, KBC_ERROR, "%s's reported times do not account for the time kbench measured around them: "
+					"in %lld of %lld timed calls it reported under half of the round trip and over %.0f ms less "
+					"(the last: %.0f ns reported, %.0f ns measured); its samples are refused", kind_word(x),
+					(long long) x->unaccounted, (long long) x->timed, UNACCOUNTED_NS / 1e6, reported_ns, measured_ns);
+	return KBC_OK;
+}
+
 int
 kb_ext_time_one(kb_backend *be, size_t flush_bytes, double *op_ns, double *total_ns, double timeout_s)
 {
 	char		cmd[64],
 				out[128];
 	int			rc;
+	int64_t		t0;
+	double		measured;
 
 	be->ext->dirty = true;
+	/* the python step's untimed reset in its own round trip: the 'time' one holds the flush and the call */
+	if (be->ext->cs.ext == KB_EXT_PYTHON && (rc = kb_ext_request(be, "reset\n", timeout_s, out, sizeof(out))) != KBC_OK)
+		return rc;
 	snprintf(cmd, sizeof(cmd), "time %zu\n", flush_bytes);
+	t0 = kb_now_ns();
 	rc = kb_ext_request(be, cmd, timeout_s, out, sizeof(out));
+	measured = (double) (kb_now_ns() - t0);
 	if (rc != KBC_OK)
 		return rc;
 	if (sscanf(out, "%lf %lf", op_ns, total_ns) != 2 || !(*op_ns >= 0) || !(*total_ns >= *op_ns))
 		return fail(be, KBC_ERROR, "%s answered a sample that is not two times in ns: '%.60s'", kind_word(be->ext), out);
-	return KBC_OK;
+	return account(be, flush_bytes ? *total_ns : *op_ns, measured);
 }
 
 int

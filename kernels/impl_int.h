@@ -9,6 +9,14 @@
 
 #include "kb_int.h"
 
+/* The bytes of a user's file as read once and verified (impl_source.c). */
+typedef struct kb_ext_source
+{
+	unsigned char *bytes;		/* malloc'd; NULL: not read */
+	size_t		len;
+	char		digest[72];		/* "sha256:<hex>" of bytes */
+} kb_ext_source;
+
 typedef struct kb_ext
 {
 	kb_case		cs;
@@ -29,6 +37,9 @@ typedef struct kb_ext
 	char	   *versions;		/* {"python": "3.11.2", "torch": ...} from the python child */
 	kb_call		call;
 	kb_plan    *plan;			/* kb_run's plan: is_output cleared for outputs not returned */
+	kb_ext_source src;			/* the user's file as verified and run (not for a built-in) */
+	int64_t		timed;			/* 'time' round trips answered */
+	int64_t		unaccounted;	/* ... whose reported time leaves most of the parent's unaccounted */
 	char		line[8192];
 } kb_ext;
 
@@ -48,6 +59,14 @@ void		kb_ext_child_init(void);
 void		kb_ext_stop(kb_ext *x);
 const char *kb_ext_versions(const kb_backend *be);
 void		kb_ext_version_of(const char *json, const char *key, char *out, size_t len);
+
+/* impl_source.c */
+bool		kb_ext_read_source(const char *path, const char *directory, const char *expected, kb_ext_source *src,
+							   char *err, size_t errlen);
+int			kb_ext_source_memfd(const kb_ext_source *src, const char *name, char *err, size_t errlen);
+void		kb_ext_source_free(kb_ext_source *src);
+bool		kb_ext_load_source(kb_backend *be, char *path, size_t pathlen, char *symbol, size_t symlen);
+void		kb_ext_source_error(const kb_case *cs, const kb_request *req, const char *why, char *err, size_t errlen);
 
 /* impl_python.c */
 bool		kb_python_check(const kb_request *req, const kb_case *cs, char *err, size_t errlen);

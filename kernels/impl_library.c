@@ -10,6 +10,12 @@
  * _exit().  Fork without exec: the caller must be single-threaded at this
  * point (kbench and the server's cpu worker are); library implementations
  * run on the cpu device only.
+ *
+ * What the child loads is the bytes the parent read and verified
+ * (impl_source.c: for a registered library, no symbolic link on its path and
+ * the sha256 recorded at registration), copied into a sealed memfd that the
+ * child dlopen()s as /proc/self/fd/N: the file is never opened again by its
+ * path, so a swap after the check changes nothing.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -122,7 +128,7 @@ tensor_bytes(const kb_call *c)
 
 /* The child: never returns. */
 static void
-serve(kb_ext *x, int fd, const char *path, const char *symbol)
+serve(kb_ext *x, int fd, const char *path, const char *load, const char *symbol)
 {
 	void	   *h;
 	int			(*abi) (void);
@@ -134,7 +140,7 @@ serve(kb_ext *x, int fd, const char *path, const char *symbol)
 
 	if (!read_line(fd, cmd, sizeof(cmd)))
 		_exit(0);
-	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	h = dlopen(load, RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 	{
 		reply(fd, "err cannot load %s: %s", path, dlerror());
@@ -229,23 +235,32 @@ kb_library_start(kb_backend *be, double timeout_s)
 	kb_ext	   *x = be->ext;
 	char		path[1024],
 				symbol[256],
-				out[256];
-	int			kind,
-				child_sock,
+				out[256],
+				load[64];
+	int			child_sock,
+				code_fd,
 				rc;
 	pid_t		pid;
 
-	if (!kb_ext_split_entry(x->cs.ext_entry, &kind, path, sizeof(path), symbol, sizeof(symbol),
-							be->err, sizeof(be->err)))
+	/* the verified bytes, in a memfd the child maps: never the path again */
+	if (!kb_ext_load_source(be, path, sizeof(path), symbol, sizeof(symbol)))
 		return KBC_ERROR;
+	code_fd = kb_ext_source_memfd(&x->src, "kbench-library", be->err, sizeof(be->err));
+	if (code_fd < 0)
+		return KBC_ERROR;
+	snprintf(load, sizeof(load), "/proc/self/fd/%d", code_fd);
 	if ((rc = kb_ext_channel(be, &child_sock)) != KBC_OK)
+	{
+		close(code_fd);
 		return rc;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
 	{
 		snprintf(be->err, sizeof(be->err), "fork: %s", strerror(errno));
 		close(child_sock);
+		close(code_fd);
 		return KBC_ERROR;
 	}
 	if (pid == 0)
@@ -255,10 +270,11 @@ kb_library_start(kb_backend *be, double timeout_s)
 		dup2(x->err_fd, 2);
 		dup2(x->err_fd, 1);
 		close(x->sock);
-		serve(x, child_sock, path, symbol);
+		serve(x, child_sock, path, load, symbol);
 		_exit(0);
 	}
 	close(child_sock);
+	close(code_fd);
 	x->pid = pid;
 	return kb_ext_request(be, "setup\n", timeout_s, out, sizeof(out));
 }

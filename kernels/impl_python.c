@@ -8,8 +8,10 @@
  * kernelindex_python/kbench_harness.py) beside the object that holds
  * libkbench: kernels/ for kbench, the server's library directory for the
  * extension.  The child gets the protocol socket as fd 3 and the tensors'
- * memfd as fd 4; its stdout and stderr go to a memfd whose end is quoted
- * when it fails.
+ * memfd as fd 4, and for a user's file its source as fd 5: a sealed memfd
+ * of the bytes read and verified here (impl_source.c), which the harness
+ * compiles and runs (it never opens the file by its path); its stdout and
+ * stderr go to a memfd whose end is quoted when it fails.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -190,20 +192,37 @@ kb_python_start(kb_backend *be, double timeout_s)
 	char	   *setup,
 			   *msg;
 	int			child_sock;
+	int			code_fd = -1;
 	int			rc;
 	pid_t		pid;
 
 	if (!harness_path(x->req, harness, sizeof(harness), be->err, sizeof(be->err)))
 		return KBC_ERROR;
+	if (!x->cs.ext_builtin)
+	{
+		char		path[1024],
+					symbol[256];
+
+		/* the verified source, handed over as bytes: never the path again */
+		if (!kb_ext_load_source(be, path, sizeof(path), symbol, sizeof(symbol)))
+			return KBC_ERROR;
+		code_fd = kb_ext_source_memfd(&x->src, "kbench-source", be->err, sizeof(be->err));
+		if (code_fd < 0)
+			return KBC_ERROR;
+	}
 	setup = setup_json(x);
 	if (!setup)
 	{
 		snprintf(be->err, sizeof(be->err), "out of host memory");
+		if (code_fd >= 0)
+			close(code_fd);
 		return KBC_ERROR;
 	}
 	if ((rc = kb_ext_channel(be, &child_sock)) != KBC_OK)
 	{
 		free(setup);
+		if (code_fd >= 0)
+			close(code_fd);
 		return rc;
 	}
 	fflush(NULL);
@@ -212,6 +231,8 @@ kb_python_start(kb_backend *be, double timeout_s)
 	{
 		snprintf(be->err, sizeof(be->err), "fork: %s", strerror(errno));
 		close(child_sock);
+		if (code_fd >= 0)
+			close(code_fd);
 		free(setup);
 		return KBC_ERROR;
 	}
@@ -221,15 +242,18 @@ kb_python_start(kb_backend *be, double timeout_s)
 
 		int			sock_hi,
 					shm_hi,
-					err_hi;
+					err_hi,
+					code_hi = -1;
 
 		kb_ext_child_init();
 		/* above every target first: a source may be one of the targets' numbers */
 		sock_hi = fcntl(child_sock, F_DUPFD, 10);
 		shm_hi = fcntl(x->shm_fd, F_DUPFD, 10);
 		err_hi = fcntl(x->err_fd, F_DUPFD, 10);
+		if (code_fd >= 0 && (code_hi = fcntl(code_fd, F_DUPFD, 10)) < 0)
+			_exit(126);
 		if (sock_hi < 0 || shm_hi < 0 || err_hi < 0 || dup2(sock_hi, 3) < 0 || dup2(shm_hi, 4) < 0 ||
-			dup2(err_hi, 2) < 0 || dup2(err_hi, 1) < 0)
+			dup2(err_hi, 2) < 0 || dup2(err_hi, 1) < 0 || (code_hi >= 0 && dup2(code_hi, 5) < 0))
 			_exit(126);
 		{
 			int			null = open("/dev/null", O_RDONLY);
@@ -240,7 +264,7 @@ kb_python_start(kb_backend *be, double timeout_s)
 				close(null);
 			}
 		}
-		close_range(5, ~0U, 0);
+		close_range(code_hi >= 0 ? 6 : 5, ~0U, 0);
 		argv[0] = (char *) py;
 		argv[1] = harness;
 		argv[2] = NULL;
@@ -249,6 +273,8 @@ kb_python_start(kb_backend *be, double timeout_s)
 		_exit(127);
 	}
 	close(child_sock);
+	if (code_fd >= 0)
+		close(code_fd);
 	x->pid = pid;
 	msg = malloc(strlen(setup) + 8);
 	if (!msg)

@@ -120,6 +120,18 @@ typedef struct kb_request
 	const char *impl_version;	/* the registered version (the ImplementationRevision's projectRevision.version) */
 	const char *python;			/* interpreter; NULL: $KBENCH_PYTHON, else "python3" on PATH */
 	const char *harness;		/* kbench_harness.py; NULL: $KBENCH_HARNESS, else python/ beside libkbench */
+
+	/*
+	 * A registered entry (the server sets both): its file is opened without
+	 * following a symbolic link anywhere on its path, must lie under
+	 * entry_directory (kernelindex.implementation_directory, resolved; ""
+	 * when none is set: it does not run) and have the sha256 recorded at
+	 * registration (spec.source.contentDigest); what runs is the bytes so
+	 * verified (kernels/impl_source.c).  NULL: an entry is opened once the
+	 * ordinary way (kbench --impl) and runs from the bytes its run names.
+	 */
+	const char *entry_directory;
+	const char *entry_digest;
 } kb_request;
 
 void		kb_request_init(kb_request *r);
@@ -365,6 +377,7 @@ typedef struct kb_compare_request
 	const char *impl_b;			/* B's implementation (NULL: the device's own) */
 	const char *entry_b;
 	const char *impl_version_b;
+	const char *entry_digest_b;	/* B's recorded content digest (entry_directory is A's) */
 	int			rounds;			/* <= 0: 10 */
 	double		same_pct;		/* <= 0: 2 */
 } kb_compare_request;
@@ -392,12 +405,15 @@ void		kb_free_compare_result(kb_compare_result *res);
  * entry "python:/dir/file.py:function" or "library:/dir/libx.so:symbol",
  * name (metadata.name, lower-case), version (may be NULL).  The file is read
  * and its sha256 recorded (spec.source.contentDigest): a changed file is a
- * new revision.  Returns the canonical text (caller frees with kb_free) and
- * its digest, or NULL with the reason in err.  kb_run builds the same text
- * for a request with the same entry, name and version.
+ * new revision.  directory (may be NULL): the file is opened as a registered
+ * one is run (kb_request.entry_directory: no symbolic link on its path,
+ * under directory).  Returns the canonical text (caller frees with kb_free)
+ * and its digest, or NULL with the reason in err.  kb_run builds the same
+ * text for a request with the same entry, name and version.
  */
 char	   *kb_implementation_manifest(const char *op, const char *entry, const char *name,
-									   const char *version, char digest[72], char *err, size_t errlen);
+									   const char *version, const char *directory, char digest[72],
+									   char *err, size_t errlen);
 void		kb_free(void *p);
 
 #ifdef __cplusplus

@@ -83,11 +83,13 @@ ki_impl_in_child(const char *impl)
 }
 
 /*
- * The entry and version of a registered implementation (palloc'd), or false.
- * The caller is inside a transaction and not connected to SPI.
+ * The entry, version and recorded content digest (spec.source.contentDigest
+ * of the revision registered; "" when there is none) of a registered
+ * implementation (palloc'd), or false.  The caller is inside a transaction
+ * and not connected to SPI.
  */
 static bool
-lookup_registered(const char *impl, const char *op, char **entry, char **version)
+lookup_registered(const char *impl, const char *op, char **entry, char **version, char **digest)
 {
 	Datum		args[2];
 	Oid			types[2] = {TEXTOID, TEXTOID};
@@ -97,21 +99,40 @@ lookup_registered(const char *impl, const char *op, char **entry, char **version
 	SPI_connect();
 	args[0] = CStringGetTextDatum(impl);
 	args[1] = CStringGetTextDatum(op);
-	if (SPI_execute_with_args(psprintf("SELECT entry, version FROM %s.kbench_registered_implementations"
-									   " WHERE name = $1 AND operation = $2", ki_ext_schema()),
+	if (SPI_execute_with_args(psprintf("SELECT g.entry, g.version, i.manifest->'spec'->'source'->>'contentDigest'"
+									   " FROM %s.kbench_registered_implementations g"
+									   " LEFT JOIN %s.kbench_implementations i ON i.digest = g.implementation_digest"
+									   " WHERE g.name = $1 AND g.operation = $2", ki_ext_schema(), ki_ext_schema()),
 							  2, types, args, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read kbench_registered_implementations");
 	if (SPI_processed == 1)
 	{
 		char	   *e = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
 		char	   *v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
+		char	   *d = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3);
 
 		*entry = MemoryContextStrdup(cxt, e);
 		*version = v ? MemoryContextStrdup(cxt, v) : NULL;
+		*digest = MemoryContextStrdup(cxt, d ? d : "");
 		found = true;
 	}
 	SPI_finish();
 	return found;
+}
+
+/*
+ * kernelindex.implementation_directory resolved (palloc'd in cxt), or ""
+ * when it is not set or cannot be resolved: registered code then does not
+ * run (kb_request.entry_directory).
+ */
+static char *
+allowed_directory(MemoryContext cxt)
+{
+	char		buf[PATH_MAX];
+
+	if (ki_impl_directory == NULL || ki_impl_directory[0] == '\0' || realpath(ki_impl_directory, buf) == NULL)
+		buf[0] = '\0';
+	return MemoryContextStrdup(cxt, buf);
 }
 
 /*
@@ -137,9 +158,10 @@ ki_check_job(const char *op, const char *mode, const char *workload, const char 
 	if (impl && !builtin_name(impl))
 	{
 		char	   *entry = NULL,
-				   *version = NULL;
+				   *version = NULL,
+				   *digest = NULL;
 
-		if (!lookup_registered(impl, op ? op : "", &entry, &version))
+		if (!lookup_registered(impl, op ? op : "", &entry, &version, &digest))
 		{
 			snprintf(err, errlen, "unknown implementation '%s': not built in (cpu, cuda, cuda/vN, huggingface, torch, "
 					 "liger) and not registered for %s (kbench_register_implementation)", impl, op ? op : "");
@@ -147,6 +169,8 @@ ki_check_job(const char *op, const char *mode, const char *workload, const char 
 		}
 		req.entry = entry;
 		req.impl_version = version;
+		req.entry_digest = digest;
+		req.entry_directory = allowed_directory(CurrentMemoryContext);
 	}
 	if (ki_is_cuda_device(device))
 	{
@@ -169,28 +193,35 @@ void
 ki_resolve_request(kb_request *req, const char *op)
 {
 	char	   *e = NULL,
-			   *v = NULL;
+			   *v = NULL,
+			   *d = NULL;
 
 	req->python = ki_python && ki_python[0] ? ki_python : NULL;
 	if (!req->impl || builtin_name(req->impl))
 		return;
-	if (lookup_registered(req->impl, op, &e, &v))
+	if (lookup_registered(req->impl, op, &e, &v, &d))
 	{
 		req->entry = e;
 		req->impl_version = v;
+		req->entry_digest = d;
+		req->entry_directory = allowed_directory(CurrentMemoryContext);
 	}
 }
 
 /*
  * In the worker, before kb_run: the interpreter, and the entry of a
- * registered name (its own short transaction).  The strings live until the
- * next call.
+ * registered name (its own short transaction) with what its file must be
+ * at this run: under kernelindex.implementation_directory as it is now,
+ * with the content digest recorded at registration (kb_request).  The
+ * strings live until the next call.
  */
 void
 ki_worker_prepare_request(kb_request *req, const char *op)
 {
 	static char *entry = NULL;
 	static char *version = NULL;
+	static char *digest = NULL;
+	static char *directory = NULL;
 
 	req->python = ki_python && ki_python[0] ? ki_python : NULL;
 	if (!req->impl || builtin_name(req->impl))
@@ -199,18 +230,25 @@ ki_worker_prepare_request(kb_request *req, const char *op)
 		pfree(entry);
 	if (version)
 		pfree(version);
-	entry = version = NULL;
+	if (digest)
+		pfree(digest);
+	if (directory)
+		pfree(directory);
+	entry = version = digest = directory = NULL;
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
 	{
 		char	   *e = NULL,
-				   *v = NULL;
+				   *v = NULL,
+				   *d = NULL;
 
-		if (lookup_registered(req->impl, op, &e, &v))
+		if (lookup_registered(req->impl, op, &e, &v, &d))
 		{
 			entry = MemoryContextStrdup(TopMemoryContext, e);
 			version = v ? MemoryContextStrdup(TopMemoryContext, v) : NULL;
+			digest = MemoryContextStrdup(TopMemoryContext, d);
+			directory = allowed_directory(TopMemoryContext);
 		}
 	}
 	PopActiveSnapshot();
@@ -218,6 +256,8 @@ ki_worker_prepare_request(kb_request *req, const char *op)
 	/* not registered (any more): kb_run says the implementation is unknown */
 	req->entry = entry;
 	req->impl_version = version;
+	req->entry_digest = digest;
+	req->entry_directory = directory;
 }
 
 /* realpath() of a path, palloc'd, or an error that says which. */
@@ -307,7 +347,8 @@ kbench_register_implementation(PG_FUNCTION_ARGS)
 	/* the entry as stored names the resolved file */
 	entry = psprintf("%.*s%s%s", (int) (rest - entry + 1), entry, file, colon);
 
-	manifest = kb_implementation_manifest(op, entry, name, version, digest, err, sizeof(err));
+	/* read as a run reads it: no symbolic link on the resolved path, under the directory */
+	manifest = kb_implementation_manifest(op, entry, name, version, dir, digest, err, sizeof(err));
 	if (!manifest)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -147,6 +147,8 @@ ki_run_compare_job(claimed_job *job, const char *device)
 	char	   *err;
 	char	   *volatile entry_a = NULL;
 	char	   *volatile version_a = NULL;
+	char	   *volatile digest_a = NULL;
+	char	   *volatile directory_a = NULL;
 	bool		in_child;
 
 	if (!parse_args(job->comparison, &args))
@@ -162,6 +164,10 @@ ki_run_compare_job(claimed_job *job, const char *device)
 		entry_a = pstrdup(q.a.entry);
 	if (q.a.impl_version)
 		version_a = pstrdup(q.a.impl_version);
+	if (q.a.entry_digest)
+		digest_a = pstrdup(q.a.entry_digest);
+	if (q.a.entry_directory)
+		directory_a = pstrdup(q.a.entry_directory);
 	rb = q.a;
 	rb.impl = args.b;
 	rb.entry = NULL;
@@ -169,6 +175,9 @@ ki_run_compare_job(claimed_job *job, const char *device)
 	ki_worker_prepare_request(&rb, job->operation);
 	q.a.entry = entry_a;
 	q.a.impl_version = version_a;
+	q.a.entry_digest = digest_a;
+	q.a.entry_directory = directory_a ? directory_a : rb.entry_directory;
+	q.entry_digest_b = rb.entry_digest;
 	q.impl_b = args.b;
 	q.entry_b = rb.entry;
 	q.impl_version_b = rb.impl_version;
@@ -215,6 +224,10 @@ ki_run_compare_job(claimed_job *job, const char *device)
 		pfree(entry_a);
 	if (version_a)
 		pfree(version_a);
+	if (digest_a)
+		pfree(digest_a);
+	if (directory_a)
+		pfree(directory_a);
 	ki_my_slot->job_id = 0;
 	ki_my_slot->progress = 0;
 	ki_my_slot->phase = KI_PHASE_NONE;

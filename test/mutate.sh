@@ -103,6 +103,10 @@ rejection_quote_whole|src/catalog.c|s/^#define KI_QUOTE_MAX 200$/#define KI_QUOT
 rejections_public|sql/20_import_rejections.sql|s/USING (imported_by = current_user OR pg_catalog.pg_has_role(current_user, 'pg_read_all_data'/USING (true OR pg_catalog.pg_has_role(current_user, 'pg_read_all_data'/|security|every role reads every import's rejection reasons
 queue_unlocked|src/queue.c|s/LockAcquire(\&tag, ExclusiveLock, false, nowait)/LockAcquire(\&tag, ShareLock, false, nowait)/|installcheck|kbench_run takes the queue's lock in a mode that does not exclude another kbench_run (concurrent sessions pass the limits)
 queue_stale_snapshot|src/queue.c|s/PushActiveSnapshot(GetLatestSnapshot());/PushActiveSnapshot(GetTransactionSnapshot());/|installcheck|kbench_run counts the queue in a REPEATABLE READ transaction's old snapshot
+impl_path_unchecked|kernels/impl_source.c|s/^\tif (directory)$/\tif (false \&\& directory)/|byo|a registered file's path is not checked at a run (symbolic links followed, the allowed directory not required)
+impl_digest_unchecked|kernels/impl_source.c|s/if (ok \&\& expected \&\& strcmp(expected, src->digest) != 0)/if (false \&\& ok \&\& expected)/|byo|a registered file's content is not compared with the digest recorded at registration
+harness_clock_looked_up|kernels/python/kbench_harness.py|s/^    clock = _monotonic_ns$/    clock = lambda: time.monotonic_ns()/|byo|the harness looks its clock up in the time module at timing time (an implementation can replace it)
+parent_clock_unchecked|kernels/impl.c|s/if (x->timed >= MIN_TIMED \&\& 2 \* x->unaccounted > x->timed)/if (false \&\& x->timed >= MIN_TIMED)/|byo|kbench does not check the child's reported times against its own clock around each round trip
 EOF
 )
 

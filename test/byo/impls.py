@@ -117,3 +117,45 @@ def leaves_a_process(ctx):
     import subprocess
     subprocess.Popen(["sleep", "4343"])
     return good(ctx)
+
+
+def patches_clock(ctx):
+    """replaces every clock the harness could time with by a counter, then sleeps 0.2 s a call:
+    the run must report the real time (at least 0.2 s), not 1 ns (issue 24)."""
+    ticks = [0]
+
+    def fake_ns():
+        ticks[0] += 1
+        return ticks[0]
+    time.monotonic_ns = time.perf_counter_ns = time.time_ns = fake_ns
+    time.monotonic = time.perf_counter = time.time = lambda: fake_ns() / 1e9
+    inner = good(ctx)
+
+    def step():
+        time.sleep(0.2)
+        return inner()
+    step.reset = inner.reset
+    return step
+
+
+def sleeps(ctx):
+    """a correct implementation whose every call takes at least 0.1 s."""
+    inner = good(ctx)
+
+    def step():
+        time.sleep(0.1)
+        return inner()
+    step.reset = inner.reset
+    return step
+
+
+def slow_reset(ctx):
+    """a correct, fast step whose untimed reset takes 0.1 s: not a lie about the time."""
+    inner = good(ctx)
+    clear = inner.reset
+
+    def reset():
+        time.sleep(0.1)
+        clear()
+    inner.reset = reset
+    return inner

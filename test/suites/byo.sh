@@ -7,7 +7,11 @@
 # garbage on the protocol gives a failed run and leaves the worker healthy;
 # registration is for kbench_admin only, from the allowed directory; a
 # missing interpreter is refused at queue time; every run carries
-# peak_memory.  Needs Debian's python3-torch (/usr/bin/python3).  TAP lines.
+# peak_memory; a registered file swapped, changed or reached through a
+# symbolic link after registration does not run (issue 24); code that
+# replaces the clocks, or a child whose answers lie about the time, does not
+# get a fake median (issue 24).  Needs Debian's python3-torch
+# (/usr/bin/python3).  TAP lines.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
@@ -136,6 +140,85 @@ ok "$RES" "failed incorrect_numerical" "a wrong python implementation gives inco
 run "'layer_norm', 'backward', '$SMALL', implementation => 'c-wrong', protocol => '$TINY'"
 ok "$RES" "failed incorrect_numerical" "a wrong C library gives incorrect_numerical"
 
+section "swapped after registration"
+# --- issue 24: a registered file is checked at every run, not once: opened without following a symbolic
+# link anywhere on its path, under kernelindex.implementation_directory, with the sha256 recorded at
+# registration; what runs is the bytes so checked.  Each attack below happens after registration.
+for d in sw_dir sw_file sw_link sw_edit; do mkdir "$IMPL_DIR/$d" && cp test/byo/impls.py "$IMPL_DIR/$d/"; done
+mkdir "$IMPL_DIR/sw_lib" "$IMPL_DIR/sw_libdir" && cp "$IMPL_DIR/libln.so" "$IMPL_DIR/sw_lib/" && cp "$IMPL_DIR/libln.so" "$IMPL_DIR/sw_libdir/"
+# outside the directory: the same impls.py and libln.so (only the path check tells them apart), and code
+# that leaves a mark when it runs
+cp "$IMPL_DIR/libln.so" "$OUTSIDE/"
+{ cat test/byo/impls.py; echo "open('$OUTSIDE/python-ran', 'w').close()"; } > "$OUTSIDE/evil.py"
+printf '#include <stdio.h>\n__attribute__((constructor)) static void mark(void) { FILE *f = fopen("%s/library-ran", "w"); if (f) fclose(f); }\n' "$OUTSIDE" > "$OUTSIDE/mark.c"
+cc -std=c11 -O2 -fPIC -shared -Ikernels -o "$OUTSIDE/libevil.so" test/byo/ln_lib.c "$OUTSIDE/mark.c" -lm
+chmod -R a+rwX "$IMPL_DIR" "$OUTSIDE"
+for d in sw_dir sw_file sw_link sw_edit; do reg "${d//_/-}" "python:$IMPL_DIR/$d/impls.py:good" >/dev/null; done
+reg sw-lib "library:$IMPL_DIR/sw_lib/libln.so:ln_good" >/dev/null; reg sw-libdir "library:$IMPL_DIR/sw_libdir/libln.so:ln_good" >/dev/null
+run "'layer_norm', 'backward', '$SMALL', implementation => 'sw-dir', protocol => '$TINY'"
+ok "$RES" "passed passed" "a registered file runs as registered (before the attacks)"
+# 1. the file's directory swapped for a symbolic link to a directory outside (holding the same file)
+mv "$IMPL_DIR/sw_dir" "$IMPL_DIR/sw_dir.orig" && ln -s "$OUTSIDE" "$IMPL_DIR/sw_dir"
+run "'layer_norm', 'backward', '$SMALL', implementation => 'sw-dir', protocol => '$TINY'"
+ok "${RES%% *}" failed "a registered file's directory swapped for a symbolic link to outside the directory: the job fails"
+has "$(q "SELECT error FROM kbench_jobs WHERE id = $JOB")" "registered implementation 'sw-dir' does not run: $IMPL_DIR/sw_dir is a symbolic link now" \
+    "... naming the implementation and the component that is a link"
+# 2. the file swapped (renamed over) for another one that would leave a mark
+cp "$OUTSIDE/evil.py" "$IMPL_DIR/sw_file/.new" && mv "$IMPL_DIR/sw_file/.new" "$IMPL_DIR/sw_file/impls.py"
+run "'layer_norm', 'backward', '$SMALL', implementation => 'sw-file', protocol => '$TINY'"
+ok "${RES%% *}" failed "a registered file swapped for another: the job fails"
+has "$(q "SELECT error FROM kbench_jobs WHERE id = $JOB")" "registered implementation 'sw-file' does not run: the content of $IMPL_DIR/sw_file/impls.py changed since it was registered ($(q "SELECT i.manifest->'spec'->'source'->>'contentDigest' FROM kbench_registered_implementations g JOIN kbench_implementations i ON i.digest = g.implementation_digest WHERE g.name = 'sw-file'") registered, sha256:$(sha256sum "$OUTSIDE/evil.py" | cut -d' ' -f1) now)" \
+    "... naming both digests"
+ok "$([ -e "$OUTSIDE/python-ran" ] && echo ran || echo no)" no "... and the swapped-in code did not run"
+# 3. a symbolic link inside the tree, in the file's place, to a file outside (the same bytes)
+rm "$IMPL_DIR/sw_link/impls.py" && ln -s "$OUTSIDE/impls.py" "$IMPL_DIR/sw_link/impls.py"
+run "'layer_norm', 'backward', '$SMALL', implementation => 'sw-link', protocol => '$TINY'"
+ok "${RES%% *}" failed "a registered file replaced by a symbolic link to a file outside: the job fails"
+has "$(q "SELECT error FROM kbench_jobs WHERE id = $JOB")" "$IMPL_DIR/sw_link/impls.py is a symbolic link now" "... saying so"
+# 4. the content changed in place
+echo "# changed after registration" >> "$IMPL_DIR/sw_edit/impls.py"
+run "'layer_norm', 'backward', '$SMALL', implementation => 'sw-edit', protocol => '$TINY'"
+ok "${RES%% *}" failed "a registered file changed in place: the job fails"
+has "$(q "SELECT error FROM kbench_jobs WHERE id = $JOB")" "the content of $IMPL_DIR/sw_edit/impls.py changed since it was registered" "... saying so"
+reg sw-edit "python:$IMPL_DIR/sw_edit/impls.py:good" >/dev/null
+run "'layer_norm', 'backward', '$SMALL', implementation => 'sw-edit', protocol => '$TINY'"
+ok "$RES" "passed passed" "registered again, the changed file runs"
+# in a comparison too (A's and B's entries resolved one after the other): both as registered, then a B swapped
+c=$(q "SELECT kbench_compare('layer_norm', 'backward', '$SMALL', 'sw-edit', 'my-ln-c', rounds => 3, protocol => '$TINY', device => 'cpu')")
+JOB=$(q "SELECT job_id FROM kbench_comparisons WHERE id = $c")
+wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_jobs WHERE id = $JOB" 120
+ok "$(q "SELECT status FROM kbench_jobs WHERE id = $JOB")" passed "a comparison of two registered implementations, as registered, runs"
+c=$(q "SELECT kbench_compare('layer_norm', 'backward', '$SMALL', 'my-ln-c', 'sw-link', rounds => 3, protocol => '$TINY', device => 'cpu')")
+JOB=$(q "SELECT job_id FROM kbench_comparisons WHERE id = $c")
+wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_jobs WHERE id = $JOB" 120
+has "$(q "SELECT status || ' ' || error FROM kbench_jobs WHERE id = $JOB")" "registered implementation 'sw-link' does not run: $IMPL_DIR/sw_link/impls.py is a symbolic link now" \
+    "a comparison whose B was replaced by a symbolic link after registration fails, saying so"
+# a C library: overwritten in place by one that would leave a mark, and its directory swapped for a link
+cat "$OUTSIDE/libevil.so" > "$IMPL_DIR/sw_lib/libln.so"
+run "'layer_norm', 'backward', '$SMALL', implementation => 'sw-lib', protocol => '$TINY'"
+ok "${RES%% *}" failed "a registered C library overwritten after registration: the job fails"
+has "$(q "SELECT error FROM kbench_jobs WHERE id = $JOB")" "registered implementation 'sw-lib' does not run: the content of $IMPL_DIR/sw_lib/libln.so changed since it was registered" "... saying so"
+ok "$([ -e "$OUTSIDE/library-ran" ] && echo ran || echo no)" no "... and the swapped-in library was not loaded"
+mv "$IMPL_DIR/sw_libdir" "$IMPL_DIR/sw_libdir.orig" && ln -s "$OUTSIDE" "$IMPL_DIR/sw_libdir"
+run "'layer_norm', 'backward', '$SMALL', implementation => 'sw-libdir', protocol => '$TINY'"
+has "$RES $(q "SELECT error FROM kbench_jobs WHERE id = $JOB")" "registered implementation 'sw-libdir' does not run: $IMPL_DIR/sw_libdir is a symbolic link now" \
+    "a registered C library's directory swapped for a symbolic link: the job fails, saying so"
+# the directory is the one allowed now: code registered from a directory no longer allowed does not run
+q "ALTER SYSTEM SET kernelindex.implementation_directory = '$IMPL_DIR/elsewhere'" && reloaded kernelindex.implementation_directory "$IMPL_DIR/elsewhere"
+run "'layer_norm', 'backward', '$SMALL', implementation => 'my-ln', protocol => '$TINY'"
+has "$RES $(q "SELECT error FROM kbench_jobs WHERE id = $JOB")" "failed" "registered code outside the directory allowed now: the job fails"
+has "$(q "SELECT error FROM kbench_jobs WHERE id = $JOB")" "$IMPL_DIR/impls.py is not under kernelindex.implementation_directory ($IMPL_DIR/elsewhere) now" "... saying so"
+q "ALTER SYSTEM RESET kernelindex.implementation_directory" && reloaded kernelindex.implementation_directory "$IMPL_DIR"
+
+section "clocks"
+# --- issue 24: an implementation that replaces the clocks (time.monotonic_ns, time.perf_counter_ns, ...)
+# and sleeps 0.2 s a call does not get a 1 ns median: the harness bound its clock before importing it
+reg py-clock "python:$IMPL_DIR/impls.py:patches_clock" >/dev/null
+run "'layer_norm', 'backward', '$SMALL', implementation => 'py-clock', protocol => '$TINY'"
+ok "$RES" "passed passed" "an implementation that replaces the time module's clocks runs"
+ok "$(q "SELECT median_ns >= 200000000 FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.id = $JOB")" t \
+   "... and its median is the real time of its calls (at least the 0.2 s each sleeps), not what its clocks said"
+
 section "failures"
 # --- failures end the child, never the worker
 pid=$(worker_pid)
@@ -258,3 +341,11 @@ ok "$(left_after 'sleep 4242' 10)" 0 "and the process it started is gone with it
 out=$(kbe --impl python:test/byo/impls.py:leaves_a_process)
 has "$out" "layer_norm backward: passed" "an implementation that leaves a process running passes"
 ok "$(left_after 'sleep 4343' 10)" 0 "and the process it left is gone when the run ends"
+# issue 24: kbench's own clock around each 'time' round trip; a child whose answers say 1 ns for calls that
+# take 0.1 s (a harness whose writer was replaced: test/byo/lying_harness.py) has its samples refused
+out=$(KBENCH_HARNESS=test/byo/lying_harness.py $kb run layer_norm backward rows=8 hidden=16 --impl python:test/byo/impls.py:sleeps \
+      --python $PY --rep-ms 1 --warmup-ms 0 --flush-bytes 0 --max-samples 5 2>&1)
+has "$out" "runtime_error - estimate: the python child's reported times do not account for the time kbench measured around them: in 5 of 5 timed calls" \
+    "a child that reports 1 ns for calls of 0.1 s (its answers rewritten) fails: kbench's clock disagrees"
+out=$(kbe --impl python:test/byo/impls.py:slow_reset --max-samples 12)
+has "$out" "layer_norm backward: passed" "a step whose untimed reset takes 0.1 s is not taken for a lie (the reset has its own round trip)"
