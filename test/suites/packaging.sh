@@ -71,7 +71,7 @@ list=$(dpkg-deb -c "$deb" | awk '{print $6 $7 $8}')
 for f in /usr/lib/postgresql/15/lib/kernelindex.so /usr/share/postgresql/15/extension/kernelindex.control \
          "/usr/share/postgresql/15/extension/kernelindex--$ver.sql" /usr/share/postgresql/15/extension/kernelindex--0.2.0--$ver.sql \
          /usr/lib/postgresql/15/lib/kbench /usr/lib/postgresql/15/lib/kernelindex_python/kbench_harness.py \
-         "/usr/lib/postgresql/15/bin/kbench->/usr/lib/postgresql/15/lib/kbench"; do
+         "/usr/lib/postgresql/15/bin/kbench->../lib/kbench"; do
   printf '%s\n' "$list" | grep -qxF ".$f" && echo "ok - the package holds $f" || echo "not ok - the package holds $f"
 done
 cuda=$(printf '%s\n' "$list" | grep -c 'libkbench_cuda.so$')
@@ -85,6 +85,7 @@ ok "$(dpkg-deb -f "$deb" Depends | grep -c 'postgresql-15')" 1 "it depends on po
 bash tools/pg_sandbox.sh "$T/pg" >/dev/null
 dpkg -x "$deb" "$T/root"
 cp -a "$T/root/usr/lib/postgresql/15/lib/." "$T/pg/usr/lib/postgresql/15/lib/"
+cp -a "$T/root/usr/lib/postgresql/15/bin/." "$T/pg/usr/lib/postgresql/15/bin/"
 cp -a "$T/root/usr/share/postgresql/15/extension/." "$T/pg/usr/share/postgresql/15/extension/"
 chmod -R a+rX "$T"
 out=$(
@@ -101,4 +102,4 @@ case "$out" in *"version $ver"*) echo "ok - the packaged extension: CREATE EXTEN
   *) echo "not ok - the packaged extension: CREATE EXTENSION"; echo "$out" | sed 's/^/# /';; esac
 case "$out" in *"job passed true"*) echo "ok - the packaged worker runs a CPU job and records its run";;
   *) echo "not ok - the packaged worker runs a CPU job"; echo "$out" | sed 's/^/# /';; esac
-ok "$(env -i PATH=/usr/bin:/bin "$T/root/usr/lib/postgresql/15/lib/kbench" devices 2>&1 | head -1)" cpu "the packaged kbench runs"
+ok "$(cd "$T" && env -i PATH="$T/pg/usr/lib/postgresql/15/bin:/usr/bin:/bin" kbench devices 2>&1 | head -1)" cpu "the packaged kbench runs from the server's bindir (its link)"
