@@ -29,6 +29,7 @@ source_files() {  # as tools/pgbundle_build.sh: what git tracks or would track
 }
 # the suites read released versions' install scripts from this clone's history
 GIT_DIR_ABS=$(git rev-parse --absolute-git-dir 2>/dev/null || true)
+mkdir -p "$ROOT/build"
 make -s -C kernels -j"$JOBS" libkbench.a >/dev/null 2>&1
 for major in $KI_PGMAJORS; do
   t0=$SECONDS
