@@ -101,11 +101,20 @@ else
 		tarball=$(ls "$SRC"/postgresql-"${major}"_"$up".orig.tar.* | head -1)
 	fi
 	tree=$SRC/postgresql-$up
-	rm -rf "$tree" "$INST"
-	tar -xf "$tarball" -C "$SRC" --exclude="postgresql-$up/doc/src" --exclude="postgresql-$up/contrib"
-	(cd "$tree" && nice ./configure -q --prefix="$INST" "${CONFIGURE[@]}" LDFLAGS="$PG_LDFLAGS" CFLAGS='-O2' >"$SRC/configure.log" 2>&1) ||
-		{ tail -30 "$SRC/configure.log" >&2; exit 1; }
-	say "configured in $((SECONDS - t0)) s"
+	rm -rf "$INST"
+	# An interrupted build of the same version and flags goes on where it stopped (make is
+	# incremental); otherwise the tree is unpacked afresh.  doc/src/sgml/ref stays: psql's
+	# sql_help.h is made from it (17 and later ship no generated files; bison and flex too).
+	if [ -d "$tree" ] && [ "$(cat "$SRC/.tree-stamp" 2>/dev/null)" = "$stamp" ]; then
+		say "resuming the build in $tree"
+	else
+		rm -rf "$tree" "$SRC/.tree-stamp"
+		tar -xf "$tarball" -C "$SRC" --exclude="postgresql-$up/contrib"
+		(cd "$tree" && nice ./configure -q --prefix="$INST" "${CONFIGURE[@]}" LDFLAGS="$PG_LDFLAGS" CFLAGS='-O2' >"$SRC/configure.log" 2>&1) ||
+			{ tail -30 "$SRC/configure.log" >&2; exit 1; }
+		echo "$stamp" >"$SRC/.tree-stamp"
+		say "configured in $((SECONDS - t0)) s"
+	fi
 	# the generated headers first, alone: parallel makes of subdirectories race on them
 	nice make -s -C "$tree/src/backend" generated-headers >"$SRC/make.log" 2>&1 || { tail -30 "$SRC/make.log" >&2; exit 1; }
 	nice make -s -j"$JOBS" -C "$tree/src" >>"$SRC/make.log" 2>&1 || { tail -30 "$SRC/make.log" >&2; exit 1; }
@@ -113,7 +122,7 @@ else
 	nice make -s -C "$tree/src" install >>"$SRC/make.log" 2>&1 || { tail -30 "$SRC/make.log" >&2; exit 1; }
 	echo "$stamp" >"$INST/.stamp"
 	echo "$((SECONDS - t0))" >"$INST/.build_seconds"
-	rm -rf "$tree"
+	rm -rf "$tree" "$SRC/.tree-stamp"
 	say "Debian $want built and installed into $INST in $((SECONDS - t0)) s"
 fi
 bin=$INST/bin
