@@ -102,7 +102,8 @@ uninstall-kbench-bin:
 
 # `make dist`: the PGXN release archive, kernelindex-VERSION.zip, of the committed
 # tree (git archive of HEAD, or of the working tree's tracked changes when there are
-# some: git stash create).  It holds the sources only; it builds with `make` and
+# some: git stash create; in a copy without .git, such as test/mutate.sh's, the files
+# .gitignore does not ignore).  It holds the sources only; it builds with `make` and
 # `make install` where PostgreSQL's PGXS is (test/suites/packaging.sh builds one in a
 # temporary folder).  The version is META.json's, which must equal kernelindex.control's.
 DIST = $(EXTENSION)-$(EXTVERSION)
@@ -110,7 +111,14 @@ DIST = $(EXTENSION)-$(EXTVERSION)
 dist:
 	@v=$$(sed -n 's/^   "version": "\(.*\)",$$/\1/p' META.json); [ "$$v" = '$(EXTVERSION)' ] || \
 		{ echo "META.json says version $$v, kernelindex.control $(EXTVERSION)" >&2; exit 1; }
-	rev=$$(git stash create); git archive --format=zip --prefix=$(DIST)/ -o $(DIST).zip $${rev:-HEAD}
+	if [ -e .git ]; then \
+		rev=$$(git stash create); git archive --format=zip --prefix=$(DIST)/ -o $(DIST).zip $${rev:-HEAD}; \
+	else \
+		g=$$(mktemp -d /tmp/kernelindex-dist.XXXXXX) && git init -q --bare "$$g" && \
+		GIT_DIR="$$g" GIT_WORK_TREE=. git add -A && \
+		GIT_DIR="$$g" git archive --format=zip --prefix=$(DIST)/ -o $(DIST).zip $$(GIT_DIR="$$g" git write-tree); \
+		rc=$$?; rm -rf "$$g"; exit $$rc; \
+	fi
 	@echo "$(DIST).zip"
 
 clean: clean-kbench
