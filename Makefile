@@ -44,7 +44,7 @@ ISOLATION = $(patsubst test/specs/%.spec,%,$(sort $(wildcard test/specs/*.spec))
 ISOLATION_OPTS = --inputdir=test --outputdir=test/isolation_output --load-extension=$(EXTENSION) \
 	--temp-config=test/isolation.conf --temp-instance=test/tmp_check_isolation
 
-EXTRA_CLEAN = test/results test/regression.diffs test/regression.out test/isolation_output \
+EXTRA_CLEAN = $(EXTENSION)-$(EXTVERSION).zip test/results test/regression.diffs test/regression.out test/isolation_output \
 	test/tmp_check test/tmp_check_isolation test/log
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -70,7 +70,20 @@ $(KBENCH_LIB): kbench
 kbench:
 	$(MAKE) -C kernels
 
-install: install-kbench-cuda install-kbench-python
+install: install-kbench-cuda install-kbench-python install-kbench-bin
+# The command line tools: the programs in pkglibdir beside libkbench_cuda.so and
+# kernelindex_python/ (which they find through their own real path,
+# kernels/backend.c kb_object_dir), and a link to each in PostgreSQL's bindir
+# (`pg_config --bindir`), on PATH wherever the server's programs are.
+.PHONY: install-kbench-bin
+install-kbench-bin:
+	$(MKDIR_P) '$(DESTDIR)$(bindir)'
+	for p in kbench kbench-agent; do \
+		if [ -f kernels/$$p ]; then \
+			$(INSTALL_PROGRAM) kernels/$$p '$(DESTDIR)$(pkglibdir)/'$$p && \
+			rm -f '$(DESTDIR)$(bindir)/'$$p && ln -s '$(pkglibdir)/'$$p '$(DESTDIR)$(bindir)/'$$p || exit 1; \
+		fi; \
+	done
 # The python harness and the built-in python implementations, beside
 # kernelindex.so where libkbench looks for them (kernels/impl_python.c).
 .PHONY: install-kbench-python
@@ -82,6 +95,33 @@ install-kbench-python:
 install-kbench-cuda:
 	if [ -f kernels/libkbench_cuda.so ]; then \
 		$(INSTALL_SHLIB) kernels/libkbench_cuda.so '$(DESTDIR)$(pkglibdir)/libkbench_cuda.so'; fi
+
+uninstall: uninstall-kbench-bin
+.PHONY: uninstall-kbench-bin
+uninstall-kbench-bin:
+	rm -f '$(DESTDIR)$(bindir)/kbench' '$(DESTDIR)$(bindir)/kbench-agent' \
+		'$(DESTDIR)$(pkglibdir)/kbench' '$(DESTDIR)$(pkglibdir)/kbench-agent'
+
+# `make dist`: the PGXN release archive, kernelindex-VERSION.zip, of the committed
+# tree (git archive of HEAD, or of the working tree's tracked changes when there are
+# some: git stash create; in a copy without .git, such as test/mutate.sh's, the files
+# .gitignore does not ignore).  It holds the sources only; it builds with `make` and
+# `make install` where PostgreSQL's PGXS is (test/suites/packaging.sh builds one in a
+# temporary folder).  The version is META.json's, which must equal kernelindex.control's.
+DIST = $(EXTENSION)-$(EXTVERSION)
+.PHONY: dist
+dist:
+	@v=$$(sed -n 's/^   "version": "\(.*\)",$$/\1/p' META.json); [ "$$v" = '$(EXTVERSION)' ] || \
+		{ echo "META.json says version $$v, kernelindex.control $(EXTVERSION)" >&2; exit 1; }
+	if [ -e .git ]; then \
+		rev=$$(git stash create); git archive --format=zip --prefix=$(DIST)/ -o $(DIST).zip $${rev:-HEAD}; \
+	else \
+		g=$$(mktemp -d /tmp/kernelindex-dist.XXXXXX) && git init -q --bare "$$g" && \
+		GIT_DIR="$$g" GIT_WORK_TREE=. git add -A && \
+		GIT_DIR="$$g" git archive --format=zip --prefix=$(DIST)/ -o $(DIST).zip $$(GIT_DIR="$$g" git write-tree); \
+		rc=$$?; rm -rf "$$g"; exit $$rc; \
+	fi
+	@echo "$(DIST).zip"
 
 clean: clean-kbench
 .PHONY: clean-kbench

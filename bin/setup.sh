@@ -8,7 +8,11 @@ need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 # python3-torch: Debian's /usr/bin/python3 with torch, for python implementations (docs/BYO.md);
 # clang: the fuzzer (test/suites/fuzz.sh); libpq-dev: kbench agent (kernels/agent, docs/FLEET.md)
-for p in build-essential postgresql-15 postgresql-server-dev-15 postgresql-contrib libssl-dev zstd libzstd-dev python3-torch clang libpq-dev; do
+# postgresql-15-cron: the nightly sweep recipe (test/suites/cron.sh, docs/ANALYTICS.md); debhelper,
+# postgresql-server-dev-all: the Debian package (debian/, test/suites/packaging.sh); bison, flex,
+# debian-keyring: PostgreSQL 17 and 18 from Debian's sources (tools/pgmajor_build.sh)
+for p in build-essential postgresql-15 postgresql-server-dev-15 postgresql-contrib libssl-dev zstd libzstd-dev python3-torch clang libpq-dev \
+	postgresql-15-cron debhelper postgresql-server-dev-all bison flex debian-keyring; do
   have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -19,6 +23,11 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
+# A private PostgreSQL (tools/pg_sandbox.sh) made before pg_cron was installed gets its files.
+if [ -n "${KI_PGBIN:-}" ] && [ -f /usr/lib/postgresql/15/lib/pg_cron.so ] && [ ! -f "$(pg_config --pkglibdir)/pg_cron.so" ]; then
+  cp /usr/lib/postgresql/15/lib/pg_cron.so "$(pg_config --pkglibdir)/"
+  cp /usr/share/postgresql/15/extension/pg_cron* "$(pg_config --sharedir)/extension/"
+fi
 jobs=$(nproc 2>/dev/null || echo 2)
 make -s -j"$jobs" >/dev/null
 if [ -f kernels/Makefile ] && [ -z "${KI_SKIP_KERNELS:-}" ]; then make -s -C kernels -j"$jobs" >/dev/null; fi

@@ -19,12 +19,14 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kb_int.h"
 
@@ -69,8 +71,8 @@ static void
 load_cuda(void)
 {
 	const char *env = getenv("KBENCH_CUDA_LIB");
-	Dl_info		info;
-	char		path[4096];
+	char		dir[PATH_MAX];
+	char		path[PATH_MAX + 32];
 
 	if (env && *env)
 	{
@@ -78,18 +80,44 @@ load_cuda(void)
 		return;
 	}
 	/* Beside the object that contains this code (kbench, or the extension .so). */
-	if (dladdr((void *) &load_cuda, &info) && info.dli_fname)
+	if (kb_object_dir((const void *) &load_cuda, dir, sizeof(dir)))
 	{
-		const char *slash = strrchr(info.dli_fname, '/');
-
-		if (slash)
-		{
-			snprintf(path, sizeof(path), "%.*s/libkbench_cuda.so", (int) (slash - info.dli_fname), info.dli_fname);
-			if (try_load(path))
-				return;
-		}
+		snprintf(path, sizeof(path), "%s/libkbench_cuda.so", dir);
+		if (try_load(path))
+			return;
 	}
 	try_load("libkbench_cuda.so");
+}
+
+bool
+kb_object_dir(const void *addr, char *out, size_t outlen)
+{
+	Dl_info		info;
+	char		real[PATH_MAX];
+	char	   *slash;
+	ssize_t		n;
+
+	if (!dladdr(addr, &info) || !info.dli_fname)
+		return false;
+	/*
+	 * For the main program glibc gives argv[0]: a bare name when kbench was found on PATH.
+	 * The kernel knows the program's real path.
+	 */
+	if (strchr(info.dli_fname, '/') == NULL)
+	{
+		n = readlink("/proc/self/exe", real, sizeof(real) - 1);
+		if (n <= 0)
+			return false;
+		real[n] = '\0';
+	}
+	else if (!realpath(info.dli_fname, real))
+		snprintf(real, sizeof(real), "%s", info.dli_fname);
+	slash = strrchr(real, '/');
+	if (!slash)
+		return false;
+	*slash = '\0';
+	snprintf(out, outlen, "%s", slash == real ? "/" : real);
+	return true;
 }
 
 const kbc_api *

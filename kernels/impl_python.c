@@ -39,22 +39,15 @@ interpreter(const kb_request *req)
 static bool
 harness_path(const kb_request *req, char *out, size_t outlen, char *err, size_t errlen)
 {
-	Dl_info		info;
+	char		dir[900];
 	static const char *const sub[] = {"python", "kernelindex_python"};
 
 	if (req->harness && *req->harness)
 		snprintf(out, outlen, "%s", req->harness);
 	else if (getenv("KBENCH_HARNESS") && *getenv("KBENCH_HARNESS"))
 		snprintf(out, outlen, "%s", getenv("KBENCH_HARNESS"));
-	else if (dladdr((void *) &harness_path, &info) && info.dli_fname)
+	else if (kb_object_dir((const void *) &harness_path, dir, sizeof(dir)))
 	{
-		char		dir[900];
-		const char *slash = strrchr(info.dli_fname, '/');
-
-		if (slash)
-			snprintf(dir, sizeof(dir), "%.*s", (int) (slash - info.dli_fname), info.dli_fname);
-		else
-			snprintf(dir, sizeof(dir), ".");
 		for (size_t i = 0; i < 2; i++)
 		{
 			snprintf(out, outlen, "%s/%s/kbench_harness.py", dir, sub[i]);

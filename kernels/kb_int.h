@@ -270,6 +270,13 @@ struct kb_backend
 
 /* Load libkbench_cuda.so once; NULL (and why) when unavailable. */
 const kbc_api *kb_cuda_api(char *why, size_t whylen);
+/*
+ * The directory of the object that holds ADDR (kbench, or the extension's .so), symbolic
+ * links resolved: `make install` puts kbench into PostgreSQL's bindir as a link to the
+ * program in pkglibdir, where libkbench_cuda.so and kernelindex_python/ lie.  False when
+ * it cannot be found.
+ */
+bool		kb_object_dir(const void *addr, char *out, size_t outlen);
 
 int			kb_be_open(kb_backend *be, bool cuda, int device);
 void		kb_be_close(kb_backend *be);

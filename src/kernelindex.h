@@ -40,7 +40,7 @@ Jsonb	   *ki_tree_to_jsonb(const ki_value *v);
  * status, its path and rule in the message, the others in the DETAIL.
  * what names the document ("manifest", "run document", "JSON").
  */
-void		ki_pg_report(const ki_errors *errs, const char *what) pg_attribute_noreturn();
+_Noreturn void ki_pg_report(const ki_errors *errs, const char *what);
 
 /* Parse, validate and normalize a manifest argument, or raise. */
 ki_value   *ki_pg_manifest_arg(FunctionCallInfo fcinfo, int argno, ki_arena *a, ki_kind *kind);

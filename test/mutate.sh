@@ -30,6 +30,8 @@ ln_check_self|kernels/ops/layer_norm.c|s/kb_cmp_tol(&m, "y", ref, got, tol, H);/
 ln_eps|kernels/ops/layer_norm.c|s/rs = 1.0f \/ sqrtf(v + (float) LN_EPS);/rs = 1.0f \/ sqrtf(v + 1e-5f);/|kernels|CPU LayerNorm eps 1e-5 instead of 1e-6
 gate_half|kernels/run.c|s/res->correctness.matched_ratio < 1.0/res->correctness.matched_ratio < 0.5/|gate|a run fails only when under half of the values match
 notify_passed_only|src/worker_jobs.c|s/"SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",/"SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j WHERE $2 = 'passed'",/|guards|only passed jobs notify
+kbench_not_in_bindir|Makefile|s/ln -s '\$(pkglibdir)\/'\$\$p/true/|packaging|make install no longer links kbench into PostgreSQL's bindir
+kbench_argv0_dir|kernels/backend.c|s/if (strchr(info.dli_fname, '\/') == NULL)/if (false)/|packaging|kbench found on PATH looks for its harness beside argv[0], not its real path
 claim_no_skip_locked|sql/31_claim.sql|s/ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)/ORDER BY id LIMIT 1)/|guards|FOR UPDATE SKIP LOCKED removed from the claim
 deadline_5x|src/worker_run.c|s/(int64_t) (job->timeout_ms \* 1e6)/(int64_t) (job->timeout_ms * 5e6)/|guards|the worker's deadline is 5x the job's timeout
 retraction_undone|sql/19_append_only.sql|s/IF OLD.retracted_at IS NOT NULL/IF false AND OLD.retracted_at IS NOT NULL/|guards|a retraction no longer permanent
