@@ -8,8 +8,8 @@
  * kernelindex_python/kbench_harness.py) beside the object that holds
  * libkbench: kernels/ for kbench, the server's library directory for the
  * extension.  The child gets the protocol socket as fd 3 and the tensors'
- * memfd as fd 4; its stdout and stderr go to a memfd whose end is quoted
- * when it fails.
+ * memfd as fd 4; its stdout and stderr go to a pipe (kernels/impl.c keeps
+ * the last 1 MiB), whose end is quoted when it fails.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
