@@ -77,6 +77,11 @@ chart_unescaped|sql/60_charts.sql|s/kbench_svg_escape(coalesce(s.sr->>'name', ''
 distill_temperature|kernels/ops/distill_jsd_loss.c|/^dj_cpu(/,/^}/s/^\t\t\tzs\[v\] = a;$/\t\t\tzs[v] = a \/ 2;/|kernels|the CPU distill_jsd_loss takes the student's logits at temperature 2
 distill_hard_weight|kernels/ops/distill_jsd_loss.c|/^dj_cpu(/,/^}/s/loss = ((float) DJ_WEIGHT_HARD \*/loss = ((float) 0.49 */|kernels|the CPU distill_jsd_loss weighs the hard loss 0.49, not 0.5 (the old rtol 1e-2 let it pass)
 staging_not_per_role|src/catalog.c|s/kbench_import_staging WHERE staged_by = $1 ORDER BY n"/kbench_import_staging ORDER BY n"/|security|a staged catalog import takes every role's staged lines, not only the caller's
+sibling_recovered|src/worker_recovery.c|s/" OR (j.worker_pid = %d AND/" OR (false AND j.worker_pid = %d AND/|supervise|a starting worker recovers the live jobs of its sibling on the same device
+finish_unconditional|src/worker_jobs.c|s/ WHERE id = \$1 AND attempts = \$8 AND worker_pid = \$9 AND status = 'running'%s"/ WHERE id = $1%s"/|supervise|a worker's finish overwrites a job that is no longer its attempt
+postmaster_death_ignored|src/worker_run.c|s/return !PostmasterIsAlive();/return 0;/|supervise|a worker whose postmaster died runs its job (and child) to the end
+sweep_group_only|kernels/impl.c|s/for (int pass = 0; pass < 200; pass++)/for (int pass = 0; pass < 0; pass++)/|supervise|only the child's process group is killed: a daemon it started (setsid) outlives the job
+output_unbounded|kernels/impl_int.h|s/#define KB_EXT_OUTPUT_CAP ((size_t) 1 << 20)/#define KB_EXT_OUTPUT_CAP ((size_t) 1 << 34)/|supervise|all of a child's output is kept (16 GiB cap)
 EOF
 )
 

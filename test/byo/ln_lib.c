@@ -3,7 +3,8 @@
  * for test/suites/byo.sh and docs/BYO.md: forward and backward in plain C
  * with fp32 accumulation, fp32 only.  "ln_crash" and "ln_hang" fail on
  * purpose; "ln_wrong" scales dx by 1.01.  For test/suites/supervise.sh:
- * "ln_daemon" leaves a daemon (setsid and a double fork, "sleep 4545") and
+ * "ln_daemon" leaves a daemon (setsid and a double fork, "sleep N", N from
+ * $KB_DAEMON_S, default 4545) and
  * passes; "ln_flood" prints $KB_FLOOD_MIB MiB (default 300), waits 3 s and
  * fails; "ln_slow" sleeps in its first timed call ($KB_SLOW_S s, default 20)
  * and passes.
@@ -168,7 +169,9 @@ ln_daemon(kbench_impl_call *c)
 			setsid();
 			if (fork() == 0)
 			{
-				execlp("sleep", "sleep", "4545", (char *) NULL);
+				const char *n = getenv("KB_DAEMON_S");
+
+				execlp("sleep", "sleep", n ? n : "4545", (char *) NULL);
 				_exit(127);
 			}
 			_exit(0);

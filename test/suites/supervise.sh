@@ -31,8 +31,10 @@ cc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -Ikernels -o "$DIR/libln.so"
 echo ok >"$DIR/mode"; : >"$DIR/hold"
 chmod -R a+rX "$DIR"; chmod 644 "$DIR/mode" "$DIR/hold"
 # the postmaster inherits these (the fake's mode file, read at every open; its hold file, which
-# stops a call while it names it; ln_slow's sleep)
+# stops a call while it names it; ln_slow's sleep, in s)
 export KBENCH_CUDA_LIB=$DIR/libkbench_fake_cuda.so KBENCH_FAKE_CUDA=@$DIR/mode KBENCH_FAKE_CUDA_HOLD=$DIR/hold KB_SLOW_S=40
+# ln_daemon's sleeper: a number of this run's (one a failed run left behind does not count here)
+export KB_DAEMON_S=$((3000 + RANDOM % 1000))
 
 start() {
   ki_as_owner "$PGBIN/pg_ctl" -D "$KI_CLUSTER_DIR/data" -l "$KI_CLUSTER_DIR/server.log" -w -t 60 start >/dev/null 2>&1
@@ -100,7 +102,7 @@ has "$(cat "$KI_CLUSTER_DIR/server.log")" "does not record the end (passed) of j
 job=$(q "SELECT kbench_run('layer_norm', 'backward', '$SMALL', implementation => 'c-daemon', device => 'cpu', protocol => '$TINY')")
 wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_jobs WHERE id = $job" 60
 ok "$(q "SELECT status FROM kbench_jobs WHERE id = $job")" passed "a library implementation that leaves a daemon (setsid, double fork) passes"
-ok "$(left_after 'sleep 4545' 10)" 0 "... and the daemon is gone once the job ended (out of its process group and session)"
+ok "$(left_after "sleep $KB_DAEMON_S" 10)" 0 "... and the daemon is gone once the job ended (out of its process group and session)"
 
 # 300 MiB on stdout: what the worker keeps of it is bounded.  Its memory: resident plus the
 # in-memory files (memfds) it holds open, sampled while the job runs.
