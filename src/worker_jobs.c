@@ -348,8 +348,9 @@ ki_requeue_job(const claimed_job *job)
 	ki_run_in_xact("re-queueing a job",
 				psprintf("UPDATE %s.kbench_jobs SET status = 'queued', started_at = NULL, worker_pid = NULL,%s"
 						 " error = 'interrupted by a server shutdown; re-queued' WHERE id = " INT64_FORMAT
-						 " AND attempts = %d AND worker_pid = %d AND status = 'running'",
-						 ki_worker_schema, ki_worker_v02 ? " phase = 'queued'," : "", job->id, job->attempt, MyProcPid));
+						 " AND attempts = %d AND worker_pid = %d AND status = 'running'%s",
+						 ki_worker_schema, ki_worker_v02 ? " phase = 'queued'," : "", job->id, job->attempt, MyProcPid,
+						 ki_worker_v02 ? " AND agent IS NULL" : ""));
 	ki_my_slot->job_id = 0;
 	ki_my_slot->phase = KI_PHASE_NONE;
 }
