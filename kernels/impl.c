@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -464,6 +465,9 @@ kb_implementation_manifest(const char *opname, const char *entry, const char *na
 
 /* ------------------------------------------------------------ the backend: shared tensors */
 
+/* The kb_ext of this process that are open (a comparison has two): whose children a sweep spares. */
+static kb_ext *live_exts = NULL;
+
 int
 kb_ext_open(kb_backend *be, const kb_case *cs, const kb_request *req, int64_t flush_bytes)
 {
@@ -487,9 +491,13 @@ kb_ext_open(kb_backend *be, const kb_case *cs, const kb_request *req, int64_t fl
 	x->req = req;
 	x->flush_bytes = flush_bytes;
 	x->pid = -1;
+	x->pgid = -1;
 	x->sock = -1;
 	x->err_fd = -1;
+	x->out_fd = -1;
 	x->shm_fd = -1;
+	x->next_live = live_exts;
+	live_exts = x;
 	if (cs->cuda)
 	{
 		/* the child owns the device; here only what the environment manifest says about it */
@@ -557,6 +565,13 @@ kb_ext_close(kb_backend *be)
 	if (x->shm_fd >= 0)
 		close(x->shm_fd);
 	kb_ext_source_free(&x->src);
+	for (kb_ext **p = &live_exts; *p; p = &(*p)->next_live)
+		if (*p == x)
+		{
+			*p = x->next_live;
+			break;
+		}
+	free(x->out);
 	free(x->versions);
 	free(x);
 	be->ext = NULL;
@@ -574,37 +589,222 @@ set_err(kb_backend *be, const char *fmt,...)
 	va_end(ap);
 }
 
-/* The last line or so of the child's stderr, on one line. */
+/*
+ * Read what the child wrote to its stdout and stderr (a pipe) without
+ * waiting, into a ring of its last KB_EXT_OUTPUT_CAP bytes: a child that
+ * prints without end costs this process 1 MiB, not what it printed.
+ */
+static void
+drain_output(kb_ext *x)
+{
+	char		buf[65536];
+
+	while (x->out_fd >= 0)
+	{
+		ssize_t		n = read(x->out_fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+		{
+			if (n == 0)			/* every writer is gone */
+			{
+				close(x->out_fd);
+				x->out_fd = -1;
+			}
+			return;
+		}
+		if (!x->out && !(x->out = malloc(KB_EXT_OUTPUT_CAP)))
+			return;
+		x->out_total += (uint64_t) n;
+		for (ssize_t i = 0; i < n;)
+		{
+			size_t		k = KB_EXT_OUTPUT_CAP - x->out_pos;
+
+			if (k > (size_t) (n - i))
+				k = (size_t) (n - i);
+			memcpy(x->out + x->out_pos, buf + i, k);
+			x->out_pos = (x->out_pos + k) % KB_EXT_OUTPUT_CAP;
+			i += (ssize_t) k;
+		}
+	}
+}
+
+/*
+ * The last line or so of the child's output, on one line; when it printed
+ * more than is kept, a note says how much.
+ */
 static void
 stderr_tail(kb_ext *x, char *out, size_t len)
 {
-	struct stat sb;
-	char		buf[600];
-	ssize_t		n;
-	off_t		from;
-	size_t		k = 0;
+	char		buf[301];
+	size_t		kept,
+				n,
+				k = 0;
 
 	out[0] = '\0';
-	if (x->err_fd < 0 || fstat(x->err_fd, &sb) != 0 || sb.st_size == 0)
+	drain_output(x);
+	kept = x->out_total < KB_EXT_OUTPUT_CAP ? (size_t) x->out_total : KB_EXT_OUTPUT_CAP;
+	if (!x->out || kept == 0 || len == 0)
 		return;
-	from = sb.st_size > 300 ? sb.st_size - 300 : 0;
-	n = pread(x->err_fd, buf, 300, from);
-	if (n <= 0)
-		return;
+	if (x->out_total > KB_EXT_OUTPUT_CAP)
+		k = (size_t) snprintf(out, len, "[output truncated: %llu bytes written, the last %zu kept] ",
+							  (unsigned long long) x->out_total, KB_EXT_OUTPUT_CAP);
+	if (k >= len)
+		k = len - 1;
+	/* the end of the output, as much as fits after the note */
+	n = kept < 300 ? kept : 300;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = x->out[(x->out_pos + KB_EXT_OUTPUT_CAP - n + i) % KB_EXT_OUTPUT_CAP];
 	buf[n] = '\0';
 	while (n > 0 && isspace((unsigned char) buf[n - 1]))
 		buf[--n] = '\0';
+	if (n > len - 1 - k)
+		memmove(buf, buf + n - (len - 1 - k), (len - 1 - k) + 1);
 	for (char *p = buf; *p && k + 1 < len; p++)
 		out[k++] = (*p == '\n' || *p == '\r' || *p == '\t') ? ' ' : (isprint((unsigned char) *p) ? *p : '?');
 	out[k] = '\0';
 }
 
-/* The child and every process it started (its process group). */
-static void
-kill_child(pid_t pid)
+/* One process of /proc: its parent, and whether it is a zombie. */
+typedef struct proc_entry
 {
-	if (kill(-pid, SIGKILL) != 0)
-		kill(pid, SIGKILL);
+	pid_t		pid;
+	pid_t		ppid;
+	bool		zombie;
+} proc_entry;
+
+/* Every process /proc shows (malloc'd, *n of them), or NULL. */
+static proc_entry *
+scan_proc(size_t *n)
+{
+	DIR		   *d = opendir("/proc");
+	struct dirent *e;
+	proc_entry *v = NULL;
+	size_t		cap = 0;
+
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((e = readdir(d)) != NULL)
+	{
+		char		path[32],
+					buf[512],
+				   *rp;
+		int			fd;
+		ssize_t		r;
+		char		state;
+		int			ppid;
+
+		if (!isdigit((unsigned char) e->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", atoi(e->d_name));
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		r = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (r <= 0)
+			continue;
+		buf[r] = '\0';
+		/* "pid (comm) state ppid ...": comm may hold anything, the last ')' ends it */
+		if (!(rp = strrchr(buf, ')')) || sscanf(rp + 1, " %c %d", &state, &ppid) != 2)
+			continue;
+		if (*n == cap)
+		{
+			proc_entry *nv = realloc(v, (cap = cap ? cap * 2 : 256) * sizeof(*v));
+
+			if (!nv)
+				break;
+			v = nv;
+		}
+		v[*n].pid = (pid_t) atoi(e->d_name);
+		v[*n].ppid = (pid_t) ppid;
+		v[*n].zombie = state == 'Z';
+		(*n)++;
+	}
+	closedir(d);
+	return v;
+}
+
+/* The parent of pid in v, or 0. */
+static pid_t
+parent_in(const proc_entry *v, size_t n, pid_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].pid == pid)
+			return v[i].ppid;
+	return 0;
+}
+
+/*
+ * End the child and everything it started: its process group first, then
+ * every descendant of this process that is not another open child's (a
+ * comparison's other side).  This process is the children's subreaper
+ * (kb_ext_channel), so what a child started with setsid() and a double fork
+ * is re-parented here, not to init, and stays a descendant: /proc finds it
+ * by its parent chain, whatever its group or session.  Passes repeat until
+ * none is left (one forking while the sweep runs is found by the next), and
+ * those re-parented here are reaped.  Not swept: a process the child had
+ * someone else start (systemd-run, at, a daemon over a socket), which is no
+ * descendant; a cgroup would be needed for those.
+ */
+static void
+sweep_child(kb_ext *x)
+{
+	pid_t		self = getpid();
+
+	if (x->pgid > 0)
+		(void) kill(-x->pgid, SIGKILL);
+	if (x->pid > 0)
+	{
+		(void) kill(x->pid, SIGKILL);
+		while (waitpid(x->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		x->pid = -1;
+	}
+	for (int pass = 0; pass < 200; pass++)
+	{
+		size_t		n;
+		proc_entry *v = scan_proc(&n);
+		int			found = 0;
+
+		for (size_t i = 0; v && i < n; i++)
+		{
+			pid_t		p = v[i].pid,
+						top = 0;
+			int			depth = 0;
+			bool		spared = false;
+
+			if (p == self)
+				continue;
+			/* up the parent chain to this process: top is the process just below it */
+			for (pid_t q = p; q > 1 && depth < 64; q = parent_in(v, n, q), depth++)
+			{
+				if (parent_in(v, n, q) == self)
+				{
+					top = q;
+					break;
+				}
+			}
+			if (top == 0)
+				continue;
+			for (kb_ext *o = live_exts; o; o = o->next_live)
+				if (o != x && o->pid > 0 && o->pid == top)
+					spared = true;
+			if (spared)
+				continue;
+			found++;
+			if (!v[i].zombie)
+				(void) kill(p, SIGKILL);
+			if (v[i].ppid == self)
+				(void) waitpid(p, NULL, v[i].zombie ? WNOHANG : 0);
+		}
+		free(v);
+		if (found == 0)
+			break;
+		usleep(1000);
+	}
+	x->pgid = -1;
 }
 
 void
@@ -620,10 +820,10 @@ kb_ext_stop(kb_ext *x)
 			/* a well-behaved child exits at once; a lingering one is killed */
 			for (int i = 0; i < 50; i++)
 			{
+				drain_output(x);
 				if (waitpid(pid, NULL, WNOHANG) == pid)
 				{
 					x->pid = -1;
-					(void) kill(-pid, SIGKILL);	/* and anything it left running */
 					break;
 				}
 				usleep(2000);
@@ -632,17 +832,17 @@ kb_ext_stop(kb_ext *x)
 		close(x->sock);
 		x->sock = -1;
 	}
-	if (x->pid > 0)
-	{
-		kill_child(x->pid);
-		while (waitpid(x->pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		x->pid = -1;
-	}
+	/* the child, and anything it left running */
+	sweep_child(x);
 	if (x->err_fd >= 0)
 	{
 		close(x->err_fd);
 		x->err_fd = -1;
+	}
+	if (x->out_fd >= 0)
+	{
+		close(x->out_fd);
+		x->out_fd = -1;
 	}
 }
 
@@ -665,13 +865,7 @@ fail(kb_backend *be, int rc, const char *fmt,...)
 		set_err(be, "%s", msg);
 	x->failed = true;
 	x->failed_rc = rc;
-	if (x->pid > 0)
-	{
-		kill_child(x->pid);
-		while (waitpid(x->pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		x->pid = -1;
-	}
+	sweep_child(x);
 	return rc;
 }
 
@@ -692,14 +886,14 @@ child_ended(kb_backend *be)
 	/* it closed the socket: it is exiting; give it a moment, then make sure */
 	for (int i = 0; i < 200 && r != x->pid; i++)
 	{
+		drain_output(x);
 		r = waitpid(x->pid, &status, WNOHANG);
 		if (r != x->pid)
 			usleep(5000);
 	}
 	if (r != x->pid)
 		return fail(be, KBC_ERROR, "%s closed its end of the protocol", kind_word(x));
-	/* what it started may outlive it: its process group goes too */
-	(void) kill(-x->pid, SIGKILL);
+	/* what it started may outlive it: fail() sweeps it */
 	x->pid = -1;
 	if (WIFSIGNALED(status))
 		return fail(be, KBC_ERROR, "%s was killed by signal %d (%s)", kind_word(x), WTERMSIG(status),
@@ -728,6 +922,14 @@ kb_ext_request(kb_backend *be, const char *cmd, double timeout_s, char *out, siz
 		set_err(be, "%s is not running", kind_word(x));
 		return KBC_ERROR;
 	}
+	if (x->pgid <= 0)
+		x->pgid = x->pid;		/* its own group (kb_ext_child_init) */
+	if (x->err_fd >= 0)
+	{
+		/* the child has its copy: the pipe's end comes when every writer is gone */
+		close(x->err_fd);
+		x->err_fd = -1;
+	}
 	while (off < len)
 	{
 		ssize_t		n = send(x->sock, cmd + off, len - off, MSG_NOSIGNAL);
@@ -740,22 +942,27 @@ kb_ext_request(kb_backend *be, const char *cmd, double timeout_s, char *out, siz
 	}
 	for (;;)
 	{
-		struct pollfd pfd = {x->sock, POLLIN, 0};
+		struct pollfd pfd[2] = {{x->sock, POLLIN, 0}, {x->out_fd, POLLIN, 0}};
 		int64_t		left = deadline - kb_now_ns();
 		ssize_t		n;
 		char	   *nl;
 		int			pr;
 
-		if (x->cancel && *x->cancel)
+		/* a cancel, or the caller's stop (the worker's postmaster died) */
+		if (kb_req_stopping(x->req))
 			return fail(be, KBC_ERROR, "canceled while %s was running", kind_word(x));
 		if (left <= 0)
 			return fail(be, KBC_TIMEOUT, "%s did not answer '%.*s' within %.0f s and was killed", kind_word(x),
 						(int) strcspn(cmd, " \n"), cmd, timeout_s);
 		/* wake every 100 ms for a cancel */
-		pr = poll(&pfd, 1, (int) (left / 1000000 < 100 ? left / 1000000 + 1 : 100));
+		pr = poll(pfd, x->out_fd >= 0 ? 2 : 1, (int) (left / 1000000 < 100 ? left / 1000000 + 1 : 100));
 		if (pr < 0 && errno != EINTR)
 			return fail(be, KBC_ERROR, "poll: %s", strerror(errno));
 		if (pr <= 0)
+			continue;
+		if (x->out_fd >= 0 && pfd[1].revents)
+			drain_output(x);
+		if (!pfd[0].revents)
 			continue;
 		n = recv(x->sock, line + got, sizeof(x->line) - 1 - got, 0);
 		if (n < 0 && errno == EINTR)
@@ -806,14 +1013,22 @@ kb_ext_channel(kb_backend *be, int *child_sock)
 		set_err(be, "socketpair: %s", strerror(errno));
 		return KBC_ERROR;
 	}
-	x->err_fd = memfd_create("kbench-stderr", MFD_CLOEXEC);
-	if (x->err_fd < 0)
 	{
-		close(sv[0]);
-		close(sv[1]);
-		set_err(be, "memfd_create: %s", strerror(errno));
-		return KBC_ERROR;
+		int			pp[2];
+
+		if (pipe2(pp, O_CLOEXEC) != 0)
+		{
+			close(sv[0]);
+			close(sv[1]);
+			set_err(be, "pipe: %s", strerror(errno));
+			return KBC_ERROR;
+		}
+		x->out_fd = pp[0];
+		x->err_fd = pp[1];
+		(void) fcntl(x->out_fd, F_SETFL, O_NONBLOCK);
 	}
+	/* what the child leaves behind (setsid and fork) is re-parented here, for sweep_child */
+	(void) prctl(PR_SET_CHILD_SUBREAPER, 1);
 	x->sock = sv[0];
 	*child_sock = sv[1];
 	return KBC_OK;

@@ -30,7 +30,14 @@ typedef struct kb_ext
 	int64_t		flush_bytes;
 	pid_t		pid;
 	int			sock;
-	int			err_fd;			/* the child's stderr (and stdout): a memfd */
+	int			err_fd;			/* the child's stdout and stderr: the write end of a pipe (the
+								 * parent closes its copy once the child runs) */
+	int			out_fd;			/* the pipe's read end (non-blocking), drained into out */
+	char	   *out;			/* the last KB_EXT_OUTPUT_CAP bytes of that output: a ring */
+	size_t		out_pos;		/* where the next byte goes in out */
+	uint64_t	out_total;		/* every byte the child wrote (out_total > cap: truncated) */
+	pid_t		pgid;			/* the child's process group (its pid), kept after it is reaped */
+	struct kb_ext *next_live;	/* the kb_ext of this process with a child (kb_ext_open .. close) */
 	bool		failed;
 	int			failed_rc;
 	bool		dirty;			/* outputs not read back since the last call */
@@ -42,6 +49,9 @@ typedef struct kb_ext
 	int64_t		unaccounted;	/* ... whose reported time leaves most of the parent's unaccounted */
 	char		line[8192];
 } kb_ext;
+
+/* What is kept of a child's output (stdout and stderr together): its last 1 MiB. */
+#define KB_EXT_OUTPUT_CAP ((size_t) 1 << 20)
 
 static inline void
 prctl_deathsig(void)

@@ -266,7 +266,7 @@ kb_library_start(kb_backend *be, double timeout_s)
 	if (pid == 0)
 	{
 		kb_ext_child_init();
-		/* the library's own messages (and a crash's) land in the memfd quoted on failure */
+		/* the library's own messages (and a crash's) go to the pipe quoted on failure */
 		dup2(x->err_fd, 2);
 		dup2(x->err_fd, 1);
 		close(x->sock);

@@ -11,7 +11,8 @@
  * memfd as fd 4, and for a user's file its source as fd 5: a sealed memfd
  * of the bytes read and verified here (impl_source.c), which the harness
  * compiles and runs (it never opens the file by its path); its stdout and
- * stderr go to a memfd whose end is quoted when it fails.
+ * stderr go to a pipe (kernels/impl.c keeps the last 1 MiB), whose end is
+ * quoted when it fails.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

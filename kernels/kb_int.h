@@ -331,6 +331,13 @@ char	   *kb_environment_text(const kb_backend *be);
 
 int64_t		kb_now_ns(void);	/* CLOCK_MONOTONIC */
 
+/* Must the run stop now?  A cancel, or the caller's stop callback (the worker's postmaster died). */
+static inline bool
+kb_req_stopping(const kb_request *req)
+{
+	return (req->cancel && *req->cancel) || (req->stop && req->stop(req->stop_arg));
+}
+
 /* ------------------------------------------------------------ checking helpers (ops/common.c) */
 
 typedef struct kb_cmp

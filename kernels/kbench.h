@@ -107,6 +107,10 @@ typedef struct kb_request
 	int64_t		deadline_ns;	/* CLOCK_MONOTONIC ns; 0: none; passing it: KB_TIMEOUT */
 	void		(*progress) (void *arg, const kb_progress *p);	/* may be NULL */
 	void	   *progress_arg;
+	int			(*stop) (void *arg);	/* may be NULL; polled with cancel (between calls, every 100 ms
+										 * while a child runs): non-zero stops the run as KB_CANCELED
+										 * (the worker: its postmaster died) */
+	void	   *stop_arg;
 
 	/*
 	 * Implementations other than kbench's own (docs/BYO.md), run in a child

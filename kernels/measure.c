@@ -60,7 +60,7 @@ kb_report(kb_reporter *r, kb_run_phase phase, double fraction, double rest_s)
 static kb_status
 poll_stop(const kb_request *req, kb_result *res)
 {
-	if (req->cancel && *req->cancel)
+	if (kb_req_stopping(req))
 		return KB_CANCELED;
 	if (req->deadline_ns > 0 && kb_now_ns() > req->deadline_ns)
 	{

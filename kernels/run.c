@@ -141,7 +141,7 @@ kb_session_finish(kb_session *s, kb_status st)
 		res->achieved_tflops = res->flops / res->stats.median / 1e3;
 	}
 	/* a child stopped by a cancel inside its call: canceled, as between calls */
-	if (be->ext && st != KB_PASSED && req->cancel && *req->cancel)
+	if (be->ext && st != KB_PASSED && kb_req_stopping(req))
 		st = KB_CANCELED;
 	if (st == KB_RESOURCE_EXCEEDED && !res->message[0])
 		kb_setmsg(res, "out of device memory");

@@ -30,6 +30,7 @@ typedef struct KiWorkerSlot
 	int			phase;			/* KI_PHASE_*: where the running job is */
 	float8		rest_s;			/* seconds expected to remain; < 0: not known */
 	char		env_digest[72];	/* the environment of the worker's last run ("": none yet) */
+	TimestampTz born;			/* when the worker in it started: its jobs started after (recovery) */
 } KiWorkerSlot;
 
 /* The phases of a running job (kb_run_phase, then storing), as kbench_jobs.phase names them. */

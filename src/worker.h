@@ -61,6 +61,7 @@ typedef struct claimed_job
 	char	   *protocol;
 	double		timeout_ms;
 	char	   *comparison;		/* a paired A/B job's {"id", "b", "rounds", "same_pct"}, or NULL */
+	int32		attempt;		/* kbench_jobs.attempts after the claim: this worker's attempt */
 } claimed_job;
 
 void		ki_run_in_xact(const char *what, const char *sql);
@@ -68,8 +69,9 @@ bool		ki_worker_extension_ready(void);
 bool		ki_claim_job(const char *device, claimed_job *job, MemoryContext cxt);
 void		ki_finish_job(const claimed_job *job, const char *status, const kb_result *res, const char *error);
 void		ki_store_result(const kb_result *res);
-void		ki_end_job(const claimed_job *job, const char *status, const kb_result *res, const char *error);
-void		ki_requeue_job(int64 id);
+bool		ki_end_job(const claimed_job *job, const char *status, const kb_result *res, const char *error);
+void		ki_end_xact(bool commit);
+void		ki_requeue_job(const claimed_job *job);
 void		ki_apply_retention(void);
 
 /* worker_recovery.c */
@@ -77,6 +79,7 @@ void		ki_recover_jobs(const char *device);
 void		ki_recover_orphaned_jobs(void);
 
 /* worker_run.c */
+void		ki_exit_if_postmaster_gone(const claimed_job *job);
 void		ki_watchdog_register(void);
 bool		ki_run_job(claimed_job *job, const char *device);
 void		ki_job_request(const claimed_job *job, const char *device, kb_request *req);

@@ -126,11 +126,7 @@ finish_compare_job(const claimed_job *job, int64 id, const char *status, const k
 									   " WHERE id = $1", ki_worker_schema),
 							  1, (Oid[]) {INT8OID}, (Datum[]) {Int64GetDatum(id)}, NULL, false, 0);
 	/* the job's run is A's (when A has one, else B's) */
-	ki_end_job(job, status, r ? (r->a.composite_json ? &r->a : &r->b) : NULL, error);
-	SPI_finish();
-	PopActiveSnapshot();
-	CommitTransactionCommand();
-	pgstat_report_activity(STATE_IDLE, NULL);
+	ki_end_xact(ki_end_job(job, status, r ? (r->a.composite_json ? &r->a : &r->b) : NULL, error));
 }
 
 /* Run a paired A/B job; true when the worker must exit after it (as ki_run_job). */
@@ -189,6 +185,7 @@ ki_run_compare_job(claimed_job *job, const char *device)
 	ki_watchdog_arm(job);
 	st = kb_compare(&q, &r);
 	ki_watchdog_disarm();
+	ki_exit_if_postmaster_gone(job);
 	pgstat_report_activity(STATE_IDLE, NULL);
 	if (r.a.environment_digest[0])
 		strlcpy(ki_my_slot->env_digest, r.a.environment_digest, sizeof(ki_my_slot->env_digest));
@@ -196,7 +193,7 @@ ki_run_compare_job(claimed_job *job, const char *device)
 	if (st == KB_CANCELED && ki_got_sigterm)
 	{
 		kb_free_compare_result(&r);
-		ki_requeue_job(job->id);
+		ki_requeue_job(job);
 		return false;
 	}
 	ki_job_outcome(job, st, r.message, &status, &err);

@@ -103,7 +103,7 @@ ki_claim_job(const char *device, claimed_job *job, MemoryContext cxt)
 	if (why == NULL && plan == NULL)
 	{
 		plan = SPI_prepare(psprintf("SELECT id, operation, mode, workload::text, implementation, protocol::text,"
-									" extract(epoch FROM timeout) * 1000, %s FROM %s.kbench__claim($1, $2)",
+									" extract(epoch FROM timeout) * 1000, %s, attempts FROM %s.kbench__claim($1, $2)",
 									v02 ? "comparison::text" : "NULL::text", ki_worker_schema), 2, types);
 		if (plan == NULL)
 			elog(ERROR, "could not prepare the claim: %s", SPI_result_code_string(SPI_result));
@@ -130,6 +130,7 @@ ki_claim_job(const char *device, claimed_job *job, MemoryContext cxt)
 		job->timeout_ms = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
 															 SPI_getbinval(t, d, 7, &isnull)));
 		job->comparison = SPI_getvalue(t, d, 8);	/* NULL: a run */
+		job->attempt = DatumGetInt32(SPI_getbinval(t, d, 9, &isnull));
 		MemoryContextSwitchTo(old);
 		found = true;
 	}
@@ -245,13 +246,19 @@ ki_store_result(const kb_result *res)
  * connected to SPI): its run (res, may be NULL), and where it stopped: a
  * passed job is done (progress 1); any other keeps the phase and progress
  * this worker's slot shows, that is where it stopped.
+ *
+ * Only while the job is still this worker's attempt: running, claimed by
+ * this process, with the attempt count of its claim.  Once another has
+ * ended or re-queued it (a recovery, a sibling's claim of the retry), the
+ * row is not this worker's to write: false, logged, and the caller rolls
+ * back what it stored (ki_end_xact).
  */
-void
+bool
 ki_end_job(const claimed_job *job, const char *status, const kb_result *res, const char *error)
 {
-	Datum		args[7];
-	Oid			types[7] = {INT8OID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, FLOAT4OID};
-	char		nulls[7] = {' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	Datum		args[9];
+	Oid			types[9] = {INT8OID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, FLOAT4OID, INT4OID, INT4OID};
+	char		nulls[9] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
 	bool		have_run = res && res->composite_json != NULL;
 	bool		done = strcmp(status, "passed") == 0;
 	const char *phase = done ? "done" : ki_phase_name(ki_my_slot ? ki_my_slot->phase : KI_PHASE_NONE);
@@ -280,18 +287,45 @@ ki_end_job(const claimed_job *job, const char *status, const kb_result *res, con
 	args[6] = Float4GetDatum(done ? 1.0f : ki_my_slot && phase ? ki_my_slot->progress : 0.0f);
 	if (!done && !phase)
 		nulls[6] = 'n';
+	args[7] = Int32GetDatum(job->attempt);
+	args[8] = Int32GetDatum(MyProcPid);
 	if (SPI_execute_with_args(psprintf(
 									   "WITH j AS (UPDATE %s.kbench_jobs SET status = $2, run_status = $3::%s.kbench_status,"
 									   " run_digest = $4, error = $5, finished_at = pg_catalog.clock_timestamp(),"
 									   " %s progress = coalesce($7, progress) "
-									   " WHERE id = $1 RETURNING id) "
+									   " WHERE id = $1 AND attempts = $8 AND worker_pid = $9 AND status = 'running'%s"
+									   " RETURNING id) "
 									   /* every role may LISTEN: the payload names no job; kbench_jobs shows one's own */
 									   "SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",
 									   ki_worker_schema, ki_worker_schema,
 									   /* a 0.1.0 install (not updated yet) has no phase */
-									   ki_jobs_v02() ? "phase = coalesce($6, phase)," : ""),
-							  7, types, args, nulls, false, 0) != SPI_OK_SELECT)
+									   ki_jobs_v02() ? "phase = coalesce($6, phase)," : "",
+									   ki_jobs_v02() ? " AND agent IS NULL" : ""),
+							  9, types, args, nulls, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not finish job " INT64_FORMAT, job->id);
+	if (SPI_processed == 0)
+	{
+		ereport(LOG,
+				(errmsg("kernelindex worker does not record the end (%s) of job " INT64_FORMAT ": it is no longer this worker's attempt",
+						status, job->id),
+				 errdetail("Attempt %d was claimed by pid %d; the job was ended or re-queued since (a recovery), or claimed again.",
+						   job->attempt, MyProcPid)));
+		return false;
+	}
+	return true;
+}
+
+/* End the finishing transaction (connected to SPI): commit, or roll back what it stored. */
+void
+ki_end_xact(bool commit)
+{
+	SPI_finish();
+	PopActiveSnapshot();
+	if (commit)
+		CommitTransactionCommand();
+	else
+		AbortCurrentTransaction();
+	pgstat_report_activity(STATE_IDLE, NULL);
 }
 
 /* Store what a run produced and finish the job, in one transaction. */
@@ -307,21 +341,19 @@ ki_finish_job(const claimed_job *job, const char *status, const kb_result *res, 
 	ki_set_storing_job(job->id);
 	ki_store_result(res);
 	ki_set_storing_job(0);
-	ki_end_job(job, status, res, error);
-	SPI_finish();
-	PopActiveSnapshot();
-	CommitTransactionCommand();
-	pgstat_report_activity(STATE_IDLE, NULL);
+	ki_end_xact(ki_end_job(job, status, res, error));
 }
 
-/* Put this worker's job back in the queue (the worker is stopping), and free its slot. */
+/* Put this worker's job back in the queue (the worker is stopping), if still its attempt, and free its slot. */
 void
-ki_requeue_job(int64 id)
+ki_requeue_job(const claimed_job *job)
 {
 	ki_run_in_xact("re-queueing a job",
 				psprintf("UPDATE %s.kbench_jobs SET status = 'queued', started_at = NULL, worker_pid = NULL,%s"
-						 " error = 'interrupted by a server shutdown; re-queued' WHERE id = " INT64_FORMAT,
-						 ki_worker_schema, ki_worker_v02 ? " phase = 'queued'," : "", id));
+						 " error = 'interrupted by a server shutdown; re-queued' WHERE id = " INT64_FORMAT
+						 " AND attempts = %d AND worker_pid = %d AND status = 'running'%s",
+						 ki_worker_schema, ki_worker_v02 ? " phase = 'queued'," : "", job->id, job->attempt, MyProcPid,
+						 ki_worker_v02 ? " AND agent IS NULL" : ""));
 	ki_my_slot->job_id = 0;
 	ki_my_slot->phase = KI_PHASE_NONE;
 }

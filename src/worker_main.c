@@ -101,6 +101,7 @@ kbench_worker_main(Datum arg)
 	ki_my_slot->latch = MyLatch;
 	ki_my_slot->job_id = 0;
 	ki_my_slot->cancel = 0;
+	ki_my_slot->born = GetCurrentTimestamp();
 	LWLockRelease(ki_shared->lock);
 	before_shmem_exit(release_slot, (Datum) 0);
 

@@ -11,11 +11,44 @@
 
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
+#include "utils/timestamp.h"
 
 /*
- * Fail (or re-queue) the jobs this device left running.  One already past
- * its timeout ends as timeout and is not retried: its worker was stopped by
- * the watchdog (a device that never returned) or died after the deadline.
+ * The jobs a live worker runs, as a condition on kbench_jobs j: its pid and
+ * a start after the worker's own (a pid the system reused for another worker
+ * does not make an old job live).  Every other worker's slot, under the lock:
+ * a slot is set before its worker claims and cleared when it exits
+ * (release_slot), and a crash resets them all with the shared memory.
+ */
+static char *
+live_jobs_condition(void)
+{
+	StringInfoData c;
+	int			i;
+
+	initStringInfo(&c);
+	appendStringInfoString(&c, "false");
+	LWLockAcquire(ki_shared->lock, LW_SHARED);
+	for (i = 0; i < ki_shared->nslots; i++)
+	{
+		KiWorkerSlot *s = &ki_shared->slots[i];
+
+		if (s == ki_my_slot || s->pid == 0)
+			continue;
+		appendStringInfo(&c, " OR (j.worker_pid = %d AND j.started_at >= %s::timestamptz)", (int) s->pid,
+						 quote_literal_cstr(timestamptz_to_str(s->born)));
+	}
+	LWLockRelease(ki_shared->lock);
+	return c.data;
+}
+
+/*
+ * Fail (or re-queue) the jobs this device left running: those whose worker
+ * is gone.  A sibling serving the same device (kernelindex.devices lists it
+ * twice) that is running a job keeps it: only jobs no live worker's slot
+ * claims are recovered (live_jobs_condition).  One already past its timeout
+ * ends as timeout and is not retried: its worker was stopped by the watchdog
+ * (a device that never returned) or died after the deadline.
  */
 void
 ki_recover_jobs(const char *device)
@@ -31,15 +64,17 @@ ki_recover_jobs(const char *device)
 							   " ELSE pg_catalog.format('the worker for %%s (pid %%s) stopped while running the job: it was killed or the server restarted%%s',"
 							   "             device, worker_pid, CASE WHEN retries_left > 0 THEN '; re-queued for its retry' ELSE '' END) END,"
 							   " worker_pid = NULL%s "
-							   "FROM (SELECT id, started_at + timeout < pg_catalog.clock_timestamp() AS overdue FROM %s.kbench_jobs"
-							   "      WHERE status = 'running' AND device = %s%s) o "
-							   "WHERE j.id = o.id",
+							   "FROM (SELECT id, started_at + timeout < pg_catalog.clock_timestamp() AS overdue FROM %s.kbench_jobs j"
+							   "      WHERE status = 'running' AND device = %s%s AND NOT (%s)) o "
+							   /* rechecked on the row itself: a sibling recovering at the same time */
+							   "WHERE j.id = o.id AND j.status = 'running' AND NOT (%s)",
 							   ki_worker_schema,
 							   /* where it stopped lived in the worker's shared memory: not known now */
 							   ki_worker_v02 ? ", phase = CASE WHEN retries_left > 0 AND NOT o.overdue THEN 'queued' END" : "",
 							   ki_worker_schema, quote_literal_cstr(device),
 							   /* a kbench agent's job is its own (sql/85_fleet.sql) */
-							   ki_fleet_installed() ? " AND agent IS NULL" : "");
+							   ki_fleet_installed() ? " AND agent IS NULL" : "",
+							   live_jobs_condition(), live_jobs_condition());
 
 	ki_run_in_xact("recovering jobs", sql);
 }

@@ -18,6 +18,7 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/ipc.h"
+#include "storage/pmsignal.h"
 #include "utils/timeout.h"
 #include "utils/timestamp.h"
 
@@ -62,6 +63,33 @@ device_watchdog(void)
 	_exit(1);
 }
 
+/*
+ * kb_run's stop callback, polled with the cancel flag (between calls, and
+ * every 100 ms while a child process runs the implementation): the
+ * postmaster died.  kb_run then stops the run and ends the child and what it
+ * started (kernels/impl.c), and the worker exits without recording anything
+ * (ki_exit_if_postmaster_gone): an orphan must not hold the shared memory
+ * that the restart needs, nor commit a result after it.
+ */
+static int
+postmaster_gone(void *arg)
+{
+	(void) arg;
+	return !PostmasterIsAlive();
+}
+
+/* After kb_run: if the postmaster died, exit as WL_EXIT_ON_PM_DEATH does; the job is left to recovery. */
+void
+ki_exit_if_postmaster_gone(const claimed_job *job)
+{
+	if (PostmasterIsAlive())
+		return;
+	ereport(LOG,
+			(errmsg("kernelindex worker exits: the postmaster died while it ran job " INT64_FORMAT, job->id),
+			 errdetail("Its child process was stopped; the job's end is not recorded, the next worker recovers it.")));
+	proc_exit(1);
+}
+
 /* Ready the watchdog (a GPU worker, at its start). */
 void
 ki_watchdog_register(void)
@@ -88,6 +116,8 @@ ki_job_request(const claimed_job *job, const char *device, kb_request *req)
 	req->deadline_ns = (int64_t) now.tv_sec * 1000000000 + now.tv_nsec + (int64_t) (job->timeout_ms * 1e6);
 	req->progress = worker_progress;
 	req->progress_arg = NULL;
+	req->stop = postmaster_gone;
+	req->stop_arg = NULL;
 }
 
 /* The job's status and error for what the kernels library returned. */
@@ -165,6 +195,7 @@ ki_run_job(claimed_job *job, const char *device)
 	ki_watchdog_arm(job);
 	st = kb_run(&req, &res);
 	ki_watchdog_disarm();
+	ki_exit_if_postmaster_gone(job);
 	pgstat_report_activity(STATE_IDLE, NULL);
 	/* the environment the device's runs are in: kbench_run's estimates look for its past runs */
 	if (res.environment_digest[0])
@@ -173,7 +204,7 @@ ki_run_job(claimed_job *job, const char *device)
 	if (st == KB_CANCELED && ki_got_sigterm)
 	{
 		kb_free_result(&res);
-		ki_requeue_job(job->id);
+		ki_requeue_job(job);
 		return false;
 	}
 	ki_job_outcome(job, st, res.message, &status, &err);

@@ -109,6 +109,11 @@ impl_path_unchecked|kernels/impl_source.c|s/^\tif (directory)$/\tif (false \&\& 
 impl_digest_unchecked|kernels/impl_source.c|s/if (ok \&\& expected \&\& strcmp(expected, src->digest) != 0)/if (false \&\& ok \&\& expected)/|byo|a registered file's content is not compared with the digest recorded at registration
 harness_clock_looked_up|kernels/python/kbench_harness.py|s/^    clock = _monotonic_ns$/    clock = lambda: time.monotonic_ns()/|byo|the harness looks its clock up in the time module at timing time (an implementation can replace it)
 parent_clock_unchecked|kernels/impl.c|s/if (x->timed >= MIN_TIMED \&\& 2 \* x->unaccounted > x->timed)/if (false \&\& x->timed >= MIN_TIMED)/|byo|kbench does not check the child's reported times against its own clock around each round trip
+sibling_recovered|src/worker_recovery.c|s/" OR (j.worker_pid = %d AND/" OR (false AND j.worker_pid = %d AND/|supervise|a starting worker recovers the live jobs of its sibling on the same device
+finish_unconditional|src/worker_jobs.c|s/ WHERE id = \$1 AND attempts = \$8 AND worker_pid = \$9 AND status = 'running'%s"/ WHERE id = $1%s"/|supervise|a worker's finish overwrites a job that is no longer its attempt
+postmaster_death_ignored|src/worker_run.c|s/return !PostmasterIsAlive();/return 0;/|supervise|a worker whose postmaster died runs its job (and child) to the end
+sweep_group_only|kernels/impl.c|s/for (int pass = 0; pass < 200; pass++)/for (int pass = 0; pass < 0; pass++)/|supervise|only the child's process group is killed: a daemon it started (setsid) outlives the job
+output_unbounded|kernels/impl_int.h|s/#define KB_EXT_OUTPUT_CAP ((size_t) 1 << 20)/#define KB_EXT_OUTPUT_CAP ((size_t) 1 << 34)/|supervise|all of a child's output is kept (16 GiB cap)
 EOF
 )
 

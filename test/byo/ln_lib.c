@@ -2,12 +2,20 @@
  * test/byo/ln_lib.c: a library implementation (kbench_impl.h) of layer_norm
  * for test/suites/byo.sh and docs/BYO.md: forward and backward in plain C
  * with fp32 accumulation, fp32 only.  "ln_crash" and "ln_hang" fail on
- * purpose; "ln_wrong" scales dx by 1.01.
+ * purpose; "ln_wrong" scales dx by 1.01.  For test/suites/supervise.sh:
+ * "ln_daemon" leaves a daemon (setsid and a double fork, "sleep N", N from
+ * $KB_DAEMON_S, default 4545) and
+ * passes; "ln_flood" prints $KB_FLOOD_MIB MiB (default 300), waits 3 s and
+ * fails; "ln_slow" sleeps in its first timed call ($KB_SLOW_S s, default 20)
+ * and passes.
  */
+#define _GNU_SOURCE
 #include <math.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kbench_impl.h"
@@ -115,6 +123,9 @@ int			ln_good(kbench_impl_call *c);
 int			ln_wrong(kbench_impl_call *c);
 int			ln_crash(kbench_impl_call *c);
 int			ln_hang(kbench_impl_call *c);
+int			ln_daemon(kbench_impl_call *c);
+int			ln_flood(kbench_impl_call *c);
+int			ln_slow(kbench_impl_call *c);
 
 int
 ln_good(kbench_impl_call *c)
@@ -143,4 +154,71 @@ ln_hang(kbench_impl_call *c)
 		for (;;)
 			pause();
 	return 0;
+}
+
+int
+ln_daemon(kbench_impl_call *c)
+{
+	if (c->phase == KBENCH_PHASE_PREPARE)
+	{
+		pid_t		p = fork();
+
+		if (p == 0)
+		{
+			/* a session of its own (out of the process group), then the daemon's fork */
+			setsid();
+			if (fork() == 0)
+			{
+				const char *n = getenv("KB_DAEMON_S");
+
+				execlp("sleep", "sleep", n ? n : "4545", (char *) NULL);
+				_exit(127);
+			}
+			_exit(0);
+		}
+		if (p > 0)
+			waitpid(p, NULL, 0);
+	}
+	return layer_norm(c, 1.0f);
+}
+
+int
+ln_flood(kbench_impl_call *c)
+{
+	static char chunk[1 << 20];
+	const char *e = getenv("KB_FLOOD_MIB");
+	long		mib = e ? atol(e) : 300;
+
+	if (c->phase != KBENCH_PHASE_PREPARE)
+		return layer_norm(c, 1.0f);
+	memset(chunk, 'x', sizeof(chunk));
+	chunk[sizeof(chunk) - 1] = '\n';
+	for (long i = 0; i < mib; i++)
+		for (size_t off = 0; off < sizeof(chunk);)
+		{
+			ssize_t		n = write(1, chunk + off, sizeof(chunk) - off);
+
+			if (n <= 0)
+				return 1;
+			off += (size_t) n;
+		}
+	sleep(3);
+	fprintf(stderr, "the flood is over\n");
+	fflush(stderr);
+	snprintf(c->error, sizeof(c->error), "flooded on purpose");
+	return 1;
+}
+
+int
+ln_slow(kbench_impl_call *c)
+{
+	static int	slept = 0;
+	const char *e = getenv("KB_SLOW_S");
+
+	if (c->phase == KBENCH_PHASE_TIMED && !slept)
+	{
+		slept = 1;
+		sleep((unsigned) (e ? atoi(e) : 20));
+	}
+	return layer_norm(c, 1.0f);
 }
