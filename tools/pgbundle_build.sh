@@ -32,10 +32,19 @@ ROOT=$(pwd)
 # source is not served by the mirror this was written against).
 DEB_VERSION=15.18-0+deb12u1
 PG_VERSION=${DEB_VERSION%%-*}
-# KI_PGBUNDLE_CACHE: where the source and the PostgreSQL build live (default build/); a folder
+# KI_PGBUNDLE_CACHE: where the source and the PostgreSQL build live; a folder
 # that outlives the checkout (a CI runner's cache) saves the first build of every fresh clone.
 # PostgreSQL is relocatable, so the build serves any checkout; a lock serialises builders.
-CACHE=${KI_PGBUNDLE_CACHE:-$ROOT/build}
+# Default: /var/cache/kernelindex when it can be written (fresh clones on one machine, CI's
+# included, then build PostgreSQL once), else build/ of this checkout.
+if [ -z "${KI_PGBUNDLE_CACHE:-}" ]; then
+	if mkdir -p /var/cache/kernelindex 2>/dev/null && [ -w /var/cache/kernelindex ]; then
+		KI_PGBUNDLE_CACHE=/var/cache/kernelindex
+	else
+		KI_PGBUNDLE_CACHE=$ROOT/build
+	fi
+fi
+CACHE=$KI_PGBUNDLE_CACHE
 SRC=$CACHE/pgbundle-src
 DEV=$CACHE/pgbundle-dev
 EXT=$ROOT/build/pgbundle-ext

@@ -30,7 +30,7 @@ cleanup() {
 trap cleanup EXIT
 
 # ------------------------------------------------------------------ build
-cached=$([ -f "${KI_PGBUNDLE_CACHE:-build}/pgbundle-dev/.stamp" ] && echo "cached PostgreSQL" || echo "PostgreSQL from source, first build")
+cached=$([ -f "${KI_PGBUNDLE_CACHE:-/var/cache/kernelindex}/pgbundle-dev/.stamp" ] || [ -f build/pgbundle-dev/.stamp ] && echo "cached PostgreSQL" || echo "PostgreSQL from source, first build")
 t0=$SECONDS
 if out=$(bash tools/pgbundle_build.sh 2>&1); then
 	echo "ok - tools/pgbundle_build.sh builds the bundle ($cached: $((SECONDS - t0)) s)"
