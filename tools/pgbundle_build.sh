@@ -162,6 +162,9 @@ assemble() {
 	cp "$share"/extension/plpgsql* "$B/${share#"$DEV"/}/extension/"
 	# the extension, as `make install` put it into the stage
 	cp -r "$EXT/stage$pkglib"/* "$B/${pkglib#"$DEV"/}/"
+	# but not the command-line programs `make install` puts beside it (kbench and kbench-agent
+	# link the system's libcrypto and libpq): on the GPU host they run from the checkout's kernels/
+	rm -f "$B/${pkglib#"$DEV"/}/kbench" "$B/${pkglib#"$DEV"/}/kbench-agent"
 	cp -r "$EXT/stage$share"/extension/* "$B/${share#"$DEV"/}/extension/"
 	# what kernelindex.so needs beyond glibc and the C++ runtime (libcrypto, libzstd, ...; ldd
 	# lists their own needs too), found beside it through its RUNPATH $ORIGIN
