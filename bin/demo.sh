@@ -47,9 +47,10 @@ if $agent; then
     [ "$(command psql -X -At -c "SELECT count(*) FROM kbench_agent_status WHERE name = 'demo-agent' AND state = 'alive'")" = 1 ] && break
     sleep 0.1
   done
-  psql -c "CALL kbench_bench('layer_norm', 'forward', '{\"rows\": 1024, \"hidden\": 1024, \"dtype\": \"fp32\"}', device => 'agent:demo-agent', protocol => '{\"warmup_ms\": 10, \"rep_ms\": 200, \"flush_bytes\": 0}')" \
-    | sed -n '1,3p' | cut -c1-160
-  psql -c "SELECT id, operation, mode, device, coalesce(agent, 'worker') AS ran_on, status FROM kbench_jobs ORDER BY id"
+  psql -o /dev/null -c "CALL kbench_bench('layer_norm', 'forward', '{\"rows\": 1024, \"hidden\": 1024, \"dtype\": \"fp32\"}', device => 'agent:demo-agent', protocol => '{\"warmup_ms\": 10, \"rep_ms\": 200, \"flush_bytes\": 0}')"
+  psql -c "SELECT s.id, s.operation, s.mode, s.shape, s.implementation, s.device, coalesce(j.agent, 'worker') AS ran_on,
+                  s.status, s.median, s.tolerance_ratio
+             FROM kbench_job_status s JOIN kbench_jobs j USING (id) ORDER BY s.id"
   echo "(the agent's log: $KI_CLUSTER_DIR/agent.log)"
 fi
 
