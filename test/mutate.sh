@@ -93,6 +93,7 @@ check_nested_context|sql/50_continuous_check.sql|s/PERFORM kbench__series_filter
 roofline_empty_blames_cost|sql/60_charts_roofline.sql|s/IF nsel = 0 THEN/IF false THEN/|charts|an empty roofline selection blames a missing cost formula
 resolver_no_datasheet_names|sql/37_resolve.sql|s/(kbench_device_of(e.digest)).name/NULL::text/|installcheck|'H100 SXM5' (the docs' spelling, a kbench_devices name) is an unknown environment
 register_no_role_check|sql/35_register.sql|s/IF NOT pg_catalog.pg_has_role(current_user, 'kbench_admin', 'USAGE') THEN/IF false THEN/|byo|registering without kbench_admin gives PostgreSQL's bare permission error, not the role needed
+device_hint_lists_unserved|src/queue.c|s/errhint("Name one of those; kbench_agent_status lists the agents and the device classes they serve.")/errhint("kbench_agent_status lists the agents and the device classes they serve (cpu, cuda:H200); agent:NAME names one.")/|installcheck|kbench_run's unknown-device hint names cuda:H200 whether or not anything serves it, and not the live agents' classes
 EOF
 )
 
