@@ -181,8 +181,8 @@ ki_agent_served(void)
 		return pstrdup("none");
 	nest = ki_pin_search_path();
 	SPI_connect();
-	if (SPI_execute(psprintf("SELECT string_agg(DISTINCT c, ', ' ORDER BY c) FROM ("
-							 " SELECT split_part(d, '=', 2) AS c FROM %s.kbench_agent_status a, unnest(a.devices) d"
+	if (SPI_execute(psprintf("SELECT pg_catalog.string_agg(DISTINCT c, ', ' ORDER BY c) FROM ("
+							 " SELECT pg_catalog.split_part(d, '=', 2) AS c FROM %s.kbench_agent_status a, pg_catalog.unnest(a.devices) d"
 							 "  WHERE a.state = 'alive'"
 							 " UNION SELECT 'agent:' || a.name FROM %s.kbench_agent_status a WHERE a.state = 'alive') q",
 							 ki_ext_schema(), ki_ext_schema()), true, 1) != SPI_OK_SELECT)
