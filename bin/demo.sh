@@ -47,17 +47,18 @@ if $agent; then
     [ "$(command psql -X -At -c "SELECT count(*) FROM kbench_agent_status WHERE name = 'demo-agent' AND state = 'alive'")" = 1 ] && break
     sleep 0.1
   done
-  psql -c "CALL kbench_bench('layer_norm', 'forward', '{\"rows\": 1024, \"hidden\": 1024, \"dtype\": \"fp32\"}', device => 'agent:demo-agent', protocol => '{\"warmup_ms\": 10, \"rep_ms\": 200, \"flush_bytes\": 0}')" \
-    | sed -n '1,3p' | cut -c1-160
-  psql -c "SELECT id, operation, mode, device, coalesce(agent, 'worker') AS ran_on, status FROM kbench_jobs ORDER BY id"
+  psql -o /dev/null -c "CALL kbench_bench('layer_norm', 'forward', '{\"rows\": 1024, \"hidden\": 1024, \"dtype\": \"fp32\"}', device => 'agent:demo-agent', protocol => '{\"warmup_ms\": 10, \"rep_ms\": 200, \"flush_bytes\": 0}')"
+  psql -c "SELECT s.id, s.operation, s.mode, s.shape, s.implementation, s.device, coalesce(j.agent, 'worker') AS ran_on,
+                  s.status, s.median, s.tolerance_ratio
+             FROM kbench_job_status s JOIN kbench_jobs j USING (id) ORDER BY s.id"
   echo "(the agent's log: $KI_CLUSTER_DIR/agent.log)"
 fi
 
 echo
 echo "== 4. Our runs beside what Liger reported for the same workload (same workload digest)"
 psql <<'SQL'
-SELECT o.name AS operation, j.mode, w.name AS workload, e.product AS device,
-       kbench_format_ns(r.median_ns) AS our_median,
+SELECT o.name AS operation, j.mode, s.shape, s.implementation, e.product AS device,
+       s.median AS our_median, s.tolerance_ratio,
        round((r.manifest->'spec'->'sourceNative'->'metrics'->>'achieved_gb_per_s')::numeric, 1) AS our_gb_s,
        (SELECT string_agg(format('%s %s (%s)', split_part(i2.name, '-', array_length(string_to_array(i2.name, '-'), 1)),
                                  kbench_format_ns(r2.median_ns), e2.product), '; ' ORDER BY r2.median_ns)
@@ -68,6 +69,7 @@ SELECT o.name AS operation, j.mode, w.name AS workload, e.product AS device,
            AND p2.name = 'liger-bench-do-bench-' || CASE WHEN j.mode = 'full' THEN 'full' WHEN j.mode = 'forward' THEN 'forward' ELSE 'backward' END
            AND r2.status = 'passed') AS liger_reported
   FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest
+  JOIN kbench_job_status s ON s.id = j.id
   JOIN kbench_workloads w ON w.digest = r.workload_digest
   JOIN kbench_operations o ON o.digest = w.operation_digest
   JOIN kbench_environments e ON e.digest = r.environment_digest

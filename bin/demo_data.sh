@@ -69,6 +69,8 @@ else
 fi
 for j in "${jobs[@]}"; do
   IFS='|' read -r op mode wl <<<"$j"
-  psql -c "CALL kbench_bench('$op', '$mode', '$wl', device => '$device', protocol => '$proto')" \
-    | sed -n '1,3p' | cut -c1-160 | out
+  psql -o /dev/null -c "CALL kbench_bench('$op', '$mode', '$wl', device => '$device', protocol => '$proto')"
 done
+# what ran, for people: the shape, the implementation, human times, the ratio to 3 digits
+psql -c "SELECT id, operation, mode, shape, implementation, device, status, median, p20, p80, tolerance_ratio
+           FROM kbench_job_status ORDER BY id" | out

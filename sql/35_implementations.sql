@@ -20,12 +20,4 @@ REVOKE ALL ON kbench_registered_implementations FROM PUBLIC;
 GRANT SELECT ON kbench_registered_implementations TO PUBLIC;
 SELECT pg_catalog.pg_extension_config_dump('kbench_registered_implementations', '');
 
--- Register code to run: stores its ImplementationRevision (entry, language,
--- version, the sha256 of the file: a changed file is a new revision) and
--- returns its digest.  Runs as the extension's owner; for kbench_admin only.
---   SELECT kbench_register_implementation('my-ln', 'layer_norm', 'python:/srv/kbench/ln.py:layer_norm', '1.0');
-CREATE FUNCTION kbench_register_implementation(name text, operation text, entry text, version text DEFAULT NULL)
-	RETURNS text AS 'MODULE_PATHNAME', 'kbench_register_implementation'
-	LANGUAGE C VOLATILE SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp;
-REVOKE ALL ON FUNCTION kbench_register_implementation(text, text, text, text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION kbench_register_implementation(text, text, text, text) TO kbench_admin;
+-- Registering code (kbench_register_implementation): sql/35_register.sql.

@@ -43,6 +43,25 @@ CREATE OR REPLACE FUNCTION kbench__near(typed text, candidates text[]) RETURNS t
 	                 WHERE score > 0 OR best = 0
 	                 ORDER BY score DESC, c LIMIT 5) s);
 
+-- The HINT for an unknown name (issue 29): the candidates that share at
+-- least half of the typed name's three-letter runs, nearest first, as 'Did
+-- you mean ...?', else that none is near and the names there are (up to 8)
+-- or which query lists them (never names that merely share a few letters).
+CREATE OR REPLACE FUNCTION kbench__near_hint(typed text, candidates text[], listing text) RETURNS text
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	RETURN (WITH t AS (SELECT lower(regexp_replace(coalesce(typed, ''), '[-_ ]+', '', 'g')) AS t),
+	             g AS (SELECT DISTINCT substr(t, i, 3) AS g FROM t, generate_series(1, greatest(length(t) - 2, 1)) i),
+	             s AS (SELECT c, (SELECT count(*) FROM g WHERE strpos(regexp_replace(lower(c), '[-_ ]+', '', 'g'), g.g) > 0) AS score
+	                     FROM unnest(candidates) c),
+	             near AS (SELECT c, score FROM s WHERE score > 0 AND score * 2 >= (SELECT count(*) FROM g)
+	                       ORDER BY score DESC, c LIMIT 5)
+	        SELECT CASE WHEN EXISTS (SELECT 1 FROM near)
+	                    THEN format('Did you mean %s?  (%s lists them.)', (SELECT string_agg(c, ', ' ORDER BY score DESC, c) FROM near), listing)
+	                    WHEN coalesce(cardinality(candidates), 0) = 0 THEN 'The catalog has none yet.'
+	                    WHEN cardinality(candidates) <= 8
+	                    THEN format('No name in the catalog is near it; the catalog has %s.', (SELECT string_agg(c, ', ' ORDER BY c) FROM unnest(candidates) c))
+	                    ELSE format('No name in the catalog is near it; %s lists the %s there are.', listing, cardinality(candidates)) END);
+
 -- The digests of an operation named by its name ('liger-layer-norm'), its
 -- short name ('layer_norm'), its digest or a unique digest prefix.
 CREATE OR REPLACE FUNCTION kbench__resolve_operation(operation text) RETURNS text[]
@@ -66,8 +85,8 @@ BEGIN
 	IF found IS NULL THEN
 		RAISE EXCEPTION 'unknown operation "%"', operation USING ERRCODE = 'undefined_object',
 			DETAIL = 'No operation in the catalog has that name, short name or digest.',
-			HINT = format('Did you mean %s?  (SELECT DISTINCT name FROM kbench_operations lists them.)',
-			              kbench__near(operation, ARRAY(SELECT DISTINCT kbench__op_key(name) FROM kbench_operations)));
+			HINT = kbench__near_hint(operation, ARRAY(SELECT DISTINCT kbench__op_key(name) FROM kbench_operations),
+			                         'SELECT DISTINCT name FROM kbench_operations');
 	END IF;
 	IF cardinality(names) > 1 THEN
 		RAISE EXCEPTION 'operation "%" is ambiguous', operation USING ERRCODE = 'ambiguous_parameter',
@@ -121,10 +140,10 @@ BEGIN
 		RAISE EXCEPTION 'unknown %implementation "%"', coalesce(role || ' ', ''), implementation USING ERRCODE = 'undefined_object',
 			DETAIL = CASE WHEN op_digests IS NULL THEN 'No implementation in the catalog has that name or digest.'
 			              ELSE 'No implementation of the operation has that name, provider or digest.' END,
-			HINT = format('Did you mean %s?',
-			              kbench__near(implementation,
-			                           ARRAY(SELECT DISTINCT name FROM kbench_implementations
-			                                  WHERE op_digests IS NULL OR operation_digest = ANY (op_digests))));
+			HINT = kbench__near_hint(implementation,
+			                         ARRAY(SELECT DISTINCT name FROM kbench_implementations
+			                                WHERE op_digests IS NULL OR operation_digest = ANY (op_digests)),
+			                         'SELECT DISTINCT name FROM kbench_implementations');
 	END IF;
 	IF cardinality(names) > 1 THEN
 		RAISE EXCEPTION '%implementation "%" is ambiguous', coalesce(role || ' ', ''), implementation USING ERRCODE = 'ambiguous_parameter',
@@ -173,7 +192,8 @@ CREATE OR REPLACE FUNCTION kbench__device_key(e kbench_environments) RETURNS tex
 
 -- The environment digests of a device: a digest or a unique prefix, 'cpu',
 -- or words of its vendor, product, form factor or name ('NVIDIA H100 80GB
--- HBM3', 'h100', 'RTX 3090', '3090'); NULL for any.  Words that fit more than
+-- HBM3', 'h100', 'RTX 3090', '3090') or of its kbench_devices row's name
+-- ('H100 SXM5'); NULL for any.  Words that fit more than
 -- one product are ambiguous.
 CREATE OR REPLACE FUNCTION kbench__resolve_environments(environment text) RETURNS text[]
 	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
@@ -202,13 +222,16 @@ BEGIN
 	IF found IS NULL THEN
 		SELECT array_agg(digest ORDER BY digest), array_agg(DISTINCT product) INTO found, products FROM kbench_environments e
 		 WHERE w <@ (kbench__words(coalesce(vendor, '') || ' ' || coalesce(product, '') || ' ' || coalesce(form_factor, ''))
-		             || kbench__words(coalesce(name, '')));
+		             || kbench__words(coalesce(name, ''))
+		             -- and its datasheet row's name (kbench_devices: 'H100 SXM5 80GB', the
+		             -- docs' spelling, for the form factor '80GB HBM3')
+		             || kbench__words(coalesce((kbench_device_of(e.digest)).name, '')));
 	END IF;
 	IF found IS NULL THEN
 		RAISE EXCEPTION 'unknown environment "%"', environment USING ERRCODE = 'undefined_object',
 			DETAIL = 'No environment in the catalog has that digest, or those words in its vendor, product, form factor or name.',
-			HINT = format('Did you mean %s?  (SELECT DISTINCT product, form_factor FROM kbench_environments lists them.)',
-			              kbench__near(environment, ARRAY(SELECT DISTINCT product FROM kbench_environments WHERE product IS NOT NULL)));
+			HINT = kbench__near_hint(environment, ARRAY(SELECT DISTINCT product FROM kbench_environments WHERE product IS NOT NULL),
+			                         'SELECT DISTINCT product, form_factor FROM kbench_environments');
 	END IF;
 	IF cardinality(products) > 1 THEN
 		RAISE EXCEPTION 'environment "%" is ambiguous', environment USING ERRCODE = 'ambiguous_parameter',

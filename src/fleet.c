@@ -166,6 +166,40 @@ ki_agent_route(const char *device)
 }
 
 /*
+ * What the registered agents that are alive serve now, for a hint: their
+ * device classes and agent:NAME, palloc'd ("none" when no agent is alive).
+ * The caller is not connected to SPI.
+ */
+char *
+ki_agent_served(void)
+{
+	char	   *served = NULL;
+	int			nest;
+	MemoryContext caller = CurrentMemoryContext;
+
+	if (!ki_fleet_installed())
+		return pstrdup("none");
+	nest = ki_pin_search_path();
+	SPI_connect();
+	if (SPI_execute(psprintf("SELECT pg_catalog.string_agg(DISTINCT c, ', ' ORDER BY c) FROM ("
+							 " SELECT pg_catalog.split_part(d, '=', 2) AS c FROM %s.kbench_agent_status a, pg_catalog.unnest(a.devices) d"
+							 "  WHERE a.state = 'alive'"
+							 " UNION SELECT 'agent:' || a.name FROM %s.kbench_agent_status a WHERE a.state = 'alive') q",
+							 ki_ext_schema(), ki_ext_schema()), true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not list the agents' devices");
+	if (SPI_processed == 1)
+	{
+		char	   *v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+
+		if (v)
+			served = MemoryContextStrdup(caller, v);
+	}
+	SPI_finish();
+	ki_unpin_search_path(nest);
+	return served ? served : pstrdup("none");
+}
+
+/*
  * kbench__set_storing_job(job): the job whose run this backend stores next
  * (NULL: none).  Not for PUBLIC (sql/90_privileges.sql revokes the
  * volatile kbench__ functions): kbench_agent_finish, SECURITY DEFINER, sets

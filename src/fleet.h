@@ -19,5 +19,6 @@ bool		ki_fleet_installed(void);
 
 /* The agent device a job's device reaches, or NULL (not connected to SPI). */
 char	   *ki_agent_route(const char *device);
+char	   *ki_agent_served(void);
 
 #endif							/* KI_FLEET_H */

@@ -324,7 +324,7 @@ kbench_register_implementation(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("registering code is disabled on this server"),
 				 errdetail("kernelindex.implementation_directory is not set."),
-				 errhint("A superuser sets it to the directory that registered code may come from, in postgresql.conf or with ALTER SYSTEM.")));
+				 errhint("A superuser sets it to the directory that registered code may come from: ALTER SYSTEM SET kernelindex.implementation_directory = '/srv/kbench'; SELECT pg_reload_conf(); as statements of their own, then SHOW kernelindex.implementation_directory until it has the value (a session applies a reload between statements, once the signal reaches it), or reconnect.")));
 	/* the entry's file, resolved (symbolic links, ".."), must lie under the directory */
 	rest = strchr(entry, ':');
 	colon = strrchr(entry, ':');

@@ -271,11 +271,16 @@ ki_queue_job(KiJobRequest *r)
 	/* an in-server worker's device, else one that a kbench agent serves (src/fleet.c) */
 	run_on = r->device;
 	if (!device_served(r->device) && (run_on = ki_agent_route(r->device)) == NULL)
+	{
+		/* only what serves now: the workers' devices, the live agents' (issue 29) */
+		char	   *agents = ki_agent_served();
+
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("no kernelindex worker or agent serves device \"%s\"", r->device),
-				 errdetail("Workers serve: %s.", served_devices()),
-				 errhint("kbench_agent_status lists the agents and the device classes they serve (cpu, cuda:H200); agent:NAME names one.")));
+				 errdetail("Workers serve: %s.  Live agents serve: %s.", served_devices(), agents),
+				 errhint("Name one of those; kbench_agent_status lists the agents and the device classes they serve.")));
+	}
 	if (r->b_set && run_on != r->device)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

@@ -114,6 +114,13 @@ finish_unconditional|src/worker_jobs.c|s/ WHERE id = \$1 AND attempts = \$8 AND 
 postmaster_death_ignored|src/worker_run.c|s/return !PostmasterIsAlive();/return 0;/|supervise|a worker whose postmaster died runs its job (and child) to the end
 sweep_group_only|kernels/impl.c|s/for (int pass = 0; pass < 200; pass++)/for (int pass = 0; pass < 0; pass++)/|supervise|only the child's process group is killed: a daemon it started (setsid) outlives the job
 output_unbounded|kernels/impl_int.h|s/#define KB_EXT_OUTPUT_CAP ((size_t) 1 << 20)/#define KB_EXT_OUTPUT_CAP ((size_t) 1 << 34)/|supervise|all of a child's output is kept (16 GiB cap)
+job_status_raw_median|sql/37_job_status.sql|s/kbench_format_ns(r.median_ns) AS median/r.median_ns::text AS median/|installcheck|kbench_job_status shows the median in raw ns, not for people (issue 29 item 2)
+near_hint_any_letters|sql/37_resolve.sql|s/AND score \* 2 >= (SELECT count(\*) FROM g)//|installcheck|"did you mean" offers names that share any three letters (kbench_check('no-such-kernel') offered continuous-kernel)
+check_nested_context|sql/50_continuous_check.sql|s/PERFORM kbench__series_filter(implementation, operation, mode, environment, NULL);/NULL;/|installcheck|kbench_check's argument errors raised from the resolvers three calls down (ten lines of context)
+roofline_empty_blames_cost|sql/60_charts_roofline.sql|s/IF nsel = 0 THEN/IF false THEN/|charts|an empty roofline selection blames a missing cost formula
+resolver_no_datasheet_names|sql/37_resolve.sql|s/(kbench_device_of(e.digest)).name/NULL::text/|installcheck|'H100 SXM5' (the docs' spelling, a kbench_devices name) is an unknown environment
+register_no_role_check|sql/35_register.sql|s/IF NOT pg_catalog.pg_has_role(current_user, 'kbench_admin', 'USAGE') THEN/IF false THEN/|byo|registering without kbench_admin gives PostgreSQL's bare permission error, not the role needed
+device_hint_lists_unserved|src/queue.c|s/errhint("Name one of those; kbench_agent_status lists the agents and the device classes they serve.")/errhint("kbench_agent_status lists the agents and the device classes they serve (cpu, cuda:H200); agent:NAME names one.")/|installcheck|kbench_run's unknown-device hint names cuda:H200 whether or not anything serves it, and not the live agents' classes
 EOF
 )
 

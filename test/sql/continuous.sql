@@ -176,6 +176,10 @@ SELECT kbench_check('continuous-kernel', since => now() + interval '1 day');
 SELECT kbench_summary_markdown('continuous-kernel', since => now() + interval '1 day') AS summary;
 -- the gate's own argument errors are kbench_regressions'
 SELECT kbench_check('no-such-kernel');
+-- issue 29: a name near one in the catalog is offered, an unrelated one is
+-- not, and the error comes from kbench_check itself (one line of context)
+SELECT kbench_check('my-kernel');
+SELECT kbench_check('continous-kernel');
 SELECT kbench_check(environment => 'Z80');
 SELECT kbench_check(mode => 'sideways');
 

@@ -21,6 +21,10 @@ SELECT kbench__resolve_environments('RTX 3090') = kbench__resolve_environments('
        kbench__resolve_environments('h100') = kbench__resolve_environments('NVIDIA H100') AS h100,
        cardinality(kbench__resolve_environments('H100 80GB HBM3')) AS one_form_factor,
        kbench__resolve_environments(NULL) IS NULL AS null_is_any;
+-- issue 29: the docs' own spelling (docs/ANALYTICS.md: 'H100 SXM5', the
+-- kbench_devices row's name) names the 80GB HBM3 form factor
+SELECT kbench__resolve_environments('H100 SXM5') = kbench__resolve_environments('H100 80GB HBM3') AS sxm5_is_80gb_hbm3,
+       kbench__resolve_environments('h100 sxm5 80gb') = kbench__resolve_environments('H100 80GB HBM3') AS in_any_case;
 SELECT kbench__resolve_environments('RTX');
 SELECT kbench__resolve_environments('nvidia');
 SELECT kbench__resolve_environments('H300');

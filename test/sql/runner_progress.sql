@@ -16,6 +16,16 @@ SELECT phase, progress, elapsed IS NOT NULL AS has_elapsed, elapsed = run_time A
        remaining IS NULL AS nothing_remaining, samples >= 10 AS ten_samples_at_least
   FROM kbench_job_status WHERE id = :job;
 SELECT estimate_s > 0 AS estimated FROM kbench_jobs WHERE id = :job;
+-- what ran, for people (issue 29 item 2): the operation, the shape, the
+-- implementation (kbench's own here: built-in), human times and the ratio
+-- to 3 significant digits
+SELECT operation, mode, shape, implementation, implementation_kind, device,
+       median = kbench_format_ns(median_ns) AND median ~ '^[0-9.]+ (ns|µs|ms|s)$' AS human_median,
+       p20 = kbench_format_ns(p20_ns) AND p80 = kbench_format_ns(p80_ns) AS human_p20_p80,
+       length(trim(leading '0' FROM replace(tolerance_ratio::text, '.', ''))) <= 3 AS ratio_3_digits,
+       abs(tolerance_ratio - (SELECT (r.manifest->'spec'->'sourceNative'->'metrics'->>'tolerance_ratio')::numeric
+                                FROM kbench_runs r WHERE r.digest = s.run_digest)) <= tolerance_ratio * 0.005 AS ratio_rounded
+  FROM kbench_job_status s WHERE id = :job;
 
 -- a queued job (not committed, so no worker sees it): queued, no elapsed
 -- time, its estimate as the time remaining; canceled, it stays queued with

@@ -73,6 +73,9 @@ pid0=$(worker_pid)
 run "'layer_norm', 'backward', '{\"rows\": 4096, \"hidden\": 4096, \"dtype\": \"fp32\"}', implementation => 'huggingface', protocol => '$TINY'" 300
 ok "$RES" "passed passed" "huggingface LayerNorm backward 4096x4096 fp32 runs through the CPU worker and passes its check"
 hf=$JOB
+ok "$(q "SELECT implementation_kind || ' ' || implementation FROM kbench_job_status WHERE id = $hf")" \
+   "built-in $(q "SELECT i.name FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest JOIN kbench_implementations i ON i.digest = r.implementation_digest WHERE j.id = $hf")" \
+   "kbench_job_status names the built-in huggingface implementation that ran, and says it is built-in (issue 29)"
 ok "$(q "SELECT r.workload_digest = s.workload_digest FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest, kbench_runs s WHERE j.id = $hf AND s.name LIKE 'liger-layer-norm-backward-huggingface-%'")" t \
    "its run names the seed's WorkloadCase digest"
 ok "$(q "SELECT i.name || ' ' || i.language FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest JOIN kbench_implementations i ON i.digest = r.implementation_digest WHERE j.id = $hf")" \
@@ -95,8 +98,11 @@ section "registration"
 # --- registration: kbench_admin only, from the allowed directory
 q "CREATE ROLE byo_user LOGIN; GRANT kbench_user TO byo_user; CREATE ROLE byo_admin LOGIN; GRANT kbench_admin TO byo_admin;
    GRANT EXECUTE ON FUNCTION kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean, float8) TO kbench_user" >/dev/null
-out=$(psql -X -At -q -U byo_user -c "SELECT kbench_register_implementation('mine', 'layer_norm', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
-has "$out" "permission denied for function kbench_register_implementation" "a kbench_user cannot register code"
+out=$(psql -X -At -q -v VERBOSITY=verbose -U byo_user -c "SELECT kbench_register_implementation('mine', 'layer_norm', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
+has "$out" 'ERROR:  42501: permission denied to register code: role "byo_user" is not a member of kbench_admin' "a kbench_user cannot register code: 42501, and the error names the role needed"
+has "$out" "HINT:  A superuser (or an admin of kbench_admin) grants it: GRANT kbench_admin TO byo_user;" "and its hint gives the GRANT that lets them (issue 29)"
+out=$(psql -X -At -q -U byo_user -c "SELECT kbench__register_implementation('mine', 'layer_norm', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
+has "$out" "permission denied for function kbench__register_implementation" "the registration behind it is still EXECUTE for kbench_admin only"
 out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('mine', 'layer_norm', 'python:$OUTSIDE/impls.py:good')" 2>&1)
 has "$out" "is not under kernelindex.implementation_directory" "code outside kernelindex.implementation_directory is refused"
 out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('mine', 'layer_norm', 'python:$IMPL_DIR/elsewhere/../../$(basename "$OUTSIDE")/impls.py:good')" 2>&1)
@@ -127,6 +133,8 @@ section "registered runs"
 # --- registered code runs through the worker
 run "'layer_norm', 'backward', '$SMALL', implementation => 'my-ln', protocol => '$TINY'"
 ok "$RES" "passed passed" "a registered python file runs through the worker and passes"
+ok "$(q "SELECT implementation_kind || ' ' || (implementation IS NOT NULL) || ' ' || shape FROM kbench_job_status WHERE id = $JOB")" \
+   "registered true rows=64 hidden=256 fp32" "kbench_job_status says the job ran registered code, and its shape (issue 29)"
 ok "$(q "SELECT r.implementation_digest FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.id = $JOB")" "$d_py" \
    "its run names the registered revision"
 run "'layer_norm', 'backward', '$SMALL', implementation => 'my-ln-c', protocol => '$TINY'"
@@ -332,8 +340,24 @@ has "$out" "must be an absolute path" "registering a relative path"
 out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation(NULL, 'layer_norm', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
 has "$out" "name, operation and entry must not be null" "registering with a null argument"
 q "ALTER SYSTEM SET kernelindex.implementation_directory = ''" && reloaded kernelindex.implementation_directory ""
-out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('x', 'layer_norm', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
-has "$out" "registering code is disabled on this server" "registration without kernelindex.implementation_directory is refused"
+out=$(psql -X -At -q -v VERBOSITY=verbose -U byo_admin -c "SELECT kbench_register_implementation('x', 'layer_norm', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
+has "$out" "ERROR:  42501: registering code is disabled on this server" "registration without kernelindex.implementation_directory is refused"
+has "$out" "SHOW kernelindex.implementation_directory until it has the value" "and its hint gives the commands that set it, and how to see it in this session"
+# the docs' commands (docs/BYO.md), in one session: ALTER SYSTEM and pg_reload_conf() as statements
+# of their own, then SHOW until the session applied the reload (between statements), then register
+# in the same session; a bounded poll (600 x 0.1 s), not a fixed wait
+{ echo "ALTER SYSTEM SET kernelindex.implementation_directory = '$IMPL_DIR';"
+  echo "SELECT pg_reload_conf() AS reloaded \\gset"
+  for _ in $(seq 1 600); do
+    echo "SELECT current_setting('kernelindex.implementation_directory') = '$IMPL_DIR' AS seen \\gset"
+    echo "\\if :seen"; echo "SELECT 'seen by the session that reloaded';"
+    echo "SELECT kbench_register_implementation('reloaded', 'layer_norm', 'python:$IMPL_DIR/impls.py:good') IS NOT NULL AS registered;"
+    echo "\\q"; echo "\\endif"; echo "SELECT pg_sleep(0.1) \\gset"
+  done; } >"$IMPL_DIR/reload.sql"
+out=$(psql -X -At -q -v ON_ERROR_STOP=1 -f "$IMPL_DIR/reload.sql" 2>&1)
+ok "$out" "seen by the session that reloaded
+t" "ALTER SYSTEM + pg_reload_conf(): the same session sees the directory from a later statement, and registers (docs/BYO.md)"
+q "ALTER SYSTEM SET kernelindex.implementation_directory = ''" && reloaded kernelindex.implementation_directory ""
 q "ALTER SYSTEM RESET kernelindex.implementation_directory" && reloaded kernelindex.implementation_directory "$IMPL_DIR"
 out=$(kbe --impl python:test/byo/impls.py:spawns)
 has "$out" "the python child was killed by signal 11" "a child that starts a process and crashes gives a failed run"

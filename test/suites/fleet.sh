@@ -106,6 +106,14 @@ refused gpu1 "SELECT kbench_agent_heartbeat('a1', -1)" 55000 "a stale session of
 refused alice "SELECT * FROM kbench_agent_claim('a1', 1, 1)" 42501 "kbench_user cannot claim jobs"
 refused alice "SELECT kbench_run('layer_norm', 'forward', '{\"rows\": 8, \"hidden\": 8}', device => 'cuda:H200')" 22023 \
   "kbench_run refuses a device that no worker or agent serves"
+# issue 29: its detail lists what serves now (the live agents' classes and names), its hint no
+# device that nothing serves (it named cuda:H200, the very device refused here)
+got=$(psql -X -At -q -U alice -c "SELECT kbench_run('layer_norm', 'forward', '{\"rows\": 8, \"hidden\": 8}', device => 'cuda:H200')" 2>&1)
+case "$got" in *"Live agents serve: agent:a1, agent:a2, agent:a3, cpu, cuda:Fake-GPU-kernelindex-test-double."*)
+  echo "ok - ... and its detail lists the live agents' device classes and names";;
+  *) echo "not ok - ... and its detail lists the live agents' device classes and names"; echo "$got" | sed 's/^/# /';; esac
+case "$got" in *H200*"H200"*) echo "not ok - ... and its hint names no device that nothing serves"; echo "$got" | sed 's/^/# /';;
+  *) echo "ok - ... and its hint names no device that nothing serves";; esac
 refused gpu1 "SELECT kbench_agent_register('bad name', 'h', 1, 'v', '[]')" 22023 "an agent name with a space is refused"
 refused gpu1 "SELECT kbench_agent_register('a9', 'h', 1, 'v', '[{\"name\": \"tpu:0\"}]')" 22023 "an agent with no known device is refused"
 refused gpu1 "SELECT kbench_agent_finish('a1', NULL, 1, 1, 'done')" 22023 "a job end that is not a job status is refused"

@@ -1,0 +1,1 @@
+../../37_job_status.sql

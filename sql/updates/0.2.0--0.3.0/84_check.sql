@@ -1,0 +1,1 @@
+../../50_continuous_check.sql

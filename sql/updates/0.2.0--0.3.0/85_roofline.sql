@@ -1,0 +1,1 @@
+../../60_charts_roofline.sql

@@ -1,0 +1,1 @@
+../../35_register.sql
