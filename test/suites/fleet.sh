@@ -187,8 +187,12 @@ ok "$(psql -X -At -q -U bob -c "SELECT state || ' ' || coalesce(job_id::text, 'h
 ok "$(q "SELECT running_jobs FROM kbench_agent_status WHERE name = 'a2'")" 1 "kbench_agent_status counts the agent's running job"
 ok "$(q "SELECT kbench_cancel($job)")" t "kbench_cancel accepts an agent's running job"
 wait_for "SELECT status <> 'running' FROM kbench_jobs WHERE id = $job" 60
-ok "$(q "SELECT status || ': ' || error FROM kbench_jobs WHERE id = $job")" "canceled: canceled by request" \
-  "the agent stops the job at its next heartbeat and marks it canceled"
+got=$(q "SELECT status || ': ' || coalesce(error, '(no error)') FROM kbench_jobs WHERE id = $job")
+ok "$got" "canceled: canceled by request" "the agent stops the job at its next heartbeat and marks it canceled"
+if [ "$got" != "canceled: canceled by request" ]; then   # what happened, for whoever reads the log
+  q "SELECT id, status, attempts, agent, cancel_requested, progress, started_at, finished_at, run_status FROM kbench_jobs WHERE id = $job" | sed 's/^/# job: /'
+  grep -E "job $job[: ]" "$AG/a2.log" | tail -8 | sed 's/^/# a2: /'
+fi
 job=$(psql -X -At -q -U alice -c "SELECT kbench_run('layer_norm', 'backward', '$BIG', device => 'agent:a2', protocol => '$LONG')")
 wait_for "SELECT status = 'running' FROM kbench_jobs WHERE id = $job" 60
 out=$(psql -X -q -U alice -c "SET statement_timeout = '1s'" -c "SELECT status FROM kbench_wait($job)" 2>&1)
