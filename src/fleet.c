@@ -131,6 +131,35 @@ kbench__take_pending_cancel(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The one text value a read-only query gives (its first column of its first
+ * row), palloc'd in the caller's context; NULL when it gives no row or a
+ * NULL.  Run under the pinned search_path; the caller is not connected to
+ * SPI.  what names the query in the error.
+ */
+static char *
+fleet_one_text(const char *sql, int nargs, Oid *types, Datum *args, const char *what)
+{
+	char	   *out = NULL;
+	int			nest;
+	MemoryContext caller = CurrentMemoryContext;
+
+	nest = ki_pin_search_path();
+	SPI_connect();
+	if (SPI_execute_with_args(sql, nargs, types, args, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not %s", what);
+	if (SPI_processed == 1)
+	{
+		char	   *v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+
+		if (v)
+			out = MemoryContextStrdup(caller, v);
+	}
+	SPI_finish();
+	ki_unpin_search_path(nest);
+	return out;
+}
+
+/*
  * The local device ("cpu", "cuda:0") of a registered agent that a job for
  * device would run on, palloc'd; NULL when no agent serves it.  The caller
  * is not connected to SPI.
@@ -140,29 +169,12 @@ ki_agent_route(const char *device)
 {
 	Oid			types[1] = {TEXTOID};
 	Datum		args[1];
-	char	   *route = NULL;
-	int			nest;
-	MemoryContext caller = CurrentMemoryContext;
 
 	if (!ki_fleet_installed())
 		return NULL;
-
 	args[0] = CStringGetTextDatum(device);
-	nest = ki_pin_search_path();
-	SPI_connect();
-	if (SPI_execute_with_args(psprintf("SELECT %s.kbench__agent_route($1)", ki_ext_schema()),
-							  1, types, args, NULL, true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not route device \"%s\"", device);
-	if (SPI_processed == 1)
-	{
-		char	   *v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-
-		if (v)
-			route = MemoryContextStrdup(caller, v);
-	}
-	SPI_finish();
-	ki_unpin_search_path(nest);
-	return route;
+	return fleet_one_text(psprintf("SELECT %s.kbench__agent_route($1)", ki_ext_schema()), 1, types, args,
+						  psprintf("route device \"%s\"", device));
 }
 
 /*
@@ -173,29 +185,16 @@ ki_agent_route(const char *device)
 char *
 ki_agent_served(void)
 {
-	char	   *served = NULL;
-	int			nest;
-	MemoryContext caller = CurrentMemoryContext;
+	char	   *served;
 
 	if (!ki_fleet_installed())
 		return pstrdup("none");
-	nest = ki_pin_search_path();
-	SPI_connect();
-	if (SPI_execute(psprintf("SELECT pg_catalog.string_agg(DISTINCT c, ', ' ORDER BY c) FROM ("
-							 " SELECT pg_catalog.split_part(d, '=', 2) AS c FROM %s.kbench_agent_status a, pg_catalog.unnest(a.devices) d"
-							 "  WHERE a.state = 'alive'"
-							 " UNION SELECT 'agent:' || a.name FROM %s.kbench_agent_status a WHERE a.state = 'alive') q",
-							 ki_ext_schema(), ki_ext_schema()), true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not list the agents' devices");
-	if (SPI_processed == 1)
-	{
-		char	   *v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-
-		if (v)
-			served = MemoryContextStrdup(caller, v);
-	}
-	SPI_finish();
-	ki_unpin_search_path(nest);
+	served = fleet_one_text(psprintf("SELECT pg_catalog.string_agg(DISTINCT c, ', ' ORDER BY c) FROM ("
+									 " SELECT pg_catalog.split_part(d, '=', 2) AS c FROM %s.kbench_agent_status a, pg_catalog.unnest(a.devices) d"
+									 "  WHERE a.state = 'alive'"
+									 " UNION SELECT 'agent:' || a.name FROM %s.kbench_agent_status a WHERE a.state = 'alive') q",
+									 ki_ext_schema(), ki_ext_schema()),
+							0, NULL, NULL, "list the agents' devices");
 	return served ? served : pstrdup("none");
 }
 
