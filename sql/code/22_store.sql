@@ -1,0 +1,218 @@
+-- The store: one INSERT ... SELECT ... ON CONFLICT DO NOTHING per kind
+-- (src/store.c).  Each function takes the validated, normalized manifests of
+-- one kind as arrays, in the order they arrived, stores them, resolves the
+-- references that were waiting for them, and returns the digests that were
+-- new.  Not for direct use: they store what they are given without
+-- validating it (kbench_ingest and the imports validate and digest first).
+
+-- The typed columns of a normalized BenchmarkRun manifest, as kbench_run_of()
+-- gives them, written so that the planner inlines it into the store's
+-- INSERT (a set-returning SQL function of one SELECT, the measurements read
+-- in one pass): no function call per run.
+CREATE OR REPLACE FUNCTION kbench__run_columns(digest text, manifest jsonb) RETURNS SETOF kbench_run_row
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+	SELECT digest,
+	       x.s->>'implementationDigest', x.s->>'workloadDigest', x.s->>'protocolDigest', x.s->>'environmentDigest',
+	       (x.s->>'status')::kbench_status,
+	       (x.s->>'observedAt')::timestamptz,
+	       x.ps,
+	       coalesce(kbench__ns(x.l->x.ps), (m.ns)[1],
+	                CASE WHEN x.ps IS NULL THEN coalesce(kbench__ns(x.l->'median'), kbench__ns(x.l->'mean')) END),
+	       kbench__ns(x.l->'median'), kbench__ns(x.l->'mean'), kbench__ns(x.l->'minimum'), kbench__ns(x.l->'maximum'),
+	       kbench__ns(x.l->'mad'),
+	       coalesce((m.p20)[1], kbench__ns(x.l->'p05')),
+	       coalesce((m.p80)[1], kbench__ns(x.l->'p95')),
+	       kbench__ns(x.l->'confidence95'->0), kbench__ns(x.l->'confidence95'->1),
+	       (x.s->'timing'->>'samples')::bigint,
+	       x.s->'sourceNative'->>'source', x.s->'sourceNative'->>'externalId'
+	  FROM (SELECT manifest->'spec' AS s, manifest->'spec'->'timing'->'latencyNs' AS l,
+	               coalesce(manifest->'spec'->'timing'->>'primaryStatistic',
+	                        manifest->'spec'->'measurements'->0->>'statistic') AS ps
+	        OFFSET 0) x             -- spec and latencyNs taken out once, not once per column
+	 CROSS JOIN LATERAL (
+	       SELECT array_agg(e.ns ORDER BY e.ord) FILTER (WHERE e.statistic = x.ps) AS ns,
+	              array_agg(e.ns ORDER BY e.ord) FILTER (WHERE e.statistic = 'p20') AS p20,
+	              array_agg(e.ns ORDER BY e.ord) FILTER (WHERE e.statistic = 'p80') AS p80
+	         FROM (SELECT t.ord, t.v->>'statistic' AS statistic,
+	                      round((t.v->>'value')::numeric * CASE t.v->>'unit'
+	                            WHEN 'ns' THEN 1 WHEN 'us' THEN 1e3 WHEN 'ms' THEN 1e6 WHEN 's' THEN 1e9 END)::bigint AS ns
+	                 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(x.s->'measurements') = 'array'
+	                                                THEN x.s->'measurements' ELSE '[]' END) WITH ORDINALITY t(v, ord)
+	                WHERE t.v->>'unit' IN ('ns', 'us', 'ms', 's')
+	                  AND t.v->>'metric' IN ('latency', 'time', 'duration', 'score', 'runtime')) e) m
+$$;
+
+CREATE OR REPLACE FUNCTION kbench__store_operations(d text[], m jsonb[], src text[]) RETURNS SETOF text
+	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	WITH ins AS (
+		INSERT INTO kbench_operations (digest, name, family, manifest, source)
+		SELECT x.d, x.m->'metadata'->>'name', x.m->'spec'->>'family', x.m, x.src
+		  FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n) ORDER BY x.n
+		ON CONFLICT DO NOTHING RETURNING digest),
+	w AS (
+		UPDATE kbench_workloads w SET operation_resolved = true
+		  FROM ins WHERE w.operation_digest = ins.digest AND NOT w.operation_resolved),
+	i AS (
+		UPDATE kbench_implementations i SET operation_resolved = true
+		  FROM ins WHERE i.operation_digest = ins.digest AND NOT i.operation_resolved)
+	SELECT digest FROM ins
+$$;
+
+CREATE OR REPLACE FUNCTION kbench__store_projects(d text[], m jsonb[], src text[]) RETURNS SETOF text
+	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	INSERT INTO kbench_projects (digest, name, repository, manifest, source)
+	SELECT x.d, x.m->'spec'->>'name', x.m->'spec'->>'repository', x.m, x.src
+	  FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n) ORDER BY x.n
+	ON CONFLICT DO NOTHING RETURNING digest
+$$;
+
+CREATE OR REPLACE FUNCTION kbench__store_workloads(d text[], m jsonb[], src text[], k text[]) RETURNS SETOF text
+	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	WITH ins AS (
+		INSERT INTO kbench_workloads (digest, kind, name, operation_digest, operation_resolved, axes, dtypes, manifest, source)
+		SELECT x.d, x.k, x.m->'metadata'->>'name', x.m->'spec'->>'operationSpecDigest',
+		       EXISTS (SELECT 1 FROM kbench_operations o WHERE o.digest = x.m->'spec'->>'operationSpecDigest'),
+		       x.m->'spec'->'axes',
+		       (SELECT array_agg(DISTINCT t.value->>'dtype' ORDER BY t.value->>'dtype')
+		          FROM jsonb_each(CASE WHEN jsonb_typeof(x.m->'spec'->'tensors') = 'object' THEN x.m->'spec'->'tensors' ELSE '{}' END) t),
+		       x.m, x.src
+		  FROM unnest(d, m, src, k) WITH ORDINALITY x(d, m, src, k, n) ORDER BY x.n
+		ON CONFLICT DO NOTHING RETURNING digest),
+	r AS (
+		UPDATE kbench_runs r SET unresolved = array_remove(r.unresolved, 'workload')
+		  FROM ins WHERE r.workload_digest = ins.digest AND 'workload' = ANY (r.unresolved))
+	SELECT digest FROM ins
+$$;
+
+CREATE OR REPLACE FUNCTION kbench__store_implementations(d text[], m jsonb[], src text[]) RETURNS SETOF text
+	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	WITH ins AS (
+		INSERT INTO kbench_implementations (digest, name, operation_digest, operation_resolved, language, version,
+		                                    architectures, dtypes, manifest, source)
+		SELECT x.d, x.m->'metadata'->>'name', x.m->'spec'->'operation'->>'specDigest',
+		       EXISTS (SELECT 1 FROM kbench_operations o WHERE o.digest = x.m->'spec'->'operation'->>'specDigest'),
+		       x.m->'spec'->'callable'->>'language', x.m->'spec'->'projectRevision'->>'version',
+		       ARRAY(SELECT jsonb_array_elements_text(x.m->'spec'->'support'->'hardwareArchitectures')),
+		       ARRAY(SELECT jsonb_array_elements_text(x.m->'spec'->'support'->'dtypes')),
+		       x.m, x.src
+		  FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n) ORDER BY x.n
+		ON CONFLICT DO NOTHING RETURNING digest),
+	r AS (
+		UPDATE kbench_runs r SET unresolved = array_remove(r.unresolved, 'implementation')
+		  FROM ins WHERE r.implementation_digest = ins.digest AND 'implementation' = ANY (r.unresolved))
+	SELECT digest FROM ins
+$$;
+
+CREATE OR REPLACE FUNCTION kbench__store_protocols(d text[], m jsonb[], src text[]) RETURNS SETOF text
+	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	WITH ins AS (
+		INSERT INTO kbench_protocols (digest, family, harness, timer, primary_statistic, warmup_ns, name, manifest, source)
+		SELECT x.d, p.family, p.harness, p.timer, p.primary_statistic, p.warmup_ns, x.m->'metadata'->>'name', x.m, x.src
+		  FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n)
+		 CROSS JOIN LATERAL kbench_protocol_of(x.d, x.m) p
+		 ORDER BY x.n
+		ON CONFLICT DO NOTHING RETURNING digest),
+	r AS (
+		UPDATE kbench_runs r SET unresolved = array_remove(r.unresolved, 'protocol')
+		  FROM ins WHERE r.protocol_digest = ins.digest AND 'protocol' = ANY (r.unresolved))
+	SELECT digest FROM ins
+$$;
+
+CREATE OR REPLACE FUNCTION kbench__store_environments(d text[], m jsonb[], src text[]) RETURNS SETOF text
+	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	WITH ins AS (
+		INSERT INTO kbench_environments (digest, vendor, product, architecture, form_factor, memory_bytes,
+		                                 driver, cuda_toolkit, name, manifest, source)
+		SELECT x.d, e.vendor, e.product, e.architecture, e.form_factor, e.memory_bytes, e.driver, e.cuda_toolkit,
+		       x.m->'metadata'->>'name', x.m, x.src
+		  FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n)
+		 CROSS JOIN LATERAL kbench_environment_of(x.d, x.m) e
+		 ORDER BY x.n
+		ON CONFLICT DO NOTHING RETURNING digest),
+	r AS (
+		UPDATE kbench_runs r SET unresolved = array_remove(r.unresolved, 'environment')
+		  FROM ins WHERE r.environment_digest = ins.digest AND 'environment' = ANY (r.unresolved))
+	SELECT digest FROM ins
+$$;
+
+CREATE OR REPLACE FUNCTION kbench__store_serving(d text[], m jsonb[], src text[], k text[]) RETURNS SETOF text
+	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	INSERT INTO kbench_serving_manifests (digest, kind, name, manifest, source)
+	SELECT x.d, x.k, x.m->'metadata'->>'name', x.m, x.src
+	  FROM unnest(d, m, src, k) WITH ORDINALITY x(d, m, src, k, n) ORDER BY x.n
+	ON CONFLICT DO NOTHING RETURNING digest
+$$;
+
+-- Runs, in arrival order (the record history follows it), with their
+-- measurements; raw: the kept raw samples as int8[] text, or NULL.
+CREATE OR REPLACE FUNCTION kbench__store_runs(d text[], m jsonb[], src text[], raw text[]) RETURNS SETOF text
+	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET enable_memoize = off SET work_mem = '64MB' AS $$
+	WITH ins AS (
+		INSERT INTO kbench_runs (digest, implementation_digest, workload_digest, protocol_digest, environment_digest,
+		                         status, observed_at, primary_statistic, primary_ns, median_ns, mean_ns, min_ns, max_ns,
+		                         mad_ns, p20_ns, p80_ns, ci95_low_ns, ci95_high_ns, samples, source, external_id,
+		                         name, manifest, raw_samples_ns, unresolved)
+		SELECT x.d, r.implementation_digest, r.workload_digest, r.protocol_digest, r.environment_digest,
+		       r.status, r.observed_at, r.primary_statistic, r.primary_ns, r.median_ns, r.mean_ns, r.min_ns, r.max_ns,
+		       r.mad_ns, r.p20_ns, r.p80_ns, r.ci95_low_ns, r.ci95_high_ns, r.samples, coalesce(r.source, x.src),
+		       r.external_id, x.m->'metadata'->>'name', x.m, x.raw::bigint[],
+		       CASE WHEN EXISTS (SELECT 1 FROM kbench_implementations i WHERE i.digest = r.implementation_digest)
+		            THEN '{}'::text[] ELSE '{implementation}' END ||
+		       CASE WHEN EXISTS (SELECT 1 FROM kbench_workloads w WHERE w.digest = r.workload_digest)
+		            THEN '{}'::text[] ELSE '{workload}' END ||
+		       CASE WHEN EXISTS (SELECT 1 FROM kbench_protocols p WHERE p.digest = r.protocol_digest)
+		            THEN '{}'::text[] ELSE '{protocol}' END ||
+		       CASE WHEN EXISTS (SELECT 1 FROM kbench_environments e WHERE e.digest = r.environment_digest)
+		            THEN '{}'::text[] ELSE '{environment}' END
+		  FROM unnest(d, m, src, raw) WITH ORDINALITY x(d, m, src, raw, n)
+		 CROSS JOIN LATERAL kbench__run_columns(x.d, x.m) r
+		 ORDER BY x.n
+		ON CONFLICT DO NOTHING RETURNING digest, manifest->'spec'->'measurements' AS measurements),
+	meas AS (
+		INSERT INTO kbench_measurements (run_digest, ordinal, metric, unit, statistic, value, sample_count)
+		SELECT ins.digest, e.ord::int, e.v->>'metric', e.v->>'unit', e.v->>'statistic', (e.v->>'value')::float8,
+		       (e.v->>'sampleCount')::bigint
+		  FROM ins CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(ins.measurements) = 'array'
+		                                                        THEN ins.measurements ELSE '[]' END) WITH ORDINALITY AS e(v, ord)
+		ON CONFLICT DO NOTHING)
+	SELECT digest FROM ins
+$$;
+
+-- The export's rows that carry no manifest, and its own rows beside the
+-- manifests, as they came (first one wins); how many were new.
+CREATE OR REPLACE FUNCTION kbench__store_catalog_rows(t text[], id text[], r jsonb[]) RETURNS bigint
+	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	WITH ins AS (
+		INSERT INTO kbench_catalog_rows (table_name, row_id, row)
+		SELECT x.t, x.id, x.r FROM unnest(t, id, r) WITH ORDINALITY x(t, id, r, n) ORDER BY x.n
+		ON CONFLICT DO NOTHING RETURNING 1)
+	SELECT count(*) FROM ins
+$$;
+
+CREATE OR REPLACE FUNCTION kbench__store_source_rows(d text[], t text[], r jsonb[]) RETURNS bigint
+	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	WITH ins AS (
+		INSERT INTO kbench_catalog_source_rows (digest, table_name, row)
+		SELECT x.d, x.t, x.r FROM unnest(d, t, r) WITH ORDINALITY x(d, t, r, n) ORDER BY x.n
+		ON CONFLICT DO NOTHING RETURNING 1)
+	SELECT count(*) FROM ins
+$$;
+
+-- The lines an import rejected or skipped, with why.
+CREATE OR REPLACE FUNCTION kbench__store_rejections(import_id bigint, line bigint[], reason text[], skipped boolean[]) RETURNS bigint
+	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	WITH ins AS (
+		INSERT INTO kbench_import_rejections (import_id, line, reason, skipped)
+		SELECT import_id, x.l, x.r, x.s FROM unnest(line, reason, skipped) WITH ORDINALITY x(l, r, s, n) ORDER BY x.n
+		ON CONFLICT DO NOTHING RETURNING 1)
+	SELECT count(*) FROM ins
+$$;
+
+REVOKE EXECUTE ON FUNCTION kbench__store_catalog_rows(text[], text[], jsonb[]), kbench__store_source_rows(text[], text[], jsonb[]),
+	kbench__store_rejections(bigint, bigint[], text[], boolean[]) FROM PUBLIC;
+
+REVOKE EXECUTE ON FUNCTION kbench__run_columns(text, jsonb), kbench__store_operations(text[], jsonb[], text[]), kbench__store_projects(text[], jsonb[], text[]),
+	kbench__store_workloads(text[], jsonb[], text[], text[]), kbench__store_implementations(text[], jsonb[], text[]),
+	kbench__store_protocols(text[], jsonb[], text[]), kbench__store_environments(text[], jsonb[], text[]),
+	kbench__store_serving(text[], jsonb[], text[], text[]), kbench__store_runs(text[], jsonb[], text[], text[])
+	FROM PUBLIC;

@@ -1,0 +1,17 @@
+-- A flagged point of a series, as the scoring functions return it.
+CREATE TYPE kbench__flag AS (
+	workload_digest text,
+	protocol_digest text,
+	environment_digest text,
+	family text,
+	run_digest text,
+	point bigint,
+	previous_run_digest text,
+	value_ns float8,
+	baseline_ns float8,
+	statistic float8,
+	critical float8,
+	p_value float8,
+	compared int,
+	detail jsonb
+);

@@ -1,1 +1,0 @@
-../../19_append_only.sql

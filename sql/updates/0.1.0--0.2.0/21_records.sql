@@ -1,1 +1,0 @@
-../../39_records_insert.sql

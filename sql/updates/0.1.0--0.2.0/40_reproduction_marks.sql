@@ -1,1 +1,0 @@
-../../15_reproduction_marks.sql

@@ -1,1 +1,0 @@
-../../35_implementations.sql

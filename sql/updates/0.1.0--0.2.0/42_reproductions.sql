@@ -1,1 +1,0 @@
-../../45_reproductions.sql

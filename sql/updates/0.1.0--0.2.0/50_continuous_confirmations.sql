@@ -1,1 +1,0 @@
-../../51_confirmations.sql

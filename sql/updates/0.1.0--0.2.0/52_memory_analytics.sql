@@ -1,1 +1,0 @@
-../../45_memory_analytics.sql

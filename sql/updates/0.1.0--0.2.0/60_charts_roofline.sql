@@ -1,1 +1,0 @@
-../../60_charts_roofline.sql

@@ -1,1 +1,0 @@
-../../43_registry_costs.sql

@@ -1,1 +1,0 @@
-../../38_cohorts_runs.sql

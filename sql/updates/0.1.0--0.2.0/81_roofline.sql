@@ -1,1 +1,0 @@
-../../43_roofline_runs.sql

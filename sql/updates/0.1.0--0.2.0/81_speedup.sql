@@ -1,1 +1,0 @@
-../../40_speedup_report.sql

@@ -1,1 +1,0 @@
-../../20_withdrawal.sql

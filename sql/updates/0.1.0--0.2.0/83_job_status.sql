@@ -1,1 +1,0 @@
-../../31_job_status.sql

@@ -1,1 +1,0 @@
-../../42_regressions_report.sql

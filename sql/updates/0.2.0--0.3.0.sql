@@ -1,0 +1,44 @@
+-- kernelindex modfile 0.2.0 -> 0.3.0: what the code (sql/code/, re-run by
+-- every update script) cannot express: new columns and indexes, data
+-- migrations, DROPs.  The Makefile puts it between the modfiles before it
+-- (from older releases) and sql/code/ (docs/ARCHITECTURE.md, "Upgrades").
+-- A DROP of a 0.2.0 function says IF EXISTS: from 0.1.0, the modfiles run
+-- one after the other and 0.2.0's code never ran.  No function body here.
+
+-- Issue 24 (trust at the boundaries): a job queued with no device
+-- (kbench_run picked an in-server worker's device) is never an agent's; the
+-- claim that reads it is kbench__claim (sql/code/30_runner.sql).
+ALTER TABLE kbench_jobs ADD COLUMN worker_only boolean NOT NULL DEFAULT false;
+
+-- The staging table becomes a logged table, emptied by DELETE (issue 24):
+-- PostgreSQL 15 cannot recover from a crash that follows an unlogged
+-- table's TRUNCATE rolled back ("could not create file ...: File exists"),
+-- and 0.2.0 truncated this one after each staged import.  Lines staged and
+-- not yet imported are kept (sql/schema/20_catalog.sql).
+ALTER TABLE kbench_import_staging SET LOGGED;
+
+-- Reproductions are linked by the system only (issue 24, item 3): the
+-- link function that took any job and any run goes; the link keeps the
+-- job's owner (who sees its id and status in kbench_reproductions).  The
+-- functions and the view are sql/code/45_reproductions.sql; the column
+-- privileges sql/code/90_privileges.sql.
+DROP FUNCTION IF EXISTS kbench__link_reproduction(text, bigint);
+ALTER TABLE kbench_reproduction_jobs ADD COLUMN owner name;
+UPDATE kbench_reproduction_jobs l SET owner = j.owner FROM kbench_jobs j WHERE j.id = l.job_id AND l.owner IS NULL;
+
+-- Issue 24: an import's rejections are read only by the role that ran it,
+-- kbench_admin and pg_read_all_data.  Imports before 0.3.0 name no role
+-- (NULL): their rejections are kbench_admin's.  The trigger that marks new
+-- ones and the row-level policy: sql/code/20_import_rejections.sql.
+ALTER TABLE kbench_imports ADD COLUMN imported_by name;
+ALTER TABLE kbench_import_rejections ADD COLUMN imported_by name;
+
+-- Digest prefixes by index (issue 31): kbench__resolve_run reads a range of
+-- this index instead of every run (sql/schema/20_catalog.sql makes it on install).
+CREATE INDEX kbench_runs_digest_prefix_idx ON kbench_runs (digest text_pattern_ops);
+
+-- The agents' device names, indexed (kbench__agent_names, sql/prelude/), and
+-- an agent's running jobs (sql/schema/85_fleet.sql makes them on install).
+CREATE INDEX kbench_agent_devices_names_idx ON kbench_agent_devices
+	USING gin (kbench__agent_names(agent, device, class, position = 0));
+CREATE INDEX kbench_jobs_agent_running_idx ON kbench_jobs (agent) WHERE status = 'running';

@@ -1,1 +1,0 @@
-../../20_import_rejections.sql

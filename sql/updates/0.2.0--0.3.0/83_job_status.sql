@@ -1,1 +1,0 @@
-../../37_job_status.sql

@@ -1,1 +1,0 @@
-../../50_continuous_check.sql

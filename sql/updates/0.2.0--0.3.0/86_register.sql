@@ -1,1 +1,0 @@
-../../35_register.sql
