@@ -24,19 +24,19 @@ ROOT=$(pwd)
 # name | file | sed expression | suite (with any environment) | what the bug is
 MUTATIONS=$(cat <<'EOF'
 dup_over_16|src/core/json_parse.c|s/return &sorted\[i\]->key;/return NULL;/|core|objects of more than 16 members never report a duplicate
-measurements_delete|sql/20_catalog.sql|/CREATE TRIGGER append_only BEFORE DELETE ON kbench_measurements/d|guards|the DELETE trigger on kbench_measurements dropped
-supersession_undone|sql/19_append_only.sql|s/IF OLD.superseded_by IS NOT NULL/IF false AND OLD.superseded_by IS NOT NULL/|guards|a supersession no longer permanent
+measurements_delete|sql/code/20_catalog.sql|/CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_measurements/d|guards|the DELETE trigger on kbench_measurements dropped
+supersession_undone|sql/code/19_append_only.sql|s/IF OLD.superseded_by IS NOT NULL/IF false AND OLD.superseded_by IS NOT NULL/|guards|a supersession no longer permanent
 ln_check_self|kernels/ops/layer_norm.c|s/kb_cmp_tol(&m, "y", ref, got, tol, H);/kb_cmp_tol(\&m, "y", got, got, tol, H);/|gate|ln_check compares y with itself
 ln_eps|kernels/ops/layer_norm.c|s/rs = 1.0f \/ sqrtf(v + (float) LN_EPS);/rs = 1.0f \/ sqrtf(v + 1e-5f);/|kernels|CPU LayerNorm eps 1e-5 instead of 1e-6
 gate_half|kernels/run.c|s/res->correctness.matched_ratio < 1.0/res->correctness.matched_ratio < 0.5/|gate|a run fails only when under half of the values match
 notify_passed_only|src/worker_jobs.c|s/"SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",/"SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j WHERE $2 = 'passed'",/|guards|only passed jobs notify
 kbench_not_in_bindir|Makefile|s/ln -s '\$(pkglibdir)\/'\$\$p/true/|packaging|make install no longer links kbench into PostgreSQL's bindir
 kbench_argv0_dir|kernels/backend.c|s/if (strchr(info.dli_fname, '\/') == NULL)/if (false)/|packaging|kbench found on PATH looks for its harness beside argv[0], not its real path
-claim_no_skip_locked|sql/31_claim.sql|s/ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)/ORDER BY id LIMIT 1)/|guards|FOR UPDATE SKIP LOCKED removed from the claim
+claim_no_skip_locked|sql/code/30_runner.sql|s/ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)/ORDER BY id LIMIT 1)/|guards|FOR UPDATE SKIP LOCKED removed from the claim
 deadline_5x|src/worker_run.c|s/(int64_t) (job->timeout_ms \* 1e6)/(int64_t) (job->timeout_ms * 5e6)/|guards|the worker's deadline is 5x the job's timeout
-retraction_undone|sql/19_append_only.sql|s/IF OLD.retracted_at IS NOT NULL/IF false AND OLD.retracted_at IS NOT NULL/|guards|a retraction no longer permanent
-truncate_runs|sql/20_catalog.sql|/CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_runs/d|guards|TRUNCATE kbench_runs allowed
-claim_no_attempt|sql/31_claim.sql|s/attempts = attempts + 1, progress = 0/attempts = attempts, progress = 0/|guards|a claim does not count the attempt
+retraction_undone|sql/code/19_append_only.sql|s/IF OLD.retracted_at IS NOT NULL/IF false AND OLD.retracted_at IS NOT NULL/|guards|a retraction no longer permanent
+truncate_runs|sql/code/20_catalog.sql|/CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_runs/d|guards|TRUNCATE kbench_runs allowed
+claim_no_attempt|sql/code/30_runner.sql|s/attempts = attempts + 1, progress = 0/attempts = attempts, progress = 0/|guards|a claim does not count the attempt
 no_check|kernels/run.c|s/if (st == KB_PASSED \&\& req->check)/if (st == KB_PASSED \&\& req->check \&\& 0)/|gate|the correctness check never runs
 jsd_loss_self|kernels/ops/jsd.c|s/kb_cmp_tol(&m, "loss", nr == T ? &total_ref : &total_rows, &total_got, &tt, 1);/kb_cmp_tol(\&m, "loss", \&total_got, \&total_got, \&tt, 1);/|gate|jsd's check compares the loss with itself
 ce_loss_self|kernels/ops/megatron_cross_entropy.c|s/kb_cmp_tol(&m, "loss", &loss, &gl, &tl, 1);/kb_cmp_tol(\&m, "loss", \&gl, \&gl, \&tl, 1);/|gate|megatron_cross_entropy's check compares the loss with itself
@@ -49,60 +49,61 @@ cancel_queued_silent|src/queue.c|s/" SELECT pg_catalog.pg_notify('kbench_jobs', 
 catalog_written_as_caller|src/catalog_writer.c|s/SetUserIdAndSecContext(owner, w->save_sec/SetUserIdAndSecContext(w->save_userid, w->save_sec/|security|ingests and imports write the catalog with the caller's rights
 catalog_writer_unsafe_schema|src/catalog_writer.c|s/if (w->save_userid != owner \&\& !ki_schema_is_safe(\&why))/if (false \&\& !ki_schema_is_safe(\&why))/|security|the owner writes for a role while others may create in the schema
 worker_wrong_digest|src/worker_jobs.c|s/KI_KIND_BENCHMARK_PROTOCOL, res->protocol_digest,/KI_KIND_BENCHMARK_PROTOCOL, res->environment_digest,/|runner|the worker files kb_run's protocol under another digest
-memory_digest_no_length|sql/15_memory.sql|s/ AND length(workload_digest) = 71//|memory|a memory observation's workload digest may have 65 digits
+memory_digest_no_length|sql/schema/15_memory.sql|s/ AND length(workload_digest) = 71//|memory|a memory observation's workload digest may have 65 digits
 ab_min_samples|kernels/measure.c|s/m->nrep < m->pr.min_samples ? m->pr.min_samples :/m->nrep < 1 ? 1 :/|compare|the minimum of 10 samples is not applied
 ab_flush_fixed|kernels/cache.c|s/: (KB_CPU_FLUSH_FACTOR \* kb_cpu_cache_bytes(NULL) + 63) \/ 64 \* 64;/: (int64_t) 256 << 20;/|compare|the CPU flush is a fixed 256 MiB again
 ab_failed_done|src/worker_jobs.c|s/bool\t\tdone = strcmp(status, "passed") == 0;/bool\t\tdone = true;/|compare|a failed or canceled job is filed as done with progress 1
 ab_unpaired|kernels/stats.c|s/rb\[k\] = b\[i\];/rb[k] = b[(i + 1) % n];/|compare|the bootstrap resamples B's rounds apart from A's
-digest_prefix_full_only|sql/37_resolve.sql|s/\[0-9a-f\]{12,64}/[0-9a-f]{64}/g|docs|a run or workload named by 12+ hex digits of its digest is refused (the documented prefixes)
-device_words_exact|sql/37_resolve.sql|s/WHERE w <@ (kbench__words/WHERE w = (kbench__words/|docs|a device is found only by all of its words ('A100' no longer names the A100)
+digest_prefix_full_only|sql/code/37_resolve.sql|s/\[0-9a-f\]{12,64}/[0-9a-f]{64}/g|docs|a run or workload named by 12+ hex digits of its digest is refused (the documented prefixes)
+device_words_exact|sql/code/37_resolve.sql|s/WHERE w <@ (kbench__words/WHERE w = (kbench__words/|docs|a device is found only by all of its words ('A100' no longer names the A100)
 cli_range_unchecked|kernels/cli/kbench.c|s/if (\*v < s->min /if (*v < s->min - 1e300 /|kernels|kbench --rep-ms -5 accepted (only the upper bound checked)
-agent_lease_ignored|sql/85_fleet.sql|s/AND a.heartbeat_at < clock_timestamp() - make_interval(secs => kbench__agent_lease())/AND false/|KI_FLEET_JOBS=40 fleet|a silent agent's job is never recovered
+agent_lease_ignored|sql/code/85_fleet.sql|s/AND a.heartbeat_at < clock_timestamp() - make_interval(secs => kbench__agent_lease())/AND false/|KI_FLEET_JOBS=40 fleet|a silent agent's job is never recovered
 agent_no_spool|kernels/agent/agent.c|s/if (kb_spool_write(spool_dir, \&end) == 0)/if (0 \&\& kb_spool_write(spool_dir, \&end) == 0)/|KI_FLEET_JOBS=40 fleet|a result finished while the server is down is dropped
-agent_cancel_ignored|sql/85_fleet.sql|s/RETURNING j.cancel_requested INTO cancel;/RETURNING false INTO cancel;/|KI_FLEET_JOBS=40 fleet|a heartbeat does not carry kbench_cancel to the agent
-agent_finish_no_lease|sql/85_fleet.sql|s/WHERE k.id = job_id AND k.attempts = attempt AND k.status = 'running' AND k.agent = kbench_agent_finish.name/WHERE k.id = job_id/|fleet_trust|an agent may finish a job it does not hold the lease of
-agent_result_unchecked|sql/85_fleet.sql|s/why := kbench__agent_result_error(j, kbench_agent_finish.name, r);/why := NULL;/|fleet_trust|an agent's result is stored without comparing it with the job
-agent_run_replayed|sql/85_fleet.sql|s/IF EXISTS (SELECT 1 FROM kbench_runs r WHERE r.digest = kbench_digest(run)) THEN/IF false THEN/|fleet_trust|an agent may send back a stored run as its job's new one
-agent_product_unchecked|sql/85_fleet.sql|s/AND kbench__device_product_error(e->>'product') IS NOT NULL/AND false/|fleet_trust|a GPU whose product is "0" registers as class cuda:0, a worker's device
-agent_claims_worker_only|sql/31_claim.sql|s/AND (p_agent IS NULL OR (comparison IS NULL AND NOT worker_only))/AND (p_agent IS NULL OR comparison IS NULL)/|fleet_trust|an agent claims a job queued with no device
-confirmation_by_pid|sql/51_confirmations.sql|s/WHERE k.verdict IS NULL AND k.job_id = kbench__storing_job() AND j.status = 'running' LOOP/WHERE k.verdict IS NULL AND j.status = 'running' AND j.worker_pid = pg_backend_pid() LOOP/|fleet_trust|a confirmation rerun matched by the pid its claimer gave
-agent_devices_unlimited|sql/85_fleet.sql|s/IF mine + n > lim.per_role THEN/IF false THEN/|fleet_trust|an agent role registers any number of devices
-agent_route_unindexed|sql/85_fleet.sql|s/USING gin (kbench__agent_names(agent, device, class, position = 0));/USING gin ((ARRAY[class]));/|fleet_trust|the route's lookup of an agent device name reads every device
+agent_cancel_ignored|sql/code/85_fleet.sql|s/RETURNING j.cancel_requested INTO cancel;/RETURNING false INTO cancel;/|KI_FLEET_JOBS=40 fleet|a heartbeat does not carry kbench_cancel to the agent
+agent_finish_no_lease|sql/code/85_fleet.sql|s/WHERE k.id = job_id AND k.attempts = attempt AND k.status = 'running' AND k.agent = kbench_agent_finish.name/WHERE k.id = job_id/|fleet_trust|an agent may finish a job it does not hold the lease of
+agent_result_unchecked|sql/code/85_fleet.sql|s/why := kbench__agent_result_error(j, kbench_agent_finish.name, r);/why := NULL;/|fleet_trust|an agent's result is stored without comparing it with the job
+agent_run_replayed|sql/code/85_fleet.sql|s/IF EXISTS (SELECT 1 FROM kbench_runs r WHERE r.digest = kbench_digest(run)) THEN/IF false THEN/|fleet_trust|an agent may send back a stored run as its job's new one
+agent_product_unchecked|sql/code/85_fleet.sql|s/AND kbench__device_product_error(e->>'product') IS NOT NULL/AND false/|fleet_trust|a GPU whose product is "0" registers as class cuda:0, a worker's device
+agent_claims_worker_only|sql/code/30_runner.sql|s/AND (p_agent IS NULL OR (comparison IS NULL AND NOT worker_only))/AND (p_agent IS NULL OR comparison IS NULL)/|fleet_trust|an agent claims a job queued with no device
+confirmation_by_pid|sql/code/52_confirmations.sql|s/WHERE k.verdict IS NULL AND k.job_id = kbench__storing_job() AND j.status = 'running' LOOP/WHERE k.verdict IS NULL AND j.status = 'running' AND j.worker_pid = pg_backend_pid() LOOP/|fleet_trust|a confirmation rerun matched by the pid its claimer gave
+agent_devices_unlimited|sql/code/85_fleet.sql|s/IF mine + n > lim.per_role THEN/IF false THEN/|fleet_trust|an agent role registers any number of devices
+agent_route_unindexed|sql/schema/85_fleet.sql|s/USING gin (kbench__agent_names(agent, device, class, position = 0));/USING gin ((ARRAY[class]));/|fleet_trust|the route's lookup of an agent device name reads every device
 budget_by_time|bench/device.sh|s/\[ "\$N" -gt "\${MAX_ROWS:-1000}" \]/[ "$N" -gt "$((${MAX_ROWS:-1000} + 1))" ]/|fault|device.sh times one row more than MAX_ROWS
 cost_one_pass|kernels/cost.c|s/op->cost_bytes\[cs->mode\]/op->cost_bytes[0]/|costs|kbench evaluates the forward bytes formula for every pass
 v1_renamed|kernels/impl_name.c|s/if (id->cuda \&\& id->variant > 1)/if (id->cuda \&\& id->variant >= 1)/|kernels|cuda (v1) named as a variant, kbench-<op>-cuda-v1: its digests would change
 writer_comma_after_key|src/core/json_write.c|/^ki_jw_key/,/^}/s/w->need_comma = false;/w->need_comma = true;/|core|the manifest writer puts a comma after a key
-definer_path_public|sql/90_privileges.sql|s/SET search_path = pg_catalog, %I, pg_temp'/SET search_path = pg_catalog, %I, public, pg_temp'/|security|the rule pins SECURITY DEFINER and trigger functions to a search_path with public in it
+definer_path_public|sql/code/90_privileges.sql|s/SET search_path = pg_catalog, %I, pg_temp'/SET search_path = pg_catalog, %I, public, pg_temp'/|security|the rule pins SECURITY DEFINER and trigger functions to a search_path with public in it
 bare_name_in_c|src/queue.c|s/" finished_at = pg_catalog.clock_timestamp(), error = 'canceled before it started'"/" finished_at = clock_timestamp(), error = 'canceled before it started'"/|security|SQL built in C calls clock_timestamp() by a bare name
-upgrade_missing_trigger|sql/updates/0.1.0--0.2.0/20_catalog.sql|/^CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_workloads /d|upgrade|the upgrade script misses one statement (a TRUNCATE guard)
-store_runs_no_conflict|sql/22_store.sql|s/^\t\tON CONFLICT DO NOTHING RETURNING digest, manifest->'spec'->'measurements' AS measurements),/\t\tRETURNING digest, manifest->'spec'->'measurements' AS measurements),/|catalog_store|the store's runs INSERT without ON CONFLICT DO NOTHING (a run stored again fails)
-records_per_row|sql/39_records_insert.sql|s/FOR EACH STATEMENT EXECUTE FUNCTION kbench__records_after_insert();/FOR EACH ROW EXECUTE FUNCTION kbench__records_after_insert();/|catalog_store|the records kept by a trigger per row instead of per statement
-export_no_raw_samples|sql/20_export.sql|s/THEN jsonb_build_object('rawSamplesNs', to_jsonb(r.raw_samples_ns)) ELSE/THEN '{}' ELSE/|catalog_store|the export drops the runs' raw samples
-export_no_retractions|sql/20_export.sql|s/CASE WHEN r.retracted_at IS NOT NULL$/CASE WHEN false AND r.retracted_at IS NOT NULL/|catalog_store|the export drops retractions
+upgrade_missing_index|sql/updates/0.2.0--0.3.0.sql|/^CREATE INDEX kbench_jobs_agent_running_idx/d|upgrade|the 0.2.0--0.3.0 modfile misses one statement (the index of an agent's running jobs): an updated database differs from a fresh one
+update_script_no_code|Makefile|s/^\t  cat $(SQL_CODE); } > $@.tmp/\t  true; } > $@.tmp/|upgrade_scripts|an update script is built without the code files
+store_runs_no_conflict|sql/code/22_store.sql|s/^\t\tON CONFLICT DO NOTHING RETURNING digest, manifest->'spec'->'measurements' AS measurements),/\t\tRETURNING digest, manifest->'spec'->'measurements' AS measurements),/|catalog_store|the store's runs INSERT without ON CONFLICT DO NOTHING (a run stored again fails)
+records_per_row|sql/code/39_records.sql|s/FOR EACH STATEMENT EXECUTE FUNCTION kbench__records_after_insert();/FOR EACH ROW EXECUTE FUNCTION kbench__records_after_insert();/|catalog_store|the records kept by a trigger per row instead of per statement
+export_no_raw_samples|sql/code/20_export.sql|s/THEN jsonb_build_object('rawSamplesNs', to_jsonb(r.raw_samples_ns)) ELSE/THEN '{}' ELSE/|catalog_store|the export drops the runs' raw samples
+export_no_retractions|sql/code/20_export.sql|s/CASE WHEN r.retracted_at IS NOT NULL$/CASE WHEN false AND r.retracted_at IS NOT NULL/|catalog_store|the export drops retractions
 changepoint_shifted|src/continuous.c|s/out\[i\] = Int32GetDatum(cps\[i\] + 1);/out[i] = Int32GetDatum(cps[i] + 2);/|installcheck|change points reported one point late (kbench_segment, kbench_change_points)
-alert_not_notified|sql/50_continuous.sql|s/SELECT pg_notify('kbench_alerts', json_build_object/SELECT pg_notify('kbench_alerts_nobody', json_build_object/|continuous|an opened alert notifies no listener of kbench_alerts
+alert_not_notified|sql/code/51_alerts.sql|s/SELECT pg_notify('kbench_alerts', json_build_object/SELECT pg_notify('kbench_alerts_nobody', json_build_object/|continuous|an opened alert notifies no listener of kbench_alerts
 memory_mib_decimal|src/liger/liger_map.c|s/double\t\tb = mib \* 1048576.0;/double\t\tb = mib * 1e6;/|memory|Liger's memory MiB turned into bytes as MiB x 10^6
 harness_error_ignored|kernels/impl.c|s/return fail(be, KBC_ERROR, "%s: %s", kb_ext_label(\&x->cs), line + 4);/return KBC_OK;/|byo|an outside implementation's "err" answer taken as ok (the harness's result not checked)
-chart_unescaped|sql/60_charts.sql|s/kbench_svg_escape(coalesce(s.sr->>'name', ''))/coalesce(s.sr->>'name', '')/|charts|a chart writes a series name into SVG unescaped
+chart_unescaped|sql/code/61_chart.sql|s/kbench_svg_escape(coalesce(s.sr->>'name', ''))/coalesce(s.sr->>'name', '')/|charts|a chart writes a series name into SVG unescaped
 distill_temperature|kernels/ops/distill_jsd_loss.c|/^dj_cpu(/,/^}/s/^\t\t\tzs\[v\] = a;$/\t\t\tzs[v] = a \/ 2;/|kernels|the CPU distill_jsd_loss takes the student's logits at temperature 2
 distill_hard_weight|kernels/ops/distill_jsd_loss.c|/^dj_cpu(/,/^}/s/loss = ((float) DJ_WEIGHT_HARD \*/loss = ((float) 0.49 */|kernels|the CPU distill_jsd_loss weighs the hard loss 0.49, not 0.5 (the old rtol 1e-2 let it pass)
 staging_not_per_role|src/catalog.c|s/kbench_import_staging WHERE staged_by = $1 ORDER BY n"/kbench_import_staging ORDER BY n"/|security|a staged catalog import takes every role's staged lines, not only the caller's
-digest_prefix_no_index|sql/20_catalog.sql|/^CREATE INDEX kbench_runs_digest_prefix_idx/d|installcheck|a digest prefix read by scanning every run (no pattern index on kbench_runs.digest: starts_with is only a filter under C.UTF-8)
-report_no_row_cap|sql/61_report.sql|s/FILTER (WHERE k <= max_rows)//|charts|the report's speedups and regressions tables show every row (576 speedup rows on the whole catalog)
-repro_other_device_verified|sql/45_reproductions_link.sql|s/THEN CASE WHEN kbench__device_key(xe) = kbench__device_key(re) THEN 'verified'/THEN CASE WHEN true THEN 'verified'/|security|a reproduction on another device class verifies the run (and the export marks it)
-repro_job_id_shown|sql/45_reproductions_link.sql|s/CASE WHEN s.visible THEN l.job_id END AS job_id/l.job_id AS job_id/|security|kbench_reproductions shows every role the job ids of others' reproductions
-repro_table_public|sql/90_privileges.sql|s/^GRANT SELECT (reported_run, reproduced_run, requested_at) ON kbench_reproduction_jobs TO PUBLIC;/GRANT SELECT ON kbench_reproduction_jobs TO PUBLIC;/|security|PUBLIC reads the job ids and owners of reproductions from the table
-alerts_copy_by_text|sql/51_confirmations.sql|s/IF kbench__copying_into(TG_RELID) THEN/IF current_query() ILIKE 'copy kbench_runs%' THEN/|continuous|the alert trigger skips runs by the query's text (COPY kbench_runs TO STDOUT; SELECT kbench_ingest(...))
-alerts_restore_checked|sql/51_confirmations.sql|s/IF kbench__copying_into(TG_RELID) THEN/IF false THEN/|dump|a restore's COPY FROM into kbench_runs is checked against the rules again
-suppress_90_days|sql/50_continuous_alerts.sql|s/until > now() + interval '90 days'/until > now() + interval '900 days'/|continuous|a suppression may last longer than 90 days
-acknowledge_infinity|sql/50_continuous_alerts.sql|s/IF until IS NOT NULL AND NOT isfinite(until) THEN/IF false THEN/|continuous|until => 'infinity' is accepted
-suppress_anyones|sql/50_continuous_alerts.sql|s/IF NOT pg_has_role(session_user, 'kbench_admin', 'MEMBER')/IF false AND NOT pg_has_role(session_user, 'kbench_admin', 'MEMBER')/|continuous|a kbench_user suppresses alerts on other roles' runs
+digest_prefix_no_index|sql/schema/20_catalog.sql|/^CREATE INDEX kbench_runs_digest_prefix_idx/d|installcheck|a digest prefix read by scanning every run (no pattern index on kbench_runs.digest: starts_with is only a filter under C.UTF-8)
+report_no_row_cap|sql/code/65_report.sql|s/FILTER (WHERE k <= max_rows)//|charts|the report's speedups and regressions tables show every row (576 speedup rows on the whole catalog)
+repro_other_device_verified|sql/code/45_reproductions.sql|s/THEN CASE WHEN kbench__device_key(xe) = kbench__device_key(re) THEN 'verified'/THEN CASE WHEN true THEN 'verified'/|security|a reproduction on another device class verifies the run (and the export marks it)
+repro_job_id_shown|sql/code/45_reproductions.sql|s/CASE WHEN s.visible THEN l.job_id END AS job_id/l.job_id AS job_id/|security|kbench_reproductions shows every role the job ids of others' reproductions
+repro_table_public|sql/code/90_privileges.sql|s/^GRANT SELECT (reported_run, reproduced_run, requested_at) ON kbench_reproduction_jobs TO PUBLIC;/GRANT SELECT ON kbench_reproduction_jobs TO PUBLIC;/|security|PUBLIC reads the job ids and owners of reproductions from the table
+alerts_copy_by_text|sql/code/52_confirmations.sql|s/IF kbench__copying_into(TG_RELID) THEN/IF current_query() ILIKE 'copy kbench_runs%' THEN/|continuous|the alert trigger skips runs by the query's text (COPY kbench_runs TO STDOUT; SELECT kbench_ingest(...))
+alerts_restore_checked|sql/code/52_confirmations.sql|s/IF kbench__copying_into(TG_RELID) THEN/IF false THEN/|dump|a restore's COPY FROM into kbench_runs is checked against the rules again
+suppress_90_days|sql/code/51_alerts.sql|s/until > now() + interval '90 days'/until > now() + interval '900 days'/|continuous|a suppression may last longer than 90 days
+acknowledge_infinity|sql/code/51_alerts.sql|s/IF until IS NOT NULL AND NOT isfinite(until) THEN/IF false THEN/|continuous|until => 'infinity' is accepted
+suppress_anyones|sql/code/51_alerts.sql|s/IF NOT pg_has_role(session_user, 'kbench_admin', 'MEMBER')/IF false AND NOT pg_has_role(session_user, 'kbench_admin', 'MEMBER')/|continuous|a kbench_user suppresses alerts on other roles' runs
 liger_null|src/catalog.c|/not STRICT (source may be NULL)/{n;s/if (PG_ARGISNULL(0))/if (false)/}|FUZZ_SQL_ONLY=kbench_import_liger fuzz_sql|kbench_import_liger(NULL) and kbench_import_liger_file(NULL) read a null pointer (SIGSEGV)
 staging_truncate|src/catalog.c|s/"DELETE FROM %s.kbench_import_staging WHERE staged_by = $1"/"TRUNCATE %s.kbench_import_staging"/|crash_recovery|a staged import empties the staging table by TRUNCATE (and takes other roles' staged lines with it)
-staging_unlogged|sql/20_catalog.sql|s/^CREATE TABLE kbench_import_staging (/CREATE UNLOGGED TABLE kbench_import_staging (/|crash_recovery|the staging table is unlogged again (a crash empties it)
-markdown_device_raw|sql/50_continuous_summary.sql|s/coalesce(kbench__markdown_cell(a.device), '')/coalesce(a.device, '')/|security|kbench_summary_markdown writes a device name raw (HTML, row breaks, pipes, links)
+staging_unlogged|sql/schema/20_catalog.sql|s/^CREATE TABLE kbench_import_staging (/CREATE UNLOGGED TABLE kbench_import_staging (/|crash_recovery|the staging table is unlogged again (a crash empties it)
+markdown_device_raw|sql/code/53_gate.sql|s/coalesce(kbench__markdown_cell(a.device), '')/coalesce(a.device, '')/|security|kbench_summary_markdown writes a device name raw (HTML, row breaks, pipes, links)
 rejection_quote_whole|src/catalog.c|s/^#define KI_QUOTE_MAX 200$/#define KI_QUOTE_MAX 100000/|security|an import rejection quotes its line's content untruncated (up to the 1000-character cap of a reason)
-rejections_public|sql/20_import_rejections.sql|s/USING (imported_by = current_user OR pg_catalog.pg_has_role(current_user, 'pg_read_all_data'/USING (true OR pg_catalog.pg_has_role(current_user, 'pg_read_all_data'/|security|every role reads every import's rejection reasons
+rejections_public|sql/code/20_import_rejections.sql|s/USING (imported_by = current_user OR pg_catalog.pg_has_role(current_user, 'pg_read_all_data'/USING (true OR pg_catalog.pg_has_role(current_user, 'pg_read_all_data'/|security|every role reads every import's rejection reasons
 queue_unlocked|src/queue.c|s/LockAcquire(\&tag, ExclusiveLock, false, nowait)/LockAcquire(\&tag, ShareLock, false, nowait)/|installcheck|kbench_run takes the queue's lock in a mode that does not exclude another kbench_run (concurrent sessions pass the limits)
 queue_stale_snapshot|src/queue.c|s/PushActiveSnapshot(GetLatestSnapshot());/PushActiveSnapshot(GetTransactionSnapshot());/|installcheck|kbench_run counts the queue in a REPEATABLE READ transaction's old snapshot
 impl_path_unchecked|kernels/impl_source.c|s/^\tif (directory)$/\tif (false \&\& directory)/|byo|a registered file's path is not checked at a run (symbolic links followed, the allowed directory not required)
@@ -114,12 +115,12 @@ finish_unconditional|src/worker_jobs.c|s/ WHERE id = \$1 AND attempts = \$8 AND 
 postmaster_death_ignored|src/worker_run.c|s/return !PostmasterIsAlive();/return 0;/|supervise|a worker whose postmaster died runs its job (and child) to the end
 sweep_group_only|kernels/impl.c|s/for (int pass = 0; pass < 200; pass++)/for (int pass = 0; pass < 0; pass++)/|supervise|only the child's process group is killed: a daemon it started (setsid) outlives the job
 output_unbounded|kernels/impl_int.h|s/#define KB_EXT_OUTPUT_CAP ((size_t) 1 << 20)/#define KB_EXT_OUTPUT_CAP ((size_t) 1 << 34)/|supervise|all of a child's output is kept (16 GiB cap)
-job_status_raw_median|sql/37_job_status.sql|s/kbench_format_ns(r.median_ns) AS median/r.median_ns::text AS median/|installcheck|kbench_job_status shows the median in raw ns, not for people (issue 29 item 2)
-near_hint_any_letters|sql/37_resolve.sql|s/AND score \* 2 >= (SELECT count(\*) FROM g)//|installcheck|"did you mean" offers names that share any three letters (kbench_check('no-such-kernel') offered continuous-kernel)
-check_nested_context|sql/50_continuous_check.sql|s/PERFORM kbench__series_filter(implementation, operation, mode, environment, NULL);/NULL;/|installcheck|kbench_check's argument errors raised from the resolvers three calls down (ten lines of context)
-roofline_empty_blames_cost|sql/60_charts_roofline.sql|s/IF nsel = 0 THEN/IF false THEN/|charts|an empty roofline selection blames a missing cost formula
-resolver_no_datasheet_names|sql/37_resolve.sql|s/(kbench_device_of(e.digest)).name/NULL::text/|installcheck|'H100 SXM5' (the docs' spelling, a kbench_devices name) is an unknown environment
-register_no_role_check|sql/35_register.sql|s/IF NOT pg_catalog.pg_has_role(current_user, 'kbench_admin', 'USAGE') THEN/IF false THEN/|byo|registering without kbench_admin gives PostgreSQL's bare permission error, not the role needed
+job_status_raw_median|sql/code/37_job_status.sql|s/kbench_format_ns(r.median_ns) AS median/r.median_ns::text AS median/|installcheck|kbench_job_status shows the median in raw ns, not for people (issue 29 item 2)
+near_hint_any_letters|sql/code/37_resolve.sql|s/AND score \* 2 >= (SELECT count(\*) FROM g)//|installcheck|"did you mean" offers names that share any three letters (kbench_check('no-such-kernel') offered continuous-kernel)
+check_nested_context|sql/code/53_gate.sql|s/PERFORM kbench__series_filter(implementation, operation, mode, environment, NULL);/NULL;/|installcheck|kbench_check's argument errors raised from the resolvers three calls down (ten lines of context)
+roofline_empty_blames_cost|sql/code/63_chart_roofline.sql|s/IF nsel = 0 THEN/IF false THEN/|charts|an empty roofline selection blames a missing cost formula
+resolver_no_datasheet_names|sql/code/37_resolve.sql|s/(kbench_device_of(e.digest)).name/NULL::text/|installcheck|'H100 SXM5' (the docs' spelling, a kbench_devices name) is an unknown environment
+register_no_role_check|sql/code/35_implementations.sql|s/IF NOT pg_catalog.pg_has_role(current_user, 'kbench_admin', 'USAGE') THEN/IF false THEN/|byo|registering without kbench_admin gives PostgreSQL's bare permission error, not the role needed
 device_hint_lists_unserved|src/queue.c|s/errhint("Name one of those; kbench_agent_status lists the agents and the device classes they serve.")/errhint("kbench_agent_status lists the agents and the device classes they serve (cpu, cuda:H200); agent:NAME names one.")/|installcheck|kbench_run's unknown-device hint names cuda:H200 whether or not anything serves it, and not the live agents' classes
 EOF
 )
