@@ -46,14 +46,20 @@ SHLIB_LINK = $(KBENCH_LIB) -lcrypto -lzstd -lm -ldl -lpthread
 # temporary instance of the installed server (--temp-instance) with the
 # library preloaded (--temp-config, test/regress.conf).  Run it as a user
 # PostgreSQL accepts (bin/test.sh runs it as postgres when it is root).
-REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
-REGRESS_OPTS = --inputdir=test --outputdir=test --load-extension=$(EXTENSION) \
+# pg_regress reads its inputs where PostgreSQL's modules keep them:
+# sql/T.sql and expected/T.out at the top (sql/'s folders and the generated
+# kernelindex--*.sql are the extension's own SQL, not tests); what it
+# writes (results/, regression.diffs, the temporary instance) goes under
+# test/, out of the top level.
+REGRESS = $(patsubst sql/%.sql,%,$(sort $(filter-out sql/$(EXTENSION)--%,$(wildcard sql/*.sql))))
+REGRESS_OPTS = --inputdir=. --outputdir=test --load-extension=$(EXTENSION) \
 	--temp-config=test/regress.conf --temp-instance=test/tmp_check
 
-# The isolation specs have an instance of their own, test/isolation.conf:
-# the worker serves their database, and the queue limits are small.
-ISOLATION = $(patsubst test/specs/%.spec,%,$(sort $(wildcard test/specs/*.spec)))
-ISOLATION_OPTS = --inputdir=test --outputdir=test/isolation_output --load-extension=$(EXTENSION) \
+# The isolation specs (specs/T.spec, expected/T.out) have an instance of
+# their own, test/isolation.conf: the worker serves their database, and the
+# queue limits are small.
+ISOLATION = $(patsubst specs/%.spec,%,$(sort $(wildcard specs/*.spec)))
+ISOLATION_OPTS = --inputdir=. --outputdir=test/isolation_output --load-extension=$(EXTENSION) \
 	--temp-config=test/isolation.conf --temp-instance=test/tmp_check_isolation
 
 EXTRA_CLEAN = $(EXTENSION)-$(EXTVERSION).zip test/results test/regression.diffs test/regression.out test/isolation_output \

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test.sh: every test of kernelindex on a fresh Debian 12 machine.
 # Installs what is missing, builds, installs, and runs: `make installcheck`
-# (pg_regress over test/sql and test/expected, and the isolation specs of
-# test/specs, each on a temporary instance of its own with the library
+# (pg_regress over sql/*.sql and expected/, and the isolation specs of
+# specs/, each on a temporary instance of its own with the library
 # preloaded, see the Makefile), and every suite script in test/suites/ (C
 # unit tests, CLI, worker and import tests, the fuzzer), each of which
 # prints TAP lines "ok ..." / "not ok ...".  Ends with the line

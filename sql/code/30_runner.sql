@@ -47,7 +47,7 @@ CREATE OR REPLACE FUNCTION kbench_registry() RETURNS jsonb
 -- (kbench__claim('cuda:0', pid) below) and its pid; an agent (kbench_agent_claim,
 -- sql/85_fleet.sql) the names its devices answer to, its pid and its name.
 -- FOR UPDATE SKIP LOCKED lets concurrent claimers take different jobs
--- without waiting on each other (test/specs/claim.spec).  An agent never
+-- without waiting on each other (specs/claim.spec).  An agent never
 -- takes a paired A/B job (it runs in a worker: kb_compare) nor a job queued
 -- with no device (worker_only: kbench_run picked a worker's device).
 -- (PL/pgSQL, whose body is not checked against the table when it is made:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# charts.sh: the SVG charts and the HTML report (sql/60_charts.sql,
+# charts.sh: the SVG charts and the HTML report (sql/code/6*.sql,
 # docs/REPORTS.md) on the Liger history plus runs made here by the worker.
 #   - every chart is well-formed XML (xmllint), renders to PNG with
 #     rsvg-convert, and the PNG is not blank; its labels and legend are there;

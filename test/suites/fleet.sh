@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fleet.sh: kbench agents (kernels/agent/, sql/85_fleet.sql) beside the
+# fleet.sh: kbench agents (kernels/agent/, sql/*/85_fleet.sql) beside the
 # in-server worker, on a real server: three agents and the worker drain
 # 1,000 queued jobs, each run once; routing to a device class and to a
 # named agent; cancel and timeout of an agent's job; kill -9 of an agent

@@ -171,7 +171,7 @@ q "ALTER SYSTEM RESET kernelindex.agent_devices" && q "SELECT pg_reload_conf()" 
 ok "$(psql -X -At -q -c "SET enable_seqscan = off" -c "EXPLAIN (COSTS OFF) SELECT d.device FROM kbench_agent_devices d
       WHERE kbench__agent_names(d.agent, d.device, d.class, d.position = 0) @> ARRAY['cuda:Fake-GPU']" | grep -c 'Index Scan on kbench_agent_devices_names_idx')" 1 \
   "the route's lookup of a device name (kbench__agent_route) is an index scan"
-ok "$(grep -c "kbench__agent_names(d.agent, d.device, d.class, d.position = 0) @> ARRAY\[p_device\]" sql/85_fleet.sql)" 1 \
+ok "$(grep -c "kbench__agent_names(d.agent, d.device, d.class, d.position = 0) @> ARRAY\[p_device\]" sql/code/85_fleet.sql)" 1 \
   "... and kbench__agent_route asks it so"
 ok "$(psql -X -At -q -c "SET enable_seqscan = off" -c "EXPLAIN (COSTS OFF) SELECT count(*) FROM kbench_jobs j WHERE j.agent = 'm1' AND j.status = 'running'" | grep -c 'kbench_jobs_agent_running_idx')" 1 \
   "an agent's running jobs (kbench_workers, kbench_agent_status) are an index scan"

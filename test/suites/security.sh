@@ -57,7 +57,7 @@ psql -X -q -v ON_ERROR_STOP=1 <<'SQL' || { echo "not ok - setup"; exit 1; }
 CREATE SCHEMA kernelindex;
 CREATE EXTENSION kernelindex SCHEMA kernelindex;
 GRANT USAGE ON SCHEMA kernelindex TO PUBLIC;
--- what 0.1.0's documentation had one grant (sql/90_privileges.sql grants it already)
+-- what 0.1.0's documentation had one grant (sql/code/90_privileges.sql grants it already)
 GRANT EXECUTE ON FUNCTION kernelindex.kbench_run(text, text, jsonb, text, text, jsonb, interval, boolean, float8) TO kbench_user;
 CREATE ROLE alice LOGIN IN ROLE kbench_user;
 CREATE ROLE bob LOGIN IN ROLE kbench_user;
@@ -421,7 +421,7 @@ run 22023 "'layer_norm', 'forward', '{\"rows\": 100000000, \"hidden\": 100000000
 for i in "''" "'cuda/../../x'" "'cpu;id'" "'triton'" "repeat('c', 100000)" "'cuda/v99'"; do
   run 22023 "'layer_norm', 'forward', '$SMALL', implementation => $i"
 done
-# (a device in any case, blanks around it ignored, is a name the resolver takes: CPU and 'cpu ' queue on cpu, test/sql/resolve.sql)
+# (a device in any case, blanks around it ignored, is a name the resolver takes: CPU and 'cpu ' queue on cpu, sql/resolve.sql)
 for d in "''" "'cuda:'" "'cuda:-1'" "'cuda:99999999999999999999'" "'c pu'" "'gpu'" "'cpu:0'" "repeat('d', 100000)"; do
   run 22023 "'layer_norm', 'forward', '$SMALL', device => $d"
 done

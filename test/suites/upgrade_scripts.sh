@@ -24,13 +24,6 @@ echo "ok - make builds the install and update scripts"
 exec python3 - <<'PY'
 import glob, os, re
 
-parts = sorted(glob.glob('sql/[0-9][0-9]_*.sql'))
-released = {os.path.basename(p) for p in glob.glob('sql/released/*.sql')}
-
-# CREATE statements with a body: the name of each object a file creates.
-CREATE = re.compile(r'^CREATE\s+(?:OR\s+REPLACE\s+)?(FUNCTION|PROCEDURE|VIEW|AGGREGATE)\s+([a-z_0-9.@]+)',
-                    re.I | re.M)
-
 def statements(text):
     """The file's statements, split at ';' outside dollar quotes and comments."""
     out, cur, i, n = [], [], 0, len(text)

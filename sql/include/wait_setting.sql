@@ -1,4 +1,4 @@
--- \i test/sql/include/wait_setting.sql (pg_regress runs psql in the repository root, the test on its
+-- \i sql/include/wait_setting.sql (pg_regress runs psql in the repository root, the test on its
 -- standard input): after pg_reload_conf(), wait until this session has the new value
 -- of :setting (:want), at most 300 tries 0.1 s apart (a backend rereads the file between
 -- statements, once the postmaster has).  The caller sets wait_tries to 0 and ECHO to none (the

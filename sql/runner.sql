@@ -100,7 +100,7 @@ SELECT pg_reload_conf();
 \set wait_tries 0
 \set setting kernelindex.queue_limit
 \set want 2
-\i test/sql/include/wait_setting.sql
+\i sql/include/wait_setting.sql
 \set ECHO all
 BEGIN;
 SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}') IS NOT NULL AS queued;
