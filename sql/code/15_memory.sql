@@ -1,3 +1,6 @@
+-- Memory observations (docs/LIGER.md): their guard and their readers; the
+-- table is sql/schema/15_memory.sql.
+
 -- Refuse UPDATE, DELETE and TRUNCATE: observations are never changed or removed.
 CREATE OR REPLACE FUNCTION kbench__memory_append_only() RETURNS trigger
 	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$

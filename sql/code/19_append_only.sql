@@ -1,9 +1,7 @@
 --------------------------------------------------------------------------
 -- Append-only: the trigger functions that keep catalog rows from changing
--- or going (the triggers are in 20_catalog.sql, with the tables).  Before
--- the catalog: plpgsql reads the tables only when it runs.  0.2.0 changed
--- both bodies: CREATE OR REPLACE, so that the upgrade runs this part as it
--- is (sql/updates/0.1.0--0.2.0/19_append_only.sql is a link to it).
+-- or going (the triggers are in sql/code/20_catalog.sql).  Before
+-- the catalog: plpgsql reads the tables only when it runs.
 --------------------------------------------------------------------------
 
 -- Refuse an UPDATE that changes any column but the ones named in TG_ARGV,

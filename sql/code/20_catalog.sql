@@ -1,3 +1,6 @@
+-- Catalog: the functions and triggers over the tables of
+-- sql/schema/20_catalog.sql (src/catalog.c).
+
 -- A duration statistic of latencyNs as bigint ns.
 CREATE OR REPLACE FUNCTION kbench__ns(jsonb) RETURNS bigint
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -55,7 +58,7 @@ CREATE OR REPLACE FUNCTION kbench_environment_of(digest text, manifest jsonb) RE
 -- Append-only: identity never changes, runs are never deleted.
 --------------------------------------------------------------------------
 
--- The guards (kbench__immutable, kbench__no_delete): sql/19_append_only.sql.
+-- The guards (kbench__immutable, kbench__no_delete): sql/code/19_append_only.sql.
 
 CREATE OR REPLACE TRIGGER immutable BEFORE UPDATE ON kbench_runs
 	FOR EACH ROW EXECUTE FUNCTION kbench__immutable('unresolved', 'retracted_at', 'retraction_reason', 'superseded_by', 'supersession_reason');
@@ -103,9 +106,9 @@ CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_serving
 CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_catalog_rows FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
 CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_catalog_source_rows FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
 
--- Retraction and supersession: sql/20_withdrawal.sql.
+-- Retraction and supersession: sql/code/20_withdrawal.sql.
 
--- Storing: sql/22_store.sql (one INSERT per kind, called by src/store.c).
+-- Storing: sql/code/22_store.sql (one INSERT per kind, called by src/store.c).
 
 -- Ingest any manifest, or a composite {run, protocol, environment}
 -- document: validate, normalize, digest, store.  One row per manifest:
@@ -149,7 +152,7 @@ CREATE OR REPLACE FUNCTION kbench_import_liger_file(path text,
 	RETURNS record LANGUAGE sql
 	RETURN (SELECT r FROM @extschema@.kbench_import_liger(pg_read_file(path), 'liger-kernel-bench') r);
 
--- The export (kbench_export_catalog): sql/20_export.sql.
+-- The export (kbench_export_catalog): sql/code/20_export.sql.
 
 -- Reading the catalog is for everyone; writing goes through kbench_ingest
 -- and the imports, for the roles that own or are granted the tables.

@@ -1,9 +1,7 @@
 --------------------------------------------------------------------------
 -- The export: the catalog as JSON lines.  It reads what 0.2.0 added to the
 -- catalog (raw samples, retractions, supersessions, reproduction marks,
--- memory observations): CREATE OR REPLACE, so that the upgrade runs this
--- part as it is, after all it reads (sql/updates/0.1.0--0.2.0/53_export.sql
--- is a link to it).
+-- memory observations); plpgsql, so what it reads may come in later files.
 --------------------------------------------------------------------------
 
 -- The catalog as JSON lines in the kernelindex.dev export format

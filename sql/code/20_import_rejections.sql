@@ -1,10 +1,10 @@
 --------------------------------------------------------------------------
 -- Import rejections are marked with the role that ran the import, which
 -- (with kbench_admin and pg_read_all_data) alone reads them, by the policy
--- below; the table is in 20_catalog.sql.  A trigger, so
+-- below; the table is in sql/schema/20_catalog.sql.  A trigger, so
 -- that every writer of kbench_import_rejections (kbench__store_rejections,
--- a 0.1.0 database's row-at-a-time INSERT) marks them.  CREATE OR REPLACE:
--- the upgrade runs this part as it is (sql/updates/0.2.0--0.3.0/51_*).
+-- a 0.1.0 database's row-at-a-time INSERT) marks them.  The row-level
+-- security, the policy and the trigger are code: re-run by every update.
 --------------------------------------------------------------------------
 
 CREATE OR REPLACE FUNCTION kbench__import_rejection_role() RETURNS trigger
@@ -25,7 +25,7 @@ CREATE OR REPLACE TRIGGER imported_by BEFORE INSERT ON kbench_import_rejections
 -- imports and reads every import's source) and pg_read_all_data; not
 -- PUBLIC, which reads the counts in kbench_imports.  Imports before 0.3.0
 -- name no role: their rejections are kbench_admin's.  Dropped and made
--- again, so that this part re-runs (PUBLIC's SELECT: sql/90_privileges.sql).
+-- again, so that this part re-runs (PUBLIC's SELECT: sql/code/90_privileges.sql).
 ALTER TABLE kbench_import_rejections ENABLE ROW LEVEL SECURITY;
 DROP POLICY IF EXISTS kbench_import_rejections_visible ON kbench_import_rejections;
 CREATE POLICY kbench_import_rejections_visible ON kbench_import_rejections FOR SELECT

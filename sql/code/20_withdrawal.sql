@@ -1,10 +1,9 @@
 --------------------------------------------------------------------------
 -- Withdrawal: retracting and superseding runs (they stay in the catalog,
 -- marked, with the reason), and the same read from a catalog export.
--- The only writers of those columns (kbench__immutable, 20_catalog.sql,
--- refuses any other UPDATE).  The upgrade drops 0.1.0's kbench_retract and
--- kbench_supersede (they returned the run row) and runs this part through
--- the link sql/updates/0.1.0--0.2.0/81_withdrawal.sql.
+-- The only writers of those columns (kbench__immutable, 19_append_only.sql,
+-- refuses any other UPDATE).  The 0.1.0--0.2.0 modfile drops 0.1.0's
+-- kbench_retract and kbench_supersede (they returned the run row).
 --------------------------------------------------------------------------
 
 -- Retract a run: it stays in the catalog, marked, with the reason.  The run

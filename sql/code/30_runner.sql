@@ -1,7 +1,10 @@
+-- Runner: rights on the job table (sql/schema/30_runner.sql), the claim and
+-- kbench_run (src/queue.c, src/worker_*.c).
+
 REVOKE ALL ON kbench_jobs FROM PUBLIC;
 GRANT SELECT ON kbench_jobs TO PUBLIC;
 
--- The claim (kbench__claim): sql/31_claim.sql.
+-- The claim (kbench__claim) and queueing a job (kbench_run): below.
 
 -- Delete finished jobs older than the retention (kernelindex.history_retention
 -- when not given); their runs stay in the catalog.  The CPU worker calls it
@@ -18,7 +21,6 @@ CREATE OR REPLACE FUNCTION kbench_prune_jobs(older_than interval DEFAULT NULL) R
 $$;
 REVOKE ALL ON FUNCTION kbench_prune_jobs(interval) FROM PUBLIC;
 
--- Queueing a job (kbench_run): sql/31_run.sql.
 
 -- Wait for a job to finish (or the timeout) and return it.  Cancelling the
 -- waiting statement (Ctrl-C, statement_timeout) cancels the job, when the
@@ -36,16 +38,16 @@ CREATE OR REPLACE FUNCTION kbench_cancel(job_id bigint)
 CREATE OR REPLACE FUNCTION kbench__workers(OUT pid int, OUT device text, OUT product text, OUT state text,
 	OUT job_id bigint, OUT progress real, OUT started_at timestamptz)
 	RETURNS SETOF record AS 'MODULE_PATHNAME', 'kbench_workers' LANGUAGE C STABLE;
--- (The view, workers and agents together: sql/85_fleet.sql.)
+-- (The view, workers and agents together: sql/code/85_fleet.sql.)
 
 -- The kernels' registry: operations, their modes, axes, dtypes and
--- implementations (kbench_device_operations, sql/85_fleet.sql, reads it).
+-- implementations (kbench_device_operations, sql/code/85_fleet.sql, reads it).
 CREATE OR REPLACE FUNCTION kbench_registry() RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'kbench_registry' LANGUAGE C STABLE;
 -- Claim the oldest queued job of any of the devices for a worker or an
 -- agent: the one place jobs change hands.  A worker gives its device
 -- (kbench__claim('cuda:0', pid) below) and its pid; an agent (kbench_agent_claim,
--- sql/85_fleet.sql) the names its devices answer to, its pid and its name.
+-- sql/code/85_fleet.sql) the names its devices answer to, its pid and its name.
 -- FOR UPDATE SKIP LOCKED lets concurrent claimers take different jobs
 -- without waiting on each other (specs/claim.spec).  An agent never
 -- takes a paired A/B job (it runs in a worker: kb_compare) nor a job queued

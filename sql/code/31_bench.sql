@@ -1,8 +1,7 @@
 --------------------------------------------------------------------------
 -- kbench_bench: one statement that queues a job, commits and waits for it.
--- Its arguments changed in 0.2.0 (retry, wait, times in ns): the upgrade
--- drops 0.1.0's procedure (80_first_hour.sql) and runs this part through
--- the link sql/updates/0.1.0--0.2.0/81_bench.sql.
+-- Its arguments changed in 0.2.0 (retry, wait, times in ns): the
+-- 0.1.0--0.2.0 modfile drops 0.1.0's procedure.
 --------------------------------------------------------------------------
 
 -- Queue a job, commit, wait for it and return the result in one statement:

@@ -1,3 +1,6 @@
+-- Implementations other than kbench's own (docs/BYO.md): reading them and
+-- registering code to run; the table is sql/schema/35_implementations.sql.
+
 REVOKE ALL ON kbench_registered_implementations FROM PUBLIC;
 GRANT SELECT ON kbench_registered_implementations TO PUBLIC;
 -- The registration itself (src/implementations.c): stores the

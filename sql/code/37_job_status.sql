@@ -1,3 +1,10 @@
+--------------------------------------------------------------------------
+-- The job list: kbench_job_status over kbench_jobs (sql/schema/30_runner.sql)
+-- and the workers' progress.  Each release gives the view new last columns
+-- (CREATE OR REPLACE keeps the others).  After sql/code/36_units.sql: it
+-- reads kbench_format_ns.
+--------------------------------------------------------------------------
+
 -- Where the running jobs are, from the workers' shared memory: phase,
 -- progress (0..1) and the seconds expected to remain (NULL until the
 -- five-call estimate is known).  Only the jobs the caller may see
@@ -5,15 +12,6 @@
 -- writes nothing, so the view's readers (PUBLIC) may execute it.
 CREATE OR REPLACE FUNCTION kbench__job_progress(OUT job_id bigint, OUT phase text, OUT progress real, OUT rest_s float8)
 	RETURNS SETOF record AS 'MODULE_PATHNAME', 'kbench__job_progress' LANGUAGE C STABLE;
---------------------------------------------------------------------------
--- The job list: kbench_job_status over kbench_jobs (sql/30_runner.sql) and
--- the workers' progress (sql/31_job_status.sql).  Each release gives the
--- view new last columns: CREATE OR REPLACE, so that both upgrades run this
--- part as it is (links: sql/updates/0.1.0--0.2.0/83_job_status_view.sql,
--- sql/updates/0.2.0--0.3.0/83_job_status.sql).  After sql/36_units.sql: it
--- reads kbench_format_ns.
---------------------------------------------------------------------------
-
 -- The job list, at a glance: what runs where, how far along, what came out.
 -- security_invoker: the caller's row-level security applies (their own jobs).
 -- phase: queued, setup, warm-up, sampling, checking, storing, done (a job

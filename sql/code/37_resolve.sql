@@ -11,9 +11,7 @@
 --     hex digits, with or without 'sha256:';
 --   - ambiguous input is an error that lists the candidates, unknown input an
 --     error whose HINT lists the nearest names: never an empty result.
--- Every function here is CREATE OR REPLACE: the upgrade from 0.1.0 runs this
--- part as it is (sql/updates/0.1.0--0.2.0/37_first_hour_resolve.sql is a
--- link to it), replacing 0.1.0's resolvers.
+-- Every function here is CREATE OR REPLACE, replacing 0.1.0's resolvers.
 
 -- A digest prefix as typed ('sha256:f7a72ed4c0b1...', 'f7a72ed4c0b1') as the
 -- start of a stored digest ('sha256:f7a72ed4c0b1'), or NULL when it is not one

@@ -1,3 +1,6 @@
+-- Cohorts: the cohort of a run and the cohort views; the type kbench_cohort
+-- is sql/schema/38_cohorts.sql.
+
 CREATE OR REPLACE FUNCTION kbench_cohort_of(run_digest text) RETURNS kbench_cohort
 	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
 DECLARE

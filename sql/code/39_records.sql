@@ -1,4 +1,5 @@
--- The records trigger on insert (per statement): sql/39_records_insert.sql.
+-- Records: the triggers that keep kbench_cohort_bests and
+-- kbench_record_history (sql/schema/39_records.sql).
 
 -- After a run is retracted or superseded: its implementation's best and, if
 -- it led its cohort, the cohort's leader are recomputed.

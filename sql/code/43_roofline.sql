@@ -1,3 +1,6 @@
+-- Roofline: devices and costs (tables and seeds: sql/schema/43_roofline.sql),
+-- a workload's cost, the roofline view, what devices showed.
+
 -- The device row of an environment.
 CREATE OR REPLACE FUNCTION kbench_device_of(environment_digest text) RETURNS kbench_devices
 	LANGUAGE sql STABLE

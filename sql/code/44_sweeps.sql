@@ -50,9 +50,7 @@ BEGIN
 END $$;
 COMMENT ON FUNCTION kbench_sweep(text, text, text, text, text) IS 'latency along one axis of an operation''s workloads: per implementation, device, dtype and fixed axes, the best run''s median, p20 and p80 at each value';
 
--- The gate itself (kbench_check): sql/50_continuous_check.sql.
 
--- The Markdown summary (kbench_summary_markdown): sql/50_continuous_summary.sql.
 
 --------------------------------------------------------------------------
 -- Sweeps: the cartesian product of axis values queued in one call

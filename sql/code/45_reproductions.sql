@@ -1,3 +1,6 @@
+-- Reproductions: what the export says about a reproduced run, and the
+-- links the system records (the table: sql/schema/45_reproductions.sql).
+
 CREATE OR REPLACE FUNCTION kbench_reproduction_marks(run_digest text) RETURNS jsonb
 	LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 DECLARE
@@ -15,7 +18,7 @@ COMMENT ON FUNCTION kbench_reproduction_marks(text) IS 'what the catalog export 
 -- run than the reported one, passed its check on the same WorkloadCase on the
 -- same device class, "re-run elsewhere" on another device class.  The
 -- catalog export marks a verified run (kbench_reproduction_marks).  The
--- functions and the view are in sql/45_reproductions_link.sql (0.3.0).
+-- functions and the view are below.
 
 -- The request that reproduces a run: the kbench operation of its workload's
 -- OperationSpec, the mode its protocol names, its variable axes and dtype,
@@ -47,7 +50,7 @@ CREATE OR REPLACE FUNCTION kbench__reproduction_request(run_digest text,
 $$;
 REVOKE ALL ON FUNCTION kbench__reproduction_request(text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION kbench__reproduction_request(text) TO kbench_user;
--- PUBLIC reads the public facts, not whose job it is (sql/90_privileges.sql)
+-- PUBLIC reads the public facts, not whose job it is (sql/code/90_privileges.sql)
 REVOKE ALL ON kbench_reproduction_jobs FROM PUBLIC;
 CREATE OR REPLACE FUNCTION kbench__queue_reproduction(run_digest text, device text) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'kbench__queue_reproduction' LANGUAGE C VOLATILE;

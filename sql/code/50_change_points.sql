@@ -1,7 +1,9 @@
--- Continuous benchmarking (docs/ANALYTICS.md, "Continuous benchmarking"):
--- alert rules and alerts kept as runs land, confirmation reruns, change
--- points, the CI gate, sweeps queued in one call.  The arithmetic is C
--- (src/continuous.c).
+-- Continuous benchmarking (docs/ANALYTICS.md, "Continuous benchmarking"),
+-- one subject a file: change points (here), alert rules and alerts kept as
+-- runs land (51_alerts.sql), confirmation reruns (52), the CI gate and its
+-- Markdown summary (53), paired A/B comparisons (55), ranking by the
+-- difference (56); sweeps queued in one call are 44_sweeps.sql.  The
+-- arithmetic is C (src/continuous.c).
 
 --------------------------------------------------------------------------
 -- Change points

@@ -1,3 +1,6 @@
+-- Alerts: rules, alerts and their status, the checks as runs land,
+-- acknowledging and suppressing (tables: sql/schema/51_alerts.sql).
+
 -- An alert's status now: an acknowledgement or suppression whose time ran
 -- out falls back to the verdict, else open.
 CREATE OR REPLACE FUNCTION kbench_alert_effective_status(a kbench_alerts) RETURNS text
@@ -267,8 +270,8 @@ END $$;
 REVOKE ALL ON FUNCTION kbench__alert_check(text[], int, boolean) FROM PUBLIC;
 
 -- The trigger that judges confirmation reruns and checks every other run
--- as it lands (kbench__alerts_after_insert) is sql/51_confirmations.sql;
--- who silences alerts, and what a restore is, sql/50_continuous_alerts.sql.
+-- as it lands (kbench__alerts_after_insert) is sql/code/52_confirmations.sql;
+-- who silences alerts, and what a restore is, below.
 
 -- Define an alert rule.  implementation, operation, mode, environment and
 -- workload select the series (NULL: any), named as kbench_regressions takes
@@ -382,7 +385,7 @@ END $$;
 
 -- Reading rules and alerts is for everyone, as the analytics are; rules are
 -- for kbench_admin (they queue reruns for everyone); queuing sweeps for
--- kbench_user (acknowledging and suppressing: sql/50_continuous_alerts.sql).
+-- kbench_user (acknowledging and suppressing: below).
 GRANT SELECT ON kbench_alert_rules, kbench_alerts, kbench_alert_confirmations, kbench_alert_status TO PUBLIC;
 REVOKE ALL ON FUNCTION kbench_alert_rule(text, text, text, text, text, text, text, int, float8, float8, int, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION kbench_alert_rule_drop(text) FROM PUBLIC;
@@ -403,7 +406,7 @@ CREATE OR REPLACE FUNCTION kbench__copying_into(rel oid) RETURNS boolean
 REVOKE ALL ON FUNCTION kbench__copying_into(oid) FROM PUBLIC;
 
 -- The trigger that reads it, kbench__alerts_after_insert, is
--- sql/51_confirmations.sql (with the judging of confirmation reruns).
+-- sql/code/52_confirmations.sql (with the judging of confirmation reruns).
 
 -- Acknowledge an alert (seen, being handled) or suppress it (not to be
 -- reported), with a reason, until a time: a finite one; NULL: for good, for

@@ -1,3 +1,6 @@
+-- Confirmation reruns: the trigger on kbench_runs that judges them and
+-- checks every other run against the alert rules (sql/code/51_alerts.sql).
+
 -- Statement-level, after runs land (kbench_ingest, the imports, the
 -- runner): a confirmation rerun is judged; every other run is checked
 -- against the enabled rules.  A restore (a COPY FROM into kbench_runs named

@@ -1,3 +1,5 @@
+-- Paired A/B comparisons (the table: sql/schema/55_comparisons.sql).
+
 -- Queue a paired comparison of implementations a and b: one job; returns
 -- the comparison's id.  Validated as kbench_run validates (both sides).
 --   SELECT kbench_compare('layer_norm', 'backward', '{"rows": 4096, "hidden": 4096, "dtype": "bf16"}', 'cuda', 'cuda/v2');

@@ -1,3 +1,6 @@
+-- The roofline chart (kbench_chart_roofline), drawn by kbench_chart
+-- (sql/code/61_chart.sql).
+
 -- Roofline: one device, every competing run with a cost formula as a point
 -- (arithmetic intensity, achieved FLOP/s), the device's roofs (bandwidth x
 -- intensity up to the fp32 vector peak, and up to the matrix peak of each

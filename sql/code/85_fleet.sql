@@ -1,3 +1,6 @@
+-- Fleet: the functions and views of `kbench agent` (docs/FLEET.md); the
+-- tables are sql/schema/85_fleet.sql.
+
 REVOKE ALL ON kbench_agents, kbench_agent_devices, kbench_agent_sessions FROM PUBLIC;
 GRANT SELECT ON kbench_agents, kbench_agent_devices TO PUBLIC;
 
@@ -36,8 +39,8 @@ CREATE OR REPLACE FUNCTION kbench__job_manifests(operation text, mode text, work
 
 -- The job whose run this backend stores now (kbench_agent_finish, the
 -- worker), reset at the end of the transaction: a confirmation rerun is
--- judged by its job (sql/51_confirmations.sql).  The setter is not for
--- PUBLIC (sql/90_privileges.sql: a volatile kbench__ function).
+-- judged by its job (sql/code/52_confirmations.sql).  The setter is not for
+-- PUBLIC (sql/code/90_privileges.sql: a volatile kbench__ function).
 CREATE OR REPLACE FUNCTION kbench__set_storing_job(job_id bigint) RETURNS void
 	AS 'MODULE_PATHNAME', 'kbench__set_storing_job' LANGUAGE C VOLATILE;
 CREATE OR REPLACE FUNCTION kbench__storing_job() RETURNS bigint

@@ -1,6 +1,6 @@
 -- Privileges: who may do what, for every object of the extension, in one
--- place.  It runs last, after every part has made its objects (the upgrade
--- script ends with the same statements: sql/updates/*/99_privileges.sql).
+-- place.  It runs last, after every code file has made its objects, at
+-- install and at every update.
 -- docs/SQL.md, "Roles"; docs/ARCHITECTURE.md, "Name resolution and rights";
 -- test/suites/security.sh checks it.
 --
@@ -34,7 +34,7 @@ ALTER POLICY kbench_jobs_visible ON kbench_jobs
 
 -- Reproductions: which run reproduced which is public; the job's id, status
 -- and owner are its owner's (kbench_reproductions shows them to whoever
--- sees the job; sql/45_reproductions_link.sql).
+-- sees the job; sql/code/45_reproductions.sql).
 REVOKE ALL ON kbench_reproduction_jobs FROM PUBLIC;
 GRANT SELECT (reported_run, reproduced_run, requested_at) ON kbench_reproduction_jobs TO PUBLIC;
 
@@ -78,11 +78,11 @@ GRANT SELECT ON kbench_imports TO kbench_admin;
 
 -- Why lines were rejected: PUBLIC holds SELECT, and a row-level policy
 -- shows each role only the rejections of its own imports (kbench_admin and
--- pg_read_all_data: all).  The policy is in sql/20_import_rejections.sql.
+-- pg_read_all_data: all).  The policy is in sql/code/20_import_rejections.sql.
 REVOKE ALL ON kbench_import_rejections FROM PUBLIC;
 GRANT SELECT ON kbench_import_rejections TO PUBLIC;
 
--- Agents (sql/85_fleet.sql): kbench_agent registers, heartbeats, claims,
+-- Agents (sql/code/85_fleet.sql): kbench_agent registers, heartbeats, claims,
 -- stores its results and stops, through these SECURITY DEFINER functions
 -- only; it has no right on a table.
 REVOKE ALL ON FUNCTION kbench_agent_register(text, text, int, text, jsonb, text[]),

@@ -1,3 +1,8 @@
+-- The functions the schema calls before the code exists: a CHECK of
+-- kbench_operation_costs, its seed rows, the index of agent device names.
+-- CREATE OR REPLACE, run first at install and at every update
+-- (docs/UPGRADES.md); each is written here only.
+
 CREATE OR REPLACE FUNCTION kbench__registry_costs() RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'kbench__registry_costs' LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION kbench__registry_costs() IS 'the cost formulas of the kernels registry (kbench''s own operations), as kbench evaluates them: one object per operation and pass';

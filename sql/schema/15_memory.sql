@@ -7,12 +7,11 @@
 -- implementation, protocol and environment digests as the speed rows of the
 -- same kernel, provider, pass, sizes and GPU.  Runs kernelindex makes carry
 -- their peak memory as a run measurement (peak_memory, bytes) instead; the
--- memory analytics read both (sql/45_memory_analytics.sql).
+-- memory analytics read both (sql/code/45_memory_analytics.sql).
 --
 -- Append-only like the rest of the catalog: rows are added by the Liger
 -- import and the catalog import (src/memory.c), never changed or deleted,
 -- and they travel in kbench_export_catalog() as "memory_observations" rows.
--- (This part comes before sql/20_catalog.sql because the export reads it.)
 
 CREATE TABLE kbench_memory_observations (
 	source text NOT NULL,                 -- who measured: 'liger-kernel-bench'

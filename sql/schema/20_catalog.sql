@@ -173,7 +173,7 @@ CREATE TABLE kbench_runs (
 	CHECK ((superseded_by IS NULL) = (supersession_reason IS NULL))
 );
 -- a cohort's runs of one implementation in time order: the alert checks read a
--- family's runs before and after a landed one as ranges of it (sql/50_continuous.sql)
+-- family's runs before and after a landed one as ranges of it (sql/code/51_alerts.sql)
 CREATE INDEX ON kbench_runs (workload_digest, protocol_digest, environment_digest, implementation_digest, observed_at, digest);
 CREATE INDEX ON kbench_runs (implementation_digest);
 CREATE INDEX ON kbench_runs (protocol_digest);
@@ -249,7 +249,7 @@ CREATE TABLE kbench_imports (
 -- Why each line was rejected or skipped.  A reason may quote the line (at
 -- most 200 characters of it, src/catalog.c), so a row is seen only by the
 -- role that ran the import, kbench_admin and pg_read_all_data (the policy
--- is in sql/20_import_rejections.sql); the counts are in kbench_imports for all.
+-- is in sql/code/20_import_rejections.sql); the counts are in kbench_imports for all.
 CREATE TABLE kbench_import_rejections (
 	import_id bigint NOT NULL,          -- kbench_imports.id
 	line bigint NOT NULL,

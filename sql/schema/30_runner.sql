@@ -42,7 +42,7 @@ CREATE INDEX ON kbench_jobs (finished_at);
 CREATE INDEX ON kbench_jobs (owner);
 
 -- A user sees their own jobs; members of pg_read_all_data see every job
--- (and kbench_admin: sql/90_privileges.sql sets the policy's final form).
+-- (and kbench_admin: sql/code/90_privileges.sql sets the policy's final form).
 ALTER TABLE kbench_jobs ENABLE ROW LEVEL SECURITY;
 CREATE POLICY kbench_jobs_visible ON kbench_jobs FOR SELECT
 	USING (owner = current_user OR pg_has_role(current_user, 'pg_read_all_data', 'USAGE'));

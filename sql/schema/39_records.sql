@@ -45,7 +45,7 @@ SELECT pg_catalog.pg_extension_config_dump('kbench_record_history_id_seq', '');
 
 -- The current records (kbench_records) and each cohort's record alone
 -- (kbench_leaders) are views over kbench_cohort_bests, written once, in
--- sql/50_continuous.sql, with the rule they rank by (the 95% interval of
+-- sql/code/56_ranking.sql, with the rule they rank by (the 95% interval of
 -- the difference between two bests).
 -- kbench_leaders reads the record of each cohort without ranking every
 -- implementation first: one ordered index pass over the bests.

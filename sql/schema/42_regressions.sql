@@ -1,3 +1,5 @@
+-- Regressions: the type the scoring functions return (sql/code/42_regressions.sql).
+
 -- A flagged point of a series, as the scoring functions return it.
 CREATE TYPE kbench__flag AS (
 	workload_digest text,

@@ -65,7 +65,7 @@ COMMENT ON TABLE kbench_operation_costs IS 'compulsory bytes and FLOPs per call 
 -- there, every pass included (the registry has no backward for jsd and
 -- distill_jsd_loss, which Liger times with the gradient computed in the
 -- forward pass).
--- (kbench__registry_costs(): sql/43_registry_costs.sql)
+-- (kbench__registry_costs(): sql/prelude/00_schema_functions.sql)
 INSERT INTO kbench_operation_costs (operation, mode, bytes, flops, compute, note, seeded)
 	SELECT operation, mode, bytes, flops, compute, note, true
 	  FROM jsonb_to_recordset(kbench__registry_costs())

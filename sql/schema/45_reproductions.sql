@@ -1,3 +1,5 @@
+-- Reproductions (the functions and the view: sql/code/45_reproductions.sql).
+
 -- Which job reproduces which run.  Written by the system only: the link by
 -- kbench__queue_reproduction (src/queue.c) with the job it queued, the job's
 -- run by kbench__reproduction_finished when the job finishes (issue 24).

@@ -6,9 +6,8 @@
 -- Everything an agent does goes through the SECURITY DEFINER functions
 -- below: kbench_agent has no right on any table.
 --
--- The part is re-run as it is by the upgrades (a link in
--- sql/updates/0.2.0--0.3.0): its tables and indexes are made only when
--- missing, its functions and views replaced.
+-- The functions and views: sql/code/85_fleet.sql; kbench__agent_names,
+-- which an index here calls: sql/prelude/.
 --
 -- Routing: a job's device is what kbench_run was given.  Besides the
 -- in-server workers' "cpu" and "cuda:N", it may name
@@ -22,7 +21,7 @@
 
 -- The role of agents (a login role per agent host is made a member of it):
 -- only the kbench_agent_* functions below, no table rights.  Cluster-wide,
--- made only when missing, like sql/05_roles.sql.
+-- made only when missing, like sql/schema/05_roles.sql.
 DO $roles$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'kbench_agent') THEN
