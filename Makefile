@@ -12,7 +12,7 @@ LIGER_SRCS = $(sort $(wildcard src/liger/*.c))
 EXT_SRCS = $(sort $(wildcard src/*.c))
 OBJS = $(LIGER_SRCS:.c=.o) $(EXT_SRCS:.c=.o)
 
-# The SQL as TimescaleDB ships it (docs/ARCHITECTURE.md, "Upgrades"):
+# The SQL as TimescaleDB ships it (docs/UPGRADES.md):
 #   sql/prelude/*.sql  the few functions a table, index or seed row of the
 #                      schema calls (CREATE OR REPLACE), run before it;
 #   sql/schema/*.sql   what runs once, at install: roles, types, tables,

@@ -3,7 +3,7 @@
 -- data migrations, and the DROPs of the 0.1.0 functions whose arguments or
 -- result type changed (the code makes them again).  The Makefile puts it,
 -- with the modfiles after it, between sql/prelude/ and sql/code/ in
--- kernelindex--0.1.0--VERSION.sql (docs/ARCHITECTURE.md, "Upgrades").  The
+-- kernelindex--0.1.0--VERSION.sql (docs/UPGRADES.md).  The
 -- tables new in 0.2.0 are made here as 0.2.0 made them; later modfiles
 -- change them as they changed.  No function body here.
 

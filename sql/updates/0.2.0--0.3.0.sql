@@ -1,7 +1,7 @@
 -- kernelindex modfile 0.2.0 -> 0.3.0: what the code (sql/code/, re-run by
 -- every update script) cannot express: new columns and indexes, data
 -- migrations, DROPs.  The Makefile puts it between the modfiles before it
--- (from older releases) and sql/code/ (docs/ARCHITECTURE.md, "Upgrades").
+-- (from older releases) and sql/code/ (docs/UPGRADES.md).
 -- A DROP of a 0.2.0 function says IF EXISTS: from 0.1.0, the modfiles run
 -- one after the other and 0.2.0's code never ran.  No function body here.
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # upgrade_scripts.sh: the install and update scripts are generated from
-# schema, code and modfiles (docs/ARCHITECTURE.md, "Upgrades"), each body
+# schema, code and modfiles (docs/UPGRADES.md), each body
 # written once:
 #   - nothing under sql/ is a symbolic link;
 #   - every code file (sql/code/, and sql/prelude/) is re-runnable: its
