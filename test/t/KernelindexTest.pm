@@ -23,8 +23,9 @@
 #       sets KBENCH_CUDA_LIB and KBENCH_FAKE_CUDA=@mode for the servers
 #       started after it (the postmaster inherits them).  Returns the folder;
 #       ki_fake_mode(DIR, MODE) changes the mode the next open reads.
-#   ki_q(NODE, SQL)            one query on database kbench (dies on an error)
-#   ki_wait(NODE, SQL)         poll a boolean query on kbench until true
+#   ki_q(NODE, SQL)            one query on the node's database (kbench, or
+#                              postgres without the preload; dies on an error)
+#   ki_wait(NODE, SQL)         poll a boolean query there until true
 #                              (poll_query_until: at most 180 s,
 #                              PG_TEST_TIMEOUT_DEFAULT); false if never
 #   ki_wait_job(NODE, ID)      until job ID is neither queued nor running
@@ -82,6 +83,7 @@ sub ki_node
 	push @conf, @{ $o{conf} // [] };
 	$node->append_conf('postgresql.conf', join("\n", @conf) . "\n");
 	$node->start;
+	$node->{_ki_database} = $db;
 	$node->safe_psql('postgres', "CREATE DATABASE $db") if $db ne 'postgres';
 	$node->safe_psql($db, 'CREATE EXTENSION kernelindex')
 	  unless defined $o{extension} && !$o{extension};
@@ -121,13 +123,13 @@ sub ki_fake_mode
 sub ki_q
 {
 	my ($node, $sql, %params) = @_;
-	return $node->safe_psql('kbench', $sql, %params);
+	return $node->safe_psql($node->{_ki_database} // 'kbench', $sql, %params);
 }
 
 sub ki_wait
 {
 	my ($node, $sql) = @_;
-	return $node->poll_query_until('kbench', $sql);
+	return $node->poll_query_until($node->{_ki_database} // 'kbench', $sql);
 }
 
 sub ki_wait_job
