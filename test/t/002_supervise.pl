@@ -18,9 +18,10 @@ use KernelindexTest;
 use Time::HiRes qw(usleep);
 
 my $dir = ki_fake_cuda();
-my ($out, $rc) = run_command([ 'cc', '-std=c11', '-O2', '-Wall', '-Wextra', '-Werror', '-fPIC', '-shared',
-	"-I$KI_ROOT/kernels", '-o', "$dir/libln.so", "$KI_ROOT/test/byo/ln_lib.c", '-lm' ]);
-BAIL_OUT("the test library does not build: $out->[1]") if $?;
+my $out = '';
+IPC::Run::run([ 'cc', '-std=c11', '-O2', '-Wall', '-Wextra', '-Werror', '-fPIC', '-shared',
+	"-I$KI_ROOT/kernels", '-o', "$dir/libln.so", "$KI_ROOT/test/byo/ln_lib.c", '-lm' ], '>&', \$out)
+  or BAIL_OUT("the test library does not build: $out");
 append_to_file("$dir/hold", '');
 # the postmaster inherits these (the fake's hold file, which stops a call while it names it;
 # ln_slow's sleep, in s; ln_daemon's sleeper: a number of this run's, one a failed run left

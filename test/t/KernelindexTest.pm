@@ -93,10 +93,9 @@ sub ki_node
 sub ki_fake_cuda
 {
 	my (%o) = @_;
-	my ($out, $rc) = run_command(
-		[ 'make', '-s', '-C', "$KI_ROOT/kernels", 'NVCC=', 'fake-cuda' ]);
-	BAIL_OUT("the fake CUDA backend does not build: $out->[0]$out->[1]")
-	  if $?;
+	my $out = '';
+	IPC::Run::run([ 'make', '-s', '-C', "$KI_ROOT/kernels", 'NVCC=', 'fake-cuda' ], '>&', \$out)
+	  or BAIL_OUT("the fake CUDA backend does not build: $out");
 	my $dir = PostgreSQL::Test::Utils::tempdir('fake_cuda');
 	copy("$KI_ROOT/kernels/build/libkbench_fake_cuda.so", $dir)
 	  or BAIL_OUT("cannot copy the fake CUDA backend: $!");
