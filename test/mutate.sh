@@ -3,7 +3,8 @@
 # deliberate bug (one sed expression on one file).  In a scratch copy of
 # this working tree, with a private PostgreSQL (tools/pg_sandbox.sh), each
 # is applied alone, built and installed, and the suite that should catch it
-# is run: "caught" when that suite reports a failure, "NOT CAUGHT" when it
+# is run (a suite of test/suites, installcheck, or a Perl test of test/t
+# named NNN_name.pl): "caught" when that suite reports a failure, "NOT CAUGHT" when it
 # passes with the bug in.  The file is restored before the next one.
 #
 #   test/mutate.sh [NAME...]      (default: every mutation; about 35 minutes on a loaded 2-core machine)
@@ -48,7 +49,7 @@ unchecked_competes|kernels/request.c|s/\t\treturn "incomplete_evidence";/\t\tret
 cancel_queued_silent|src/queue.c|s/" SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",/" SELECT pg_catalog.pg_notify('kbench_nobody', '') FROM j",/|guards|cancelling a queued job notifies no listener
 catalog_written_as_caller|src/catalog_writer.c|s/SetUserIdAndSecContext(owner, w->save_sec/SetUserIdAndSecContext(w->save_userid, w->save_sec/|security|ingests and imports write the catalog with the caller's rights
 catalog_writer_unsafe_schema|src/catalog_writer.c|s/if (w->save_userid != owner \&\& !ki_schema_is_safe(\&why))/if (false \&\& !ki_schema_is_safe(\&why))/|security|the owner writes for a role while others may create in the schema
-worker_wrong_digest|src/worker_jobs.c|s/KI_KIND_BENCHMARK_PROTOCOL, res->protocol_digest,/KI_KIND_BENCHMARK_PROTOCOL, res->environment_digest,/|runner|the worker files kb_run's protocol under another digest
+worker_wrong_digest|src/worker_jobs.c|s/KI_KIND_BENCHMARK_PROTOCOL, res->protocol_digest,/KI_KIND_BENCHMARK_PROTOCOL, res->environment_digest,/|001_runner.pl|the worker files kb_run's protocol under another digest
 memory_digest_no_length|sql/15_memory.sql|s/ AND length(workload_digest) = 71//|memory|a memory observation's workload digest may have 65 digits
 ab_min_samples|kernels/measure.c|s/m->nrep < m->pr.min_samples ? m->pr.min_samples :/m->nrep < 1 ? 1 :/|compare|the minimum of 10 samples is not applied
 ab_flush_fixed|kernels/cache.c|s/: (KB_CPU_FLUSH_FACTOR \* kb_cpu_cache_bytes(NULL) + 63) \/ 64 \* 64;/: (int64_t) 256 << 20;/|compare|the CPU flush is a fixed 256 MiB again
@@ -93,13 +94,13 @@ repro_other_device_verified|sql/45_reproductions_link.sql|s/THEN CASE WHEN kbenc
 repro_job_id_shown|sql/45_reproductions_link.sql|s/CASE WHEN s.visible THEN l.job_id END AS job_id/l.job_id AS job_id/|security|kbench_reproductions shows every role the job ids of others' reproductions
 repro_table_public|sql/90_privileges.sql|s/^GRANT SELECT (reported_run, reproduced_run, requested_at) ON kbench_reproduction_jobs TO PUBLIC;/GRANT SELECT ON kbench_reproduction_jobs TO PUBLIC;/|security|PUBLIC reads the job ids and owners of reproductions from the table
 alerts_copy_by_text|sql/51_confirmations.sql|s/IF kbench__copying_into(TG_RELID) THEN/IF current_query() ILIKE 'copy kbench_runs%' THEN/|continuous|the alert trigger skips runs by the query's text (COPY kbench_runs TO STDOUT; SELECT kbench_ingest(...))
-alerts_restore_checked|sql/51_confirmations.sql|s/IF kbench__copying_into(TG_RELID) THEN/IF false THEN/|dump|a restore's COPY FROM into kbench_runs is checked against the rules again
+alerts_restore_checked|sql/51_confirmations.sql|s/IF kbench__copying_into(TG_RELID) THEN/IF false THEN/|006_dump.pl|a restore's COPY FROM into kbench_runs is checked against the rules again
 suppress_90_days|sql/50_continuous_alerts.sql|s/until > now() + interval '90 days'/until > now() + interval '900 days'/|continuous|a suppression may last longer than 90 days
 acknowledge_infinity|sql/50_continuous_alerts.sql|s/IF until IS NOT NULL AND NOT isfinite(until) THEN/IF false THEN/|continuous|until => 'infinity' is accepted
 suppress_anyones|sql/50_continuous_alerts.sql|s/IF NOT pg_has_role(session_user, 'kbench_admin', 'MEMBER')/IF false AND NOT pg_has_role(session_user, 'kbench_admin', 'MEMBER')/|continuous|a kbench_user suppresses alerts on other roles' runs
 liger_null|src/catalog.c|/not STRICT (source may be NULL)/{n;s/if (PG_ARGISNULL(0))/if (false)/}|FUZZ_SQL_ONLY=kbench_import_liger fuzz_sql|kbench_import_liger(NULL) and kbench_import_liger_file(NULL) read a null pointer (SIGSEGV)
-staging_truncate|src/catalog.c|s/"DELETE FROM %s.kbench_import_staging WHERE staged_by = $1"/"TRUNCATE %s.kbench_import_staging"/|crash_recovery|a staged import empties the staging table by TRUNCATE (and takes other roles' staged lines with it)
-staging_unlogged|sql/20_catalog.sql|s/^CREATE TABLE kbench_import_staging (/CREATE UNLOGGED TABLE kbench_import_staging (/|crash_recovery|the staging table is unlogged again (a crash empties it)
+staging_truncate|src/catalog.c|s/"DELETE FROM %s.kbench_import_staging WHERE staged_by = $1"/"TRUNCATE %s.kbench_import_staging"/|003_crash_recovery.pl|a staged import empties the staging table by TRUNCATE (and takes other roles' staged lines with it)
+staging_unlogged|sql/20_catalog.sql|s/^CREATE TABLE kbench_import_staging (/CREATE UNLOGGED TABLE kbench_import_staging (/|003_crash_recovery.pl|the staging table is unlogged again (a crash empties it)
 markdown_device_raw|sql/50_continuous_summary.sql|s/coalesce(kbench__markdown_cell(a.device), '')/coalesce(a.device, '')/|security|kbench_summary_markdown writes a device name raw (HTML, row breaks, pipes, links)
 rejection_quote_whole|src/catalog.c|s/^#define KI_QUOTE_MAX 200$/#define KI_QUOTE_MAX 100000/|security|an import rejection quotes its line's content untruncated (up to the 1000-character cap of a reason)
 rejections_public|sql/20_import_rejections.sql|s/USING (imported_by = current_user OR pg_catalog.pg_has_role(current_user, 'pg_read_all_data'/USING (true OR pg_catalog.pg_has_role(current_user, 'pg_read_all_data'/|security|every role reads every import's rejection reasons
@@ -109,11 +110,11 @@ impl_path_unchecked|kernels/impl_source.c|s/^\tif (directory)$/\tif (false \&\& 
 impl_digest_unchecked|kernels/impl_source.c|s/if (ok \&\& expected \&\& strcmp(expected, src->digest) != 0)/if (false \&\& ok \&\& expected)/|byo|a registered file's content is not compared with the digest recorded at registration
 harness_clock_looked_up|kernels/python/kbench_harness.py|s/^    clock = _monotonic_ns$/    clock = lambda: time.monotonic_ns()/|byo|the harness looks its clock up in the time module at timing time (an implementation can replace it)
 parent_clock_unchecked|kernels/impl.c|s/if (x->timed >= MIN_TIMED \&\& 2 \* x->unaccounted > x->timed)/if (false \&\& x->timed >= MIN_TIMED)/|byo|kbench does not check the child's reported times against its own clock around each round trip
-sibling_recovered|src/worker_recovery.c|s/" OR (j.worker_pid = %d AND/" OR (false AND j.worker_pid = %d AND/|supervise|a starting worker recovers the live jobs of its sibling on the same device
-finish_unconditional|src/worker_jobs.c|s/ WHERE id = \$1 AND attempts = \$8 AND worker_pid = \$9 AND status = 'running'%s"/ WHERE id = $1%s"/|supervise|a worker's finish overwrites a job that is no longer its attempt
-postmaster_death_ignored|src/worker_run.c|s/return !PostmasterIsAlive();/return 0;/|supervise|a worker whose postmaster died runs its job (and child) to the end
-sweep_group_only|kernels/impl.c|s/for (int pass = 0; pass < 200; pass++)/for (int pass = 0; pass < 0; pass++)/|supervise|only the child's process group is killed: a daemon it started (setsid) outlives the job
-output_unbounded|kernels/impl_int.h|s/#define KB_EXT_OUTPUT_CAP ((size_t) 1 << 20)/#define KB_EXT_OUTPUT_CAP ((size_t) 1 << 34)/|supervise|all of a child's output is kept (16 GiB cap)
+sibling_recovered|src/worker_recovery.c|s/" OR (j.worker_pid = %d AND/" OR (false AND j.worker_pid = %d AND/|002_supervise.pl|a starting worker recovers the live jobs of its sibling on the same device
+finish_unconditional|src/worker_jobs.c|s/ WHERE id = \$1 AND attempts = \$8 AND worker_pid = \$9 AND status = 'running'%s"/ WHERE id = $1%s"/|002_supervise.pl|a worker's finish overwrites a job that is no longer its attempt
+postmaster_death_ignored|src/worker_run.c|s/return !PostmasterIsAlive();/return 0;/|002_supervise.pl|a worker whose postmaster died runs its job (and child) to the end
+sweep_group_only|kernels/impl.c|s/for (int pass = 0; pass < 200; pass++)/for (int pass = 0; pass < 0; pass++)/|002_supervise.pl|only the child's process group is killed: a daemon it started (setsid) outlives the job
+output_unbounded|kernels/impl_int.h|s/#define KB_EXT_OUTPUT_CAP ((size_t) 1 << 20)/#define KB_EXT_OUTPUT_CAP ((size_t) 1 << 34)/|002_supervise.pl|all of a child's output is kept (16 GiB cap)
 job_status_raw_median|sql/37_job_status.sql|s/kbench_format_ns(r.median_ns) AS median/r.median_ns::text AS median/|installcheck|kbench_job_status shows the median in raw ns, not for people (issue 29 item 2)
 near_hint_any_letters|sql/37_resolve.sql|s/AND score \* 2 >= (SELECT count(\*) FROM g)//|installcheck|"did you mean" offers names that share any three letters (kbench_check('no-such-kernel') offered continuous-kernel)
 check_nested_context|sql/50_continuous_check.sql|s/PERFORM kbench__series_filter(implementation, operation, mode, environment, NULL);/NULL;/|installcheck|kbench_check's argument errors raised from the resolvers three calls down (ten lines of context)
@@ -147,16 +148,25 @@ chmod -R a+rX "$WORK"
 
 build() { make -s NVCC= >/dev/null 2>&1 && make -s -C kernels NVCC= >/dev/null 2>&1 && make -s NVCC= install >/dev/null 2>&1; }
 suite() { # "ENV=... name": run it; 0 when it passed.  "installcheck": make installcheck (pg_regress
-  # and the isolation specs, as bin/test.sh runs it: as postgres when root)
+  # and the isolation specs, as bin/test.sh runs it: as postgres when root); "NNN_name.pl": the Perl
+  # test test/t/NNN_name.pl (make prove_installcheck, as postgres when root)
   local spec=$1 name env=() log=$2 rc
   read -ra words <<<"$spec"
   name=${words[-1]}; env=("${words[@]:0:${#words[@]}-1}")
+  local as=()
   if [ "$name" = installcheck ]; then
-    local as=()
     [ "$(id -u)" -eq 0 ] && { chmod -R a+rwX test 2>/dev/null; as=(runuser -u postgres -- env "PATH=$PATH"); }
-    env "${env[@]}" "${as[@]}" make -s installcheck >"$log" 2>&1
+    env "${env[@]}" "${as[@]}" make -s installcheck TAP_TESTS= >"$log" 2>&1
     rc=$?
     grep -E '\.\.\. FAILED' "$log" | sed 's/^/not ok - installcheck: /' >>"$log"
+  elif [[ "$name" == *.pl ]]; then
+    # (the fake GPU built first, where root may write kernels/; prove -v prints "not ok N - ...")
+    make -s -C kernels NVCC= fake-cuda >/dev/null 2>&1
+    [ "$(id -u)" -eq 0 ] && { chmod -R a+rwX test 2>/dev/null; as=(runuser -u postgres -- env "PATH=$PATH"); }
+    env "${env[@]}" timeout "${MUTATE_SUITE_S:-1800}" "${as[@]}" make -s prove_installcheck PROVE_TESTS="test/t/$name" PROVE_FLAGS=-v >"$log" 2>&1
+    rc=$?
+    [ "$rc" = 124 ] && echo "not ok - the test did not finish within ${MUTATE_SUITE_S:-1800} s" >>"$log"
+    [ "$rc" != 0 ] && ! grep -qE '^not ok' "$log" && echo "not ok - test/t/$name exited with status $rc" >>"$log"
   else
     # a suite that does not end (a mutation that makes a statement take hours) fails
     env "${env[@]}" timeout "${MUTATE_SUITE_S:-1800}" bash "test/suites/$name.sh" >"$log" 2>&1
