@@ -7,6 +7,9 @@ use strict;
 use warnings FATAL => 'all';
 use FindBin;
 use lib $FindBin::RealBin;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
 use KernelindexTest;
 
 my $node = ki_node('runner', devices => 'cpu');

@@ -14,6 +14,9 @@ use strict;
 use warnings FATAL => 'all';
 use FindBin;
 use lib $FindBin::RealBin;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
 use KernelindexTest;
 use Time::HiRes qw(usleep);
 

@@ -10,6 +10,9 @@ use strict;
 use warnings FATAL => 'all';
 use FindBin;
 use lib $FindBin::RealBin;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
 use KernelindexTest;
 
 my $fake = ki_fake_cuda(log => 1);

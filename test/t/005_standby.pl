@@ -12,6 +12,9 @@ use strict;
 use warnings FATAL => 'all';
 use FindBin;
 use lib $FindBin::RealBin;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
 use KernelindexTest;
 
 my $primary = ki_node('primary', devices => 'cpu', allows_streaming => 1);

@@ -3,10 +3,12 @@
 #
 #   use FindBin;
 #   use lib $FindBin::RealBin;
+#   use PostgreSQL::Test::Cluster;
+#   use PostgreSQL::Test::Utils;
+#   use Test::More;
 #   use KernelindexTest;
 #
-# and gets PostgreSQL::Test::Cluster, PostgreSQL::Test::Utils and Test::More
-# with it, plus:
+# and gets:
 #
 #   ki_node(NAME, devices => 'cpu', conf => [LINES], ...)
 #       a node of PostgreSQL::Test::Cluster, started, with the library
@@ -19,8 +21,9 @@
 #       a worker killed with SIGKILL must not take the server down.
 #   ki_fake_cuda(mode => 'ok', log => 1)
 #       the fake CUDA backend of test/fake_cuda, built (make -C kernels
-#       fake-cuda, where this user may write kernels/) and copied into a temporary folder with its mode file;
-#       sets KBENCH_CUDA_LIB and KBENCH_FAKE_CUDA=@mode for the servers
+#       fake-cuda, where this user may write kernels/) and copied into a
+#       temporary folder with its mode file (and calls.log with log => 1,
+#       KBENCH_FAKE_CUDA_LOG); sets KBENCH_CUDA_LIB and KBENCH_FAKE_CUDA=@mode for the servers
 #       started after it (the postmaster inherits them).  Returns the folder;
 #       ki_fake_mode(DIR, MODE) changes the mode the next open reads.
 #   ki_q(NODE, SQL)            one query on the node's database (kbench, or
@@ -52,15 +55,6 @@ our @EXPORT = qw(ki_node ki_fake_cuda ki_fake_mode ki_q ki_wait ki_wait_job
 our $KI_ROOT = abs_path(dirname(__FILE__) . '/../..');
 our $KI_TINY =
   '{"warmup_ms": 0, "rep_ms": 0.01, "flush_bytes": 0, "max_samples": 3}';
-
-# Whoever uses this module uses what it stands on.
-sub import
-{
-	my $caller = caller;
-	eval "package $caller; use PostgreSQL::Test::Cluster; use PostgreSQL::Test::Utils; use Test::More; 1"
-	  or die $@;
-	__PACKAGE__->export_to_level(1, @_);
-}
 
 sub ki_node
 {
