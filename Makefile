@@ -62,11 +62,38 @@ ISOLATION = $(patsubst specs/%.spec,%,$(sort $(wildcard specs/*.spec)))
 ISOLATION_OPTS = --inputdir=. --outputdir=test/isolation_output --load-extension=$(EXTENSION) \
 	--temp-config=test/isolation.conf --temp-instance=test/tmp_check_isolation
 
+# The server tests (test/t/NNN_name.pl, Perl on PostgreSQL::Test::Cluster, as
+# PostgreSQL's own modules test theirs): `make prove_installcheck`, or with
+# PROVE_TESTS=test/t/NNN_name.pl one of them, PROVE_FLAGS=-v every TAP line.
+# Each starts the servers it needs from the installed PostgreSQL (pg_config's
+# bindir, first on PATH); their data and logs go to test/t/tmp_check.  Like
+# installcheck, they run as a user PostgreSQL accepts (not root).
+TAP_TESTS = 1
+
 EXTRA_CLEAN = $(EXTENSION)-$(EXTVERSION).zip test/results test/regression.diffs test/regression.out test/isolation_output \
-	test/tmp_check test/tmp_check_isolation test/log
+	test/tmp_check test/tmp_check_isolation test/log test/t/tmp_check
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# (after PGXS, which sets them empty)
+PROVE_TESTS = $(sort $(wildcard test/t/[0-9][0-9][0-9]_*.pl))
+PROVE_FLAGS = --timer
+# PGXS's prove_installcheck, with the tests' scratch folder (TESTDIR's
+# tmp_check) in test/t rather than in the repository's root, which the
+# postgres user may not write when root runs the tests.
+define prove_installcheck
+rm -rf '$(CURDIR)'/test/t/tmp_check && \
+$(MKDIR_P) '$(CURDIR)'/test/t/tmp_check && \
+cd $(srcdir) && \
+   TESTDIR='$(CURDIR)/test/t' PATH="$(bindir):$(CURDIR):$$PATH" \
+   PGPORT='6$(DEF_PGPORT)' \
+   PG_REGRESS='$(top_builddir)/src/test/regress/pg_regress' \
+   $(PROVE) $(PG_PROVE_FLAGS) $(PROVE_FLAGS) $(PROVE_TESTS)
+endef
+.PHONY: prove_installcheck
+prove_installcheck:
+	$(prove_installcheck)
 
 $(OBJS): src/core/ki_json.h src/core/ki_schema.h src/kernelindex.h src/store.h src/runner.h src/estimate.h src/catalog_import.h $(wildcard src/liger/*.h) kernels/kbench.h
 

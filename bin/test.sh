@@ -3,10 +3,12 @@
 # Installs what is missing, builds, installs, and runs: `make installcheck`
 # (pg_regress over sql/*.sql and expected/, and the isolation specs of
 # specs/, each on a temporary instance of its own with the library
-# preloaded, see the Makefile), and every suite script in test/suites/ (C
-# unit tests, CLI, worker and import tests, the fuzzer), each of which
-# prints TAP lines "ok ..." / "not ok ...".  Ends with the line
-# "N passed, N failed, N skipped".  Exit status 0 only when nothing failed.
+# preloaded, see the Makefile), the server tests in Perl (test/t/*.pl on
+# PostgreSQL::Test::Cluster, `make prove_installcheck`, one at a time), and
+# every suite script in test/suites/ (C unit tests, CLI, import tests, the
+# fuzzer), each of which prints TAP lines "ok ..." / "not ok ...".  Ends with
+# the line "N passed, N failed, N skipped".  Exit status 0 only when nothing
+# failed.
 #
 # Skips: a suite skips a test only when this machine lacks what it needs,
 # and says so: "ok - # SKIP needs=CMD[,CMD] what was not run".  A skip is
@@ -51,13 +53,14 @@ tally() {
 }
 
 # 1. make installcheck: pg_regress and the isolation specs, each on its own
-#    temporary instance (PostgreSQL refuses root: then as postgres).
+#    temporary instance (PostgreSQL refuses root: then as postgres).  The Perl
+#    tests, which installcheck also runs (TAP_TESTS), are counted apart (2.).
 as_owner=()
 if [ "$(id -u)" -eq 0 ]; then
   chmod -R a+rwX test 2>/dev/null || true
   as_owner=(runuser -u postgres -- env "PATH=$PATH")
 fi
-"${as_owner[@]}" make -s installcheck >"$LOG/regress.log" 2>&1
+"${as_owner[@]}" make -s installcheck TAP_TESTS= >"$LOG/regress.log" 2>&1
 rc=$?
 cat "$LOG/regress.log"
 p=$(grep -cE '^(test| )\s*\S+\s+\.\.\. ok' "$LOG/regress.log" || true)
@@ -69,7 +72,29 @@ for d in test/regression.diffs test/isolation_output/regression.diffs; do
 done
 passed=$((passed + p)); failed=$((failed + f))
 
-# 2. suites (each starts a cluster of its own if it needs one)
+# 2. the server tests in Perl, each one `make prove_installcheck` (as postgres when root),
+#    its TAP lines ("ok 3 - ...", prove -v) counted as a suite's are.  A test that dies or
+#    plans wrongly (prove exits non-zero and no "not ok" line says why) is one failure.
+#    The fake GPU some of them use is built here first, where root may write kernels/.
+make -s -C kernels NVCC= fake-cuda >"$LOG/fake-cuda.log" 2>&1 || cat "$LOG/fake-cuda.log"
+for t in test/t/[0-9][0-9][0-9]_*.pl; do
+  [ -f "$t" ] || continue
+  name=$(basename "$t" .pl)
+  echo "== tap $name"
+  "${as_owner[@]}" make -s prove_installcheck PROVE_TESTS="$t" PROVE_FLAGS=-v >"$LOG/$name.log" 2>&1
+  rc=$?
+  cat "$LOG/$name.log"
+  f0=$failed
+  # (prove's own lines, such as the bare "ok" after a file's plan, are not tests)
+  tally < <(grep -E '^(not )?ok [0-9]+' "$LOG/$name.log") >"$LOG/$name.tally"
+  cat "$LOG/$name.tally"
+  if [ "$rc" -ne 0 ] && [ "$failed" -eq "$f0" ]; then
+    echo "not ok - $t exited with status $rc (it died or planned wrongly)"; failed=$((failed + 1))
+    tail -30 "test/t/tmp_check/log/regress_log_$name" 2>/dev/null | sed 's/^/# /'
+  fi
+done
+
+# 3. suites (each starts a cluster of its own if it needs one)
 for s in test/suites/*.sh; do
   [ -f "$s" ] || continue
   name=$(basename "$s" .sh)

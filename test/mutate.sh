@@ -3,7 +3,8 @@
 # deliberate bug (one sed expression on one file).  In a scratch copy of
 # this working tree, with a private PostgreSQL (tools/pg_sandbox.sh), each
 # is applied alone, built and installed, and the suite that should catch it
-# is run: "caught" when that suite reports a failure, "NOT CAUGHT" when it
+# is run (a suite of test/suites, installcheck, or a Perl test of test/t
+# named NNN_name.pl): "caught" when that suite reports a failure, "NOT CAUGHT" when it
 # passes with the bug in.  The file is restored before the next one.
 #
 #   test/mutate.sh [NAME...]      (default: every mutation; about 35 minutes on a loaded 2-core machine)
@@ -148,16 +149,25 @@ chmod -R a+rX "$WORK"
 
 build() { make -s NVCC= >/dev/null 2>&1 && make -s -C kernels NVCC= >/dev/null 2>&1 && make -s NVCC= install >/dev/null 2>&1; }
 suite() { # "ENV=... name": run it; 0 when it passed.  "installcheck": make installcheck (pg_regress
-  # and the isolation specs, as bin/test.sh runs it: as postgres when root)
+  # and the isolation specs, as bin/test.sh runs it: as postgres when root); "NNN_name.pl": the Perl
+  # test test/t/NNN_name.pl (make prove_installcheck, as postgres when root)
   local spec=$1 name env=() log=$2 rc
   read -ra words <<<"$spec"
   name=${words[-1]}; env=("${words[@]:0:${#words[@]}-1}")
+  local as=()
   if [ "$name" = installcheck ]; then
-    local as=()
     [ "$(id -u)" -eq 0 ] && { chmod -R a+rwX test 2>/dev/null; as=(runuser -u postgres -- env "PATH=$PATH"); }
-    env "${env[@]}" "${as[@]}" make -s installcheck >"$log" 2>&1
+    env "${env[@]}" "${as[@]}" make -s installcheck TAP_TESTS= >"$log" 2>&1
     rc=$?
     grep -E '\.\.\. FAILED' "$log" | sed 's/^/not ok - installcheck: /' >>"$log"
+  elif [[ "$name" == *.pl ]]; then
+    # (the fake GPU built first, where root may write kernels/; prove -v prints "not ok N - ...")
+    make -s -C kernels NVCC= fake-cuda >/dev/null 2>&1
+    [ "$(id -u)" -eq 0 ] && { chmod -R a+rwX test 2>/dev/null; as=(runuser -u postgres -- env "PATH=$PATH"); }
+    env "${env[@]}" timeout "${MUTATE_SUITE_S:-1800}" "${as[@]}" make -s prove_installcheck PROVE_TESTS="test/t/$name" PROVE_FLAGS=-v >"$log" 2>&1
+    rc=$?
+    [ "$rc" = 124 ] && echo "not ok - the test did not finish within ${MUTATE_SUITE_S:-1800} s" >>"$log"
+    [ "$rc" != 0 ] && ! grep -qE '^not ok' "$log" && echo "not ok - test/t/$name exited with status $rc" >>"$log"
   else
     # a suite that does not end (a mutation that makes a statement take hours) fails
     env "${env[@]}" timeout "${MUTATE_SUITE_S:-1800}" bash "test/suites/$name.sh" >"$log" 2>&1

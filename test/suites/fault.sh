@@ -1,18 +1,15 @@
 #!/usr/bin/env bash
 # fault.sh: the CUDA fault paths of the runner on a host without a GPU,
 # through the fake CUDA backend of test/fake_cuda (loaded with
-# KBENCH_CUDA_LIB; its behaviour chosen by KBENCH_FAKE_CUDA).  The kbench CLI
-# under each fault, then a server whose only worker serves cuda:0: a fault
-# fails the job with the CUDA message and the worker goes on; too little
-# memory is refused before allocating; a kernel that never finishes ends as
-# timeout and the worker is replaced, also when the backend itself never
-# returns.  Every kbench command runs under `timeout`, every wait for the
-# server is bounded.
-# Prints TAP lines.  KEEP_LOG=FILE keeps a copy of the server log.
+# KBENCH_CUDA_LIB; its behaviour chosen by KBENCH_FAKE_CUDA): the kbench CLI
+# under each fault, and bench/device.sh end to end on the fake device.  (The
+# worker under the same faults, a server whose only worker serves cuda:0, is
+# the Perl test test/t/004_fault.pl.)  Every kbench command runs under
+# `timeout`, every wait is bounded.
+# Prints TAP lines.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
-source bin/pgcluster.sh
 source test/lib/tap.sh
 
 # ---------------------------------------------------------------- the fake
@@ -36,7 +33,7 @@ fi
 # A directory the server's user can read: the library, the mode file, the call log.
 FAKE=$(mktemp -d /tmp/kernelindex-fake.XXXXXX)
 chmod 755 "$FAKE"
-trap '[ -n "${KEEP_LOG:-}" ] && cp "$KI_CLUSTER_DIR/server.log" "$KEEP_LOG"; ki_cluster_stop; rm -rf "$FAKE"' EXIT
+trap 'rm -rf "$FAKE"' EXIT
 cp kernels/build/libkbench_fake_cuda.so "$FAKE/"
 echo ok >"$FAKE/mode"
 touch "$FAKE/calls.log"
@@ -147,112 +144,3 @@ dev=$(env -u KBENCH_CUDA_LIB -u KBENCH_FAKE_CUDA DEVICE_DRY=1 IMPLS=cuda PHASE_S
 ok "$rc $(printf '%s\n' "$dev" | grep -c "^# db: the bundle's libkbench_cuda.so does not serve cuda:0 here; building kernels/ and restarting") $(grep -c '| failed device_unavailable: cuda:0 is not available' "$DOUT/ret/db_table.txt")" \
   "1 1 4" "device.sh phase 1 without a usable GPU: tries a libkbench_cuda.so built here once, then the 4 jobs fail with the device's reason"
 rm -rf "$DOUT"
-
-# ---------------------------------------------------------------- the server
-# The postmaster inherits this environment (pg_ctl, through runuser as root);
-# the worker reads the fake's mode from the file at every open.
-export KBENCH_FAKE_CUDA=@$FAKE/mode
-ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'kbench'" \
-                 "kernelindex.devices = 'cuda:0'" || { echo "not ok - the cluster starts"; exit 1; }
-createdb kbench && psql -X -q -d kbench -c "CREATE EXTENSION kernelindex" || { echo "not ok - extension created"; exit 1; }
-export PGDATABASE=kbench
-q() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1"; }
-TINY='{"warmup_ms": 0, "rep_ms": 0.01, "flush_bytes": 0, "max_samples": 3}'
-# queue a layer_norm job on cuda:0 in mode $1 (timeout $2, default the GUC's); prints its id
-job() {
-  echo "$1" >"$FAKE/mode"
-  q "SELECT kbench_run('layer_norm', 'forward', '{\"rows\": 8, \"hidden\": 8}', device => 'cuda:0',
-       protocol => '$TINY'${2:+, timeout => '$2'})"
-}
-finished() { wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_jobs WHERE id = $1" "$2"; }
-idle_worker() { wait_for "SELECT count(*) = 1 FROM kbench_workers WHERE state = 'idle' AND pid IS NOT NULL AND pid <> ${1:-0}" "$2"; }
-worker_pid() { q "SELECT pid FROM kbench_workers"; }
-
-idle_worker 0 30 || echo "# the worker did not start"
-ok "$(q "SELECT device || ' | ' || product FROM kbench_workers")" "cuda:0 | Fake GPU (kernelindex test double)" \
-  "kbench_workers shows the fake device"
-
-j=$(job ok); finished "$j" 30
-ok "$(q "SELECT status || ' ' || run_status FROM kbench_jobs WHERE id = $j")" "passed passed" "a job on the fake device passes"
-
-# A kernel variant asked for by name from SQL, on the GPU worker: filed under its own implementation.
-echo ok >"$FAKE/mode"
-for impl in cuda cuda/v2; do
-  j=$(q "SELECT kbench_run('layer_norm', 'backward', '{\"rows\": 8, \"hidden\": 8}', implementation => '$impl',
-          device => 'cuda:0', protocol => '$TINY')"); finished "$j" 30
-  ok "$(q "SELECT j.status || ' ' || i.name || ' ' || (i.manifest->'spec'->'callable'->>'symbol') FROM kbench_jobs j
-           JOIN kbench_runs r ON r.digest = j.run_digest JOIN kbench_implementations i ON i.digest = r.implementation_digest
-           WHERE j.id = $j")" \
-    "passed kbench-layer-norm-cuda$([ $impl = cuda ] || echo -v2) layer_norm_cuda$([ $impl = cuda ] || echo /v2)" \
-    "kbench_run(implementation => '$impl') on cuda:0 goes to the GPU worker and files the run under $impl's implementation (the fake runs the CPU code: no CUDA kernel runs here)"
-done
-ok "$(q "SELECT string_agg(operation || ' ' || implementations::text, '; ' ORDER BY operation) FROM kbench_device_operations")" \
-  "distill_jsd_loss {cuda,cuda/v2}; jsd {cuda}; layer_norm {cuda,cuda/v2}; megatron_cross_entropy {cuda,cuda/v2}" \
-  "kbench_device_operations lists each operation's kernel variants for the GPU worker"
-ok "$(psql -X -At -q -c "SELECT kbench_run('jsd', 'forward', '{\"tokens\": 8, \"vocab\": 8}', implementation => 'cuda/v2', device => 'cuda:0')" 2>&1 | head -1)" \
-  "ERROR:  cannot queue jsd forward: unknown variant 'v2' for jsd; allowed: v1" "an unknown variant is refused when queued"
-
-j=$(job fault_call); finished "$j" 30
-pid=$(q "SELECT worker_pid FROM kbench_jobs WHERE id = $j")
-ok "$(q "SELECT status || ' ' || run_status FROM kbench_jobs WHERE id = $j")" "failed runtime_error" \
-  "a kernel fault fails the job, run_status runtime_error"
-ok "$(q "SELECT error FROM kbench_jobs WHERE id = $j")" \
-  "runtime_error: prepare: cudaErrorIllegalAddress (an illegal memory access was encountered) at fake_cuda.c: layer_norm_cuda" \
-  "... its error names runtime_error and CUDA's message"
-ok "$(q "SELECT r.status FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.id = $j")" runtime_error \
-  "... and its run is stored with status runtime_error (docs/SQL.md: the run is in kbench_runs either way)"
-j=$(job ok); finished "$j" 30
-ok "$(q "SELECT status || ' ' || worker_pid FROM kbench_jobs WHERE id = $j")" "passed $pid" \
-  "the next job runs in the same worker (the sticky error is reset at the next open)"
-
-j=$(job fault_sync); finished "$j" 30
-ok "$(q "SELECT status || ' ' || run_status || ' ' || (error LIKE 'runtime_error: prepare: %an illegal memory access was encountered%') FROM kbench_jobs WHERE id = $j")" \
-  "failed runtime_error true" "a fault that surfaces at the wait fails the job the same way"
-
-j=$(job fault_open); finished "$j" 30
-ok "$(q "SELECT status || ' ' || coalesce(run_status::text, 'no run') FROM kbench_jobs WHERE id = $j")" "failed no run" \
-  "a device that cannot be opened fails the job without a run"
-ok "$(q "SELECT error LIKE 'device_unavailable: cuda:0 is not available: cudaErrorDevicesUnavailable%' FROM kbench_jobs WHERE id = $j")" t \
-  "... with CUDA's words"
-
-: >"$FAKE/calls.log"
-j=$(job nomem); finished "$j" 30
-ok "$(q "SELECT status || ' ' || run_status FROM kbench_jobs WHERE id = $j")" "failed resource_exceeded" \
-  "too little device memory: resource_exceeded"
-ok "$(q "SELECT error FROM kbench_jobs WHERE id = $j")" \
-  "resource_exceeded: workload needs 0.06 GiB on cuda:0, which has 0.00 GiB free of 16.00 GiB" "... saying what was needed"
-ok "$(grep -c ' alloc' "$FAKE/calls.log")" 0 "... refused before allocating anything"
-
-# A kernel that never finishes; the backend keeps its promise and times out.
-: >"$FAKE/calls.log"
-pid=$(worker_pid)
-j=$(job hang '3 seconds')
-finished "$j" 20
-ok "$(q "SELECT status || ' ' || run_status FROM kbench_jobs WHERE id = $j")" "timeout timeout" \
-  "a kernel that never finishes: the job ends as timeout, its run recorded"
-ok "$(q "SELECT error FROM kbench_jobs WHERE id = $j")" \
-  "stopped after the job's timeout of 3 s (prepare: the device did not finish within 3 s)" "... saying where it stopped"
-ok "$(q "SELECT finished_at - started_at < interval '3 s' + interval '3 s' FROM kbench_jobs WHERE id = $j")" t \
-  "... within seconds of its timeout"
-ok "$(grep -c 'blocked forever' "$FAKE/calls.log")" 0 "... without waiting for the device after the timeout"
-idle_worker "$pid" 15 || echo "# no new worker"
-ok "$(q "SELECT pid <> $pid FROM kbench_workers")" t "the worker exits after the timeout and a new one starts"
-j=$(job ok); finished "$j" 30
-ok "$(q "SELECT status FROM kbench_jobs WHERE id = $j")" passed "... and runs the next job"
-
-# The worst case: the backend's wait itself never returns.  The watchdog.
-pid=$(worker_pid)
-j=$(job hang_forever '2 seconds')
-finished "$j" 30
-ok "$(q "SELECT status || ' ' || coalesce(run_status::text, 'no run') FROM kbench_jobs WHERE id = $j")" "timeout no run" \
-  "a backend that never returns: the job ends as timeout"
-ok "$(q "SELECT error FROM kbench_jobs WHERE id = $j")" \
-  "stopped after the job's timeout of 00:00:02: the device did not return, and the worker for cuda:0 (pid $pid) was restarted" \
-  "... saying why"
-ok "$(q "SELECT finished_at - started_at < interval '2 s' + interval '10 s' FROM kbench_jobs WHERE id = $j")" t \
-  "... within seconds of its timeout (the watchdog's grace is 5 s)"
-idle_worker "$pid" 15 || echo "# no new worker"
-j=$(job ok); finished "$j" 30
-ok "$(q "SELECT status FROM kbench_jobs WHERE id = $j") $(q "SELECT pid <> $pid FROM kbench_workers")" "passed t" \
-  "a new worker runs the next job"
-ok "$(q "SELECT count(*) FROM kbench_jobs WHERE status IN ('queued', 'running')")" 0 "nothing left queued or running"

@@ -6,8 +6,8 @@
 # README), copied into build/pgNN; the extension compiled against it with -Werror in a
 # copy of the checkout (build/pgNN-ext, so that the checkout's own objects, compiled for
 # 15, stay) and installed there; then in that copy `make installcheck` (pg_regress and the
-# isolation specs) and the worker, upgrade and security suites (runner.sh, upgrade.sh,
-# security.sh) on that server.  Every TAP line is prefixed with "pgNN: ".
+# isolation specs), the worker's Perl test (test/t/001_runner.pl) and the upgrade and
+# security suites (upgrade.sh, security.sh) on that server.  Every TAP line is prefixed with "pgNN: ".
 #
 # Opt-in: KI_PGMAJORS="17 18" runs it (bin/test.sh passes it through).  Unset, the suite
 # skips: the first build of a major from source takes long on a 2-core machine (README),
@@ -59,7 +59,7 @@ for major in $KI_PGMAJORS; do
     export KI_PGBIN=$bin PATH=$bin:$PATH GIT_DIR=$GIT_DIR_ABS
     as_owner=()
     if [ "$(id -u)" -eq 0 ]; then chmod -R a+rwX test; as_owner=(runuser -u postgres -- env "PATH=$PATH"); fi
-    "${as_owner[@]}" make -s "${mk[@]}" installcheck >regress.log 2>&1
+    "${as_owner[@]}" make -s "${mk[@]}" installcheck TAP_TESTS= >regress.log 2>&1
     rc=$?
     # pg_regress of 15 prints "test NAME ... ok", of 16 and later TAP ("ok 1 - NAME  12 ms")
     sed -nE 's/^(test| )?[[:space:]]*([a-z_0-9]+)[[:space:]]+\.\.\. ok.*/ok - installcheck \2/p
@@ -67,7 +67,9 @@ for major in $KI_PGMAJORS; do
       s/^(ok|not ok)[[:space:]]+[0-9]+[[:space:]]+[-+][[:space:]]+([a-z_0-9]+).*/\1 - installcheck \2/p' regress.log
     grep -qE '\.\.\. ok|^ok[[:space:]]+[0-9]+' regress.log || echo "not ok - installcheck ran no test (status $rc)"
     [ "$rc" -eq 0 ] || { echo "not ok - installcheck exited with status $rc"; head -100 test/regression.diffs test/isolation_output/regression.diffs 2>/dev/null | sed 's/^/# /'; }
-    for s in runner upgrade security; do
+    "${as_owner[@]}" make -s "${mk[@]}" prove_installcheck PROVE_TESTS=test/t/001_runner.pl PROVE_FLAGS=-v 2>&1 |
+      sed -nE 's/^(ok|not ok) [0-9]+( - |$)/\1 - runner: /p; /^#/p'
+    for s in upgrade security; do
       bash "test/suites/$s.sh" 2>&1 | sed -nE "s/^(ok|not ok)( - |$)/\1 - $s: /p; /^#/p"
     done
   ) | sed -E "s/^(not ok|ok) - /\1 - pg$major: /"
