@@ -31,7 +31,7 @@ ln_eps|kernels/ops/layer_norm.c|s/rs = 1.0f \/ sqrtf(v + (float) LN_EPS);/rs = 1
 gate_half|kernels/run.c|s/res->correctness.matched_ratio < 1.0/res->correctness.matched_ratio < 0.5/|gate|a run fails only when under half of the values match
 notify_passed_only|src/worker_jobs.c|s/"SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",/"SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j WHERE $2 = 'passed'",/|guards|only passed jobs notify
 kbench_not_in_bindir|Makefile|s/ln -s '\$(pkglibdir)\/'\$\$p/true/|packaging|make install no longer links kbench into PostgreSQL's bindir
-kbench_argv0_dir|kernels/backend.c|s/if (strchr(info.dli_fname, '\/') == NULL)/if (false)/|packaging|kbench found on PATH looks for its harness beside argv[0], not its real path
+kbench_argv0_dir|kernels/host.c|s/if (strchr(info.dli_fname, '\/') == NULL)/if (false)/|packaging|kbench found on PATH looks for its harness beside argv[0], not its real path
 claim_no_skip_locked|sql/31_claim.sql|s/ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)/ORDER BY id LIMIT 1)/|guards|FOR UPDATE SKIP LOCKED removed from the claim
 deadline_5x|src/worker_run.c|s/(int64_t) (job->timeout_ms \* 1e6)/(int64_t) (job->timeout_ms * 5e6)/|guards|the worker's deadline is 5x the job's timeout
 retraction_undone|sql/19_append_only.sql|s/IF OLD.retracted_at IS NOT NULL/IF false AND OLD.retracted_at IS NOT NULL/|guards|a retraction no longer permanent
@@ -82,7 +82,7 @@ export_no_retractions|sql/20_export.sql|s/CASE WHEN r.retracted_at IS NOT NULL$/
 changepoint_shifted|src/continuous.c|s/out\[i\] = Int32GetDatum(cps\[i\] + 1);/out[i] = Int32GetDatum(cps[i] + 2);/|installcheck|change points reported one point late (kbench_segment, kbench_change_points)
 alert_not_notified|sql/50_continuous.sql|s/SELECT pg_notify('kbench_alerts', json_build_object/SELECT pg_notify('kbench_alerts_nobody', json_build_object/|continuous|an opened alert notifies no listener of kbench_alerts
 memory_mib_decimal|src/liger/liger_map.c|s/double\t\tb = mib \* 1048576.0;/double\t\tb = mib * 1e6;/|memory|Liger's memory MiB turned into bytes as MiB x 10^6
-harness_error_ignored|kernels/impl.c|s/return fail(be, KBC_ERROR, "%s: %s", kb_ext_label(\&x->cs), line + 4);/return KBC_OK;/|byo|an outside implementation's "err" answer taken as ok (the harness's result not checked)
+harness_error_ignored|kernels/child.c|s/return kb_ext_fail(be, KBC_ERROR, "%s: %s", kb_ext_label(\&x->cs), line + 4);/return KBC_OK;/|byo|an outside implementation's "err" answer taken as ok (the harness's result not checked)
 chart_unescaped|sql/60_charts.sql|s/kbench_svg_escape(coalesce(s.sr->>'name', ''))/coalesce(s.sr->>'name', '')/|charts|a chart writes a series name into SVG unescaped
 distill_temperature|kernels/ops/distill_jsd_loss.c|/^dj_cpu(/,/^}/s/^\t\t\tzs\[v\] = a;$/\t\t\tzs[v] = a \/ 2;/|kernels|the CPU distill_jsd_loss takes the student's logits at temperature 2
 distill_hard_weight|kernels/ops/distill_jsd_loss.c|/^dj_cpu(/,/^}/s/loss = ((float) DJ_WEIGHT_HARD \*/loss = ((float) 0.49 */|kernels|the CPU distill_jsd_loss weighs the hard loss 0.49, not 0.5 (the old rtol 1e-2 let it pass)
@@ -108,11 +108,11 @@ queue_stale_snapshot|src/queue.c|s/PushActiveSnapshot(GetLatestSnapshot());/Push
 impl_path_unchecked|kernels/impl_source.c|s/^\tif (directory)$/\tif (false \&\& directory)/|byo|a registered file's path is not checked at a run (symbolic links followed, the allowed directory not required)
 impl_digest_unchecked|kernels/impl_source.c|s/if (ok \&\& expected \&\& strcmp(expected, src->digest) != 0)/if (false \&\& ok \&\& expected)/|byo|a registered file's content is not compared with the digest recorded at registration
 harness_clock_looked_up|kernels/python/kbench_harness.py|s/^    clock = _monotonic_ns$/    clock = lambda: time.monotonic_ns()/|byo|the harness looks its clock up in the time module at timing time (an implementation can replace it)
-parent_clock_unchecked|kernels/impl.c|s/if (x->timed >= MIN_TIMED \&\& 2 \* x->unaccounted > x->timed)/if (false \&\& x->timed >= MIN_TIMED)/|byo|kbench does not check the child's reported times against its own clock around each round trip
+parent_clock_unchecked|kernels/backend_child.c|s/if (x->timed >= MIN_TIMED \&\& 2 \* x->unaccounted > x->timed)/if (false \&\& x->timed >= MIN_TIMED)/|byo|kbench does not check the child's reported times against its own clock around each round trip
 sibling_recovered|src/worker_recovery.c|s/" OR (j.worker_pid = %d AND/" OR (false AND j.worker_pid = %d AND/|supervise|a starting worker recovers the live jobs of its sibling on the same device
 finish_unconditional|src/worker_jobs.c|s/ WHERE id = \$1 AND attempts = \$8 AND worker_pid = \$9 AND status = 'running'%s"/ WHERE id = $1%s"/|supervise|a worker's finish overwrites a job that is no longer its attempt
 postmaster_death_ignored|src/worker_run.c|s/return !PostmasterIsAlive();/return 0;/|supervise|a worker whose postmaster died runs its job (and child) to the end
-sweep_group_only|kernels/impl.c|s/for (int pass = 0; pass < 200; pass++)/for (int pass = 0; pass < 0; pass++)/|supervise|only the child's process group is killed: a daemon it started (setsid) outlives the job
+sweep_group_only|kernels/child.c|s/for (int pass = 0; pass < 200; pass++)/for (int pass = 0; pass < 0; pass++)/|supervise|only the child's process group is killed: a daemon it started (setsid) outlives the job
 output_unbounded|kernels/impl_int.h|s/#define KB_EXT_OUTPUT_CAP ((size_t) 1 << 20)/#define KB_EXT_OUTPUT_CAP ((size_t) 1 << 34)/|supervise|all of a child's output is kept (16 GiB cap)
 job_status_raw_median|sql/37_job_status.sql|s/kbench_format_ns(r.median_ns) AS median/r.median_ns::text AS median/|installcheck|kbench_job_status shows the median in raw ns, not for people (issue 29 item 2)
 near_hint_any_letters|sql/37_resolve.sql|s/AND score \* 2 >= (SELECT count(\*) FROM g)//|installcheck|"did you mean" offers names that share any three letters (kbench_check('no-such-kernel') offered continuous-kernel)
