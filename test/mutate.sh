@@ -58,7 +58,7 @@ digest_prefix_full_only|sql/37_resolve.sql|s/\[0-9a-f\]{12,64}/[0-9a-f]{64}/g|do
 device_words_exact|sql/37_resolve.sql|s/WHERE w <@ (kbench__words/WHERE w = (kbench__words/|docs|a device is found only by all of its words ('A100' no longer names the A100)
 cli_range_unchecked|kernels/cli/main.c|s/if (\*v < s->min /if (*v < s->min - 1e300 /|kernels|kbench --rep-ms -5 accepted (only the upper bound checked)
 agent_lease_ignored|sql/85_fleet.sql|s/AND a.heartbeat_at < clock_timestamp() - make_interval(secs => kbench__agent_lease())/AND false/|KI_FLEET_JOBS=40 fleet|a silent agent's job is never recovered
-agent_no_spool|kernels/agent/agent.c|s/if (kb_spool_write(spool_dir, \&end) == 0)/if (0 \&\& kb_spool_write(spool_dir, \&end) == 0)/|KI_FLEET_JOBS=40 fleet|a result finished while the server is down is dropped
+agent_no_spool|kernels/agent/job.c|s/if (kb_spool_write(kb_agent.spool_dir, \&end) == 0)/if (0 \&\& kb_spool_write(kb_agent.spool_dir, \&end) == 0)/|KI_FLEET_JOBS=40 fleet|a result finished while the server is down is dropped
 agent_cancel_ignored|sql/85_fleet.sql|s/RETURNING j.cancel_requested INTO cancel;/RETURNING false INTO cancel;/|KI_FLEET_JOBS=40 fleet|a heartbeat does not carry kbench_cancel to the agent
 agent_finish_no_lease|sql/85_fleet.sql|s/WHERE k.id = job_id AND k.attempts = attempt AND k.status = 'running' AND k.agent = kbench_agent_finish.name/WHERE k.id = job_id/|fleet_trust|an agent may finish a job it does not hold the lease of
 agent_result_unchecked|sql/85_fleet.sql|s/why := kbench__agent_result_error(j, kbench_agent_finish.name, r);/why := NULL;/|fleet_trust|an agent's result is stored without comparing it with the job
