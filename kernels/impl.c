@@ -186,7 +186,7 @@ manifest_text(const kb_op *op, int kind, const char *file, const char *digest, i
 		char		vname[120];
 
 		snprintf(title, sizeof(title), "python-%s", name);
-		kb_slug(title, vname, sizeof(vname));
+		kb_slug(title, vname, sizeof(vname), '-');
 		ki_jw_key(w, "buildVariants");
 		ki_jw_arr(w);
 		ki_jw_obj(w);
@@ -216,7 +216,7 @@ entry_name(const char *path, const char *symbol, char *out, size_t len)
 	const char *base = strrchr(path, '/');
 
 	snprintf(raw, sizeof(raw), "byo-%.80s-%.80s", base ? base + 1 : path, symbol);
-	kb_slug(raw, out, len);
+	kb_slug(raw, out, len, '-');
 }
 
 char *

@@ -504,8 +504,8 @@ extern const int kb_builtin_python_count;
 const char *kb_ext_label(const kb_case *cs);
 /* impl_name.c: a name users may give an implementation (lower-case letters, digits, '.', '_', '-') */
 bool		kb_impl_valid_name(const char *s);
-/* text.c: lower-case letters and digits, every other run of characters one '-' (manifest names) */
-void		kb_slug(const char *in, char *out, size_t len);
+/* text.c: lower-case letters and digits, every other run of characters one sep ('-' in manifest names) */
+void		kb_slug(const char *in, char *out, size_t len, char sep);
 
 /*
  * The operations' CPU references for one row (or token), in double

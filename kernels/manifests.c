@@ -253,13 +253,13 @@ run_text(const kb_case *cs, const kb_backend *be, const kb_result *res, const ch
 		if (e && (size_t) (e - p) > skip)
 			snprintf(wl, sizeof(wl), "%.*s", (int) (e - (p + skip)), p + skip);
 	}
-	kb_slug(observed, ts, sizeof(ts));
+	kb_slug(observed, ts, sizeof(ts), '-');
 	if (cs->ext)
 	{
 		/* another implementation, run by kbench: its name in the run's name and title */
 		char		label[80];
 
-		kb_slug(kb_ext_label(cs), label, sizeof(label));
+		kb_slug(kb_ext_label(cs), label, sizeof(label), '-');
 		snprintf(name, sizeof(name), "kbench-%s-%s-%s-%s-%s-%s", cs->op->slug, kb_mode_name(cs->mode),
 				 label, cs->cuda ? "cuda" : "cpu", wl, ts);
 		snprintf(title, sizeof(title), "%s \xc2\xb7 %s (%s) \xc2\xb7 %s", cs->op->title, kb_ext_label(cs),

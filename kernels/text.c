@@ -89,7 +89,7 @@ kb_manifest_finish(const char *text, char **canon, char digest[72], char *err, s
 }
 
 void
-kb_slug(const char *in, char *out, size_t len)
+kb_slug(const char *in, char *out, size_t len, char sep)
 {
 	size_t		n = 0;
 
@@ -99,10 +99,10 @@ kb_slug(const char *in, char *out, size_t len)
 
 		if (isalnum(ch))
 			out[n++] = (char) ch;
-		else if (n && out[n - 1] != '-')
-			out[n++] = '-';
+		else if (n && out[n - 1] != sep)
+			out[n++] = sep;
 	}
-	while (n && out[n - 1] == '-')
+	while (n && out[n - 1] == sep)
 		n--;
 	out[n] = '\0';
 }

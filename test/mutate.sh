@@ -71,6 +71,7 @@ agent_route_unindexed|sql/85_fleet.sql|s/USING gin (kbench__agent_names(agent, d
 budget_by_time|bench/device.sh|s/\[ "\$N" -gt "\${MAX_ROWS:-1000}" \]/[ "$N" -gt "$((${MAX_ROWS:-1000} + 1))" ]/|fault|device.sh times one row more than MAX_ROWS
 cost_one_pass|kernels/cost.c|s/op->cost_bytes\[cs->mode\]/op->cost_bytes[0]/|costs|kbench evaluates the forward bytes formula for every pass
 v1_renamed|kernels/impl_name.c|s/if (id->cuda \&\& id->variant > 1)/if (id->cuda \&\& id->variant >= 1)/|kernels|cuda (v1) named as a variant, kbench-<op>-cuda-v1: its digests would change
+builtin_names_apart|kernels/python/kbench_builtin.py|s/if name not in ("huggingface", "torch", "liger"):/if name not in ("huggingface", "liger"):/|kernels|kbench_builtin.py accepts other built-in python implementations than kbench lists (impl_name.c)
 writer_comma_after_key|src/core/json_write.c|/^ki_jw_key/,/^}/s/w->need_comma = false;/w->need_comma = true;/|core|the manifest writer puts a comma after a key
 definer_path_public|sql/90_privileges.sql|s/SET search_path = pg_catalog, %I, pg_temp'/SET search_path = pg_catalog, %I, public, pg_temp'/|security|the rule pins SECURITY DEFINER and trigger functions to a search_path with public in it
 bare_name_in_c|src/queue.c|s/" finished_at = pg_catalog.clock_timestamp(), error = 'canceled before it started'"/" finished_at = clock_timestamp(), error = 'canceled before it started'"/|security|SQL built in C calls clock_timestamp() by a bare name

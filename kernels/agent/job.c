@@ -72,10 +72,13 @@ kb_agent_watchdog(int sig)
 	_exit(1);
 }
 
+/* Not one of kbench's own implementations (kb_impl_resolve): a child process runs it. */
 static int
 runs_in_child(const char *impl)
 {
-	return impl && strcmp(impl, "cpu") != 0 && strcmp(impl, "cuda") != 0 && strncmp(impl, "cuda/", 5) != 0;
+	kb_impl_id	id;
+
+	return impl && kb_impl_resolve(impl, NULL, &id, NULL, 0) == KB_PASSED && !id.own;
 }
 
 static char *
@@ -144,12 +147,7 @@ kb_agent_run_one(PGconn **conn)
 	kb_agent_log("job %" PRId64 " attempt %d on %s: %s %s %s", end.job, end.attempt, device ? device : "?",
 				 operation, mode, workload);
 
-	kb_request_init(&req);
-	req.op = operation;
-	req.mode = mode;
-	req.axes_json = workload;
-	req.impl = impl;
-	req.device = device;
+	kb_request_for(&req, operation, mode, workload, impl, device);
 	req.entry = entry;
 	req.impl_version = version;
 	req.python = kb_agent.python;
