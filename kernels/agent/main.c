@@ -1,5 +1,5 @@
 /*
- * kbench-agent: runs kernelindex jobs on a GPU host that has no database
+ * main.c of kbench-agent: runs kernelindex jobs on a GPU host that has no database
  * (docs/FLEET.md).  `kbench agent ...` runs it.
  *
  *   kbench agent [--db CONNINFO] [--name NAME] [--devices auto|cpu,cuda:N...]
@@ -28,7 +28,7 @@
  * put back in the queue.
  *
  * This file: the options, the signals, registration and the main loop.
- * The rest by subject: state.c (what the parts share), log.c, db.c
+ * The rest by subject (agent.h): state.c (what the parts share), log.c, db.c
  * (libpq), heartbeat.c (the second thread), job.c (claim and run one job),
  * result.c (a job's end stored), spool.c (kept while the server is away).
  *
