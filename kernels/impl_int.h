@@ -40,7 +40,7 @@ typedef struct kb_ext
 	size_t		out_pos;		/* where the next byte goes in out */
 	uint64_t	out_total;		/* every byte the child wrote (out_total > cap: truncated) */
 	pid_t		pgid;			/* the child's process group (its pid), kept after it is reaped */
-	struct kb_ext *next_live;	/* the kb_ext of this process with a child (kb_ext_open .. close) */
+	struct kb_ext *next_live;	/* the kb_ext of this process with a child (kb_be_open_child .. close) */
 	bool		failed;
 	int			failed_rc;
 	bool		dirty;			/* outputs not read back since the last call */

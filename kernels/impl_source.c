@@ -322,7 +322,7 @@ kb_ext_source_memfd(const kb_ext_source *src, const char *name, char *err, size_
 }
 
 /*
- * The verified source of x's entry, read now (kb_ext_start); a failure
+ * The verified source of x's entry, read now (when the child backend starts); a failure
  * names the implementation and what changed.
  */
 bool
