@@ -126,7 +126,7 @@ kbench:
 install: install-kbench-cuda install-kbench-python install-kbench-bin
 # The command line tools: the programs in pkglibdir beside libkbench_cuda.so and
 # kernelindex_python/ (which they find through their own real path,
-# kernels/backend.c kb_object_dir), and a link to each in PostgreSQL's bindir
+# kernels/host.c kb_object_dir), and a link to each in PostgreSQL's bindir
 # (`pg_config --bindir`), on PATH wherever the server's programs are.
 .PHONY: install-kbench-bin
 install-kbench-bin:

@@ -47,25 +47,12 @@ read_field(const char *file, const char *key, char *out, size_t len)
 	return found;
 }
 
-/* Lower-case token: [a-z][a-z0-9_]*, other characters become '_'. */
+/* Lower-case token: [a-z][a-z0-9_]*, other characters become sepch (kb_slug); else "unknown". */
 static void
 tokenize(const char *in, char *out, size_t len, char sepch)
 {
-	size_t		n = 0;
-
-	for (; *in && n + 1 < len; in++)
-	{
-		unsigned char ch = (unsigned char) tolower((unsigned char) *in);
-
-		if (isalnum(ch))
-			out[n++] = (char) ch;
-		else if (n && out[n - 1] != sepch)
-			out[n++] = sepch;
-	}
-	while (n && out[n - 1] == sepch)
-		n--;
-	out[n] = '\0';
-	if (!n || !isalpha((unsigned char) out[0]))
+	kb_slug(in, out, len, sepch);
+	if (!out[0] || !isalpha((unsigned char) out[0]))
 		snprintf(out, len, "unknown");
 }
 

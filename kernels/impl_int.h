@@ -1,5 +1,8 @@
 /*
- * impl_int.h: what impl.c, impl_python.c and impl_library.c share.
+ * impl_int.h: what the child backend shares with the files it stands on:
+ * backend_child.c (the backend), child.c (the child process and its wire
+ * protocol), impl_python.c and impl_library.c (starting each kind of child),
+ * impl_source.c (the user's file), impl.c (the manifests).
  */
 #ifndef KB_IMPL_INT_H
 #define KB_IMPL_INT_H
@@ -37,7 +40,7 @@ typedef struct kb_ext
 	size_t		out_pos;		/* where the next byte goes in out */
 	uint64_t	out_total;		/* every byte the child wrote (out_total > cap: truncated) */
 	pid_t		pgid;			/* the child's process group (its pid), kept after it is reaped */
-	struct kb_ext *next_live;	/* the kb_ext of this process with a child (kb_ext_open .. close) */
+	struct kb_ext *next_live;	/* the kb_ext of this process with a child (kb_be_open_child .. close) */
 	bool		failed;
 	int			failed_rc;
 	bool		dirty;			/* outputs not read back since the last call */
@@ -59,18 +62,27 @@ prctl_deathsig(void)
 	(void) prctl(PR_SET_PDEATHSIG, 9 /* SIGKILL */ );
 }
 
-bool		kb_ext_split_entry(const char *entry, int *kind, char *path, size_t pathlen, char *symbol, size_t symlen,
-							   char *err, size_t errlen);
-bool		kb_ext_find_program(const char *prog, char *out, size_t outlen);
-bool		kb_ext_file_digest(const char *path, char digest[72], int64_t *size, char *err, size_t errlen);
+/* child.c */
+void		kb_ext_live_add(kb_ext *x);
+void		kb_ext_live_remove(kb_ext *x);
 int			kb_ext_request(kb_backend *be, const char *cmd, double timeout_s, char *out, size_t outlen);
 int			kb_ext_channel(kb_backend *be, int *child_sock);
 void		kb_ext_child_init(void);
 void		kb_ext_stop(kb_ext *x);
+/* The child is gone or misbehaved: say why in be->err, kill it, refuse what follows; returns rc. */
+int			kb_ext_fail(kb_backend *be, int rc, const char *fmt,...) __attribute__((format(printf, 3, 4)));
+const char *kb_ext_kind_word(const kb_ext *x);	/* "the python child", "the library child" */
+
+/* backend_child.c: what the child of be reported and ran (NULL when be is no child backend) */
 const char *kb_ext_versions(const kb_backend *be);
-void		kb_ext_version_of(const char *json, const char *key, char *out, size_t len);
+const kb_ext_source *kb_ext_ran_source(const kb_backend *be);
+
+/* impl.c */
+bool		kb_ext_file_digest(const char *path, char digest[72], int64_t *size, char *err, size_t errlen);
 
 /* impl_source.c */
+bool		kb_ext_split_entry(const char *entry, int *kind, char *path, size_t pathlen, char *symbol, size_t symlen,
+							   char *err, size_t errlen);
 bool		kb_ext_read_source(const char *path, const char *directory, const char *expected, kb_ext_source *src,
 							   char *err, size_t errlen);
 int			kb_ext_source_memfd(const kb_ext_source *src, const char *name, char *err, size_t errlen);

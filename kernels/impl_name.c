@@ -9,7 +9,33 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <ctype.h>
+
 #include "kb_int.h"
+
+/* the built-in python implementations (kernels/python/kbench_builtin.py), for every operation */
+const char *const kb_builtin_python[] = {"huggingface", "torch", "liger"};
+const int	kb_builtin_python_count = sizeof(kb_builtin_python) / sizeof(kb_builtin_python[0]);
+
+bool
+kb_impl_valid_name(const char *s)
+{
+	if (!s || !*s || strlen(s) > 100 || !(islower((unsigned char) s[0]) || isdigit((unsigned char) s[0])))
+		return false;
+	for (; *s; s++)
+		if (!(islower((unsigned char) *s) || isdigit((unsigned char) *s) || *s == '.' || *s == '_' || *s == '-'))
+			return false;
+	return true;
+}
+
+const char *
+kb_ext_label(const kb_case *cs)
+{
+	if (cs->ext_name)
+		return cs->ext_name;
+	return cs->ext == KB_EXT_PYTHON ? "python" : "library";
+}
+
 
 kb_status
 kb_impl_resolve(const char *impl, const char *opname, kb_impl_id *id, char *err, size_t errlen)

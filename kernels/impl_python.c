@@ -11,7 +11,7 @@
  * memfd as fd 4, and for a user's file its source as fd 5: a sealed memfd
  * of the bytes read and verified here (impl_source.c), which the harness
  * compiles and runs (it never opens the file by its path); its stdout and
- * stderr go to a pipe (kernels/impl.c keeps the last 1 MiB), whose end is
+ * stderr go to a pipe (kernels/child.c keeps the last 1 MiB), whose end is
  * quoted when it fails.
  */
 #define _GNU_SOURCE
@@ -26,6 +26,32 @@
 
 #include "impl_int.h"
 #include "ki_json.h"
+
+/* Find an executable on PATH (or a path); false when there is none. */
+static bool
+find_program(const char *prog, char *out, size_t outlen)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(prog, '/'))
+	{
+		snprintf(out, outlen, "%s", prog);
+		return access(prog, X_OK) == 0;
+	}
+	if (!path)
+		path = "/usr/bin:/bin";
+	while (*path)
+	{
+		const char *e = strchr(path, ':');
+		size_t		n = e ? (size_t) (e - path) : strlen(path);
+
+		snprintf(out, outlen, "%.*s/%s", (int) n, n ? path : ".", prog);
+		if (access(out, X_OK) == 0)
+			return true;
+		path += n + (e ? 1 : 0);
+	}
+	return false;
+}
 
 static const char *
 interpreter(const kb_request *req)
@@ -89,7 +115,7 @@ kb_python_check(const kb_request *req, const kb_case *cs, char *err, size_t errl
 	const char *py = interpreter(req);
 
 	(void) cs;
-	if (!kb_ext_find_program(py, found, sizeof(found)))
+	if (!find_program(py, found, sizeof(found)))
 	{
 		snprintf(err, errlen, "the python interpreter '%s' is not %s; set kernelindex.python (kbench --python) "
 				 "to one that has torch, e.g. /usr/bin/python3", py, strchr(py, '/') ? "executable" : "on PATH");

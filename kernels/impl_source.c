@@ -15,6 +15,7 @@
  * digest (spec.source.contentDigest).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -32,6 +33,59 @@
 #ifndef MFD_EXEC
 #define MFD_EXEC 0x0010U
 #endif
+
+/* An entry "python:/dir/file.py:function" or "library:/dir/libx.so:symbol" into its kind, path and symbol. */
+bool
+kb_ext_split_entry(const char *entry, int *kind, char *path, size_t pathlen, char *symbol, size_t symlen,
+				   char *err, size_t errlen)
+{
+	const char *rest,
+			   *colon;
+
+	if (strncmp(entry, "python:", 7) == 0)
+		*kind = KB_EXT_PYTHON;
+	else if (strncmp(entry, "library:", 8) == 0)
+		*kind = KB_EXT_LIBRARY;
+	else
+	{
+		snprintf(err, errlen, "entry '%s' must be python:/dir/file.py:function or library:/dir/libx.so:symbol", entry);
+		return false;
+	}
+	rest = entry + (*kind == KB_EXT_PYTHON ? 7 : 8);
+	colon = strrchr(rest, ':');
+	if (!colon || colon == rest || !colon[1])
+	{
+		snprintf(err, errlen, "entry '%s' names no %s: write %s", entry,
+				 *kind == KB_EXT_PYTHON ? "function" : "symbol",
+				 *kind == KB_EXT_PYTHON ? "python:/dir/file.py:function" : "library:/dir/libx.so:symbol");
+		return false;
+	}
+	if ((size_t) (colon - rest) >= pathlen || strlen(colon + 1) >= symlen)
+	{
+		snprintf(err, errlen, "entry '%s' is too long", entry);
+		return false;
+	}
+	memcpy(path, rest, (size_t) (colon - rest));
+	path[colon - rest] = '\0';
+	snprintf(symbol, symlen, "%s", colon + 1);
+	if (path[0] != '/')
+	{
+		snprintf(err, errlen, "the file of entry '%s' must be an absolute path", entry);
+		return false;
+	}
+	if (!(isalpha((unsigned char) symbol[0]) || symbol[0] == '_'))
+	{
+		snprintf(err, errlen, "'%s' is not a %s name", symbol, *kind == KB_EXT_PYTHON ? "function" : "symbol");
+		return false;
+	}
+	for (const char *p = symbol; *p; p++)
+		if (!(isalnum((unsigned char) *p) || *p == '_'))
+		{
+			snprintf(err, errlen, "'%s' is not a %s name", symbol, *kind == KB_EXT_PYTHON ? "function" : "symbol");
+			return false;
+		}
+	return true;
+}
 
 void
 kb_ext_source_free(kb_ext_source *src)
@@ -268,7 +322,7 @@ kb_ext_source_memfd(const kb_ext_source *src, const char *name, char *err, size_
 }
 
 /*
- * The verified source of x's entry, read now (kb_ext_start); a failure
+ * The verified source of x's entry, read now (when the child backend starts); a failure
  * names the implementation and what changed.
  */
 bool

@@ -238,7 +238,7 @@ void		kb_finish_manifests(const kb_case *cs, const kb_request *req, kb_backend *
 								double warmup_ms, double rep_ms, int64_t flush, int64_t max_samples);
 
 /*
- * Validate + normalize + canonicalize a manifest text through the identity
+ * text.c: validate + normalize + canonicalize a manifest text through the identity
  * core.  On success *canon is the canonical text (malloc'd) and digest is
  * filled; on failure err says the first problem (path: message).
  */
@@ -255,9 +255,42 @@ void		kb_median_ci_ranks(int64_t n, int64_t *lo, int64_t *hi);
 
 /* ------------------------------------------------------------ backends */
 
+/*
+ * A backend: where a run's tensors live, how one call is made, timed and
+ * waited for.  Three implement it: cpu (backend_cpu.c: host memory, the
+ * operation's C implementation, CLOCK_MONOTONIC), cuda (backend_cuda.c:
+ * libkbench_cuda.so, CUDA events) and child (backend_child.c: another
+ * implementation in a child process, the tensors in shared memory, the child
+ * timing each call).  kb_be_open (backend.c) chooses one per run from the
+ * case; everything after it calls through be->ops and never asks which.
+ */
+typedef struct kb_backend_ops
+{
+	const char *name;			/* "cpu", "cuda", "child" */
+	void		(*close) (kb_backend *be);
+	int			(*alloc) (kb_backend *be, size_t bytes, void **p);
+	void		(*free) (kb_backend *be, void *p);
+	int			(*fill) (kb_backend *be, void *p, int dtype, int64_t rows, int64_t cols, int init,
+						 double scale, int64_t modulo, uint64_t seed, uint32_t stream);
+	int			(*to_host) (kb_backend *be, void *dst, const void *src, size_t bytes);
+	/* Once the tensors are allocated and filled, before the first call (NULL: nothing to start). */
+	int			(*start) (kb_backend *be, const kb_call *c, kb_plan *plan);
+	int			(*call) (kb_backend *be, const kb_call *c, int phase);
+	int			(*sync) (kb_backend *be, double timeout_s);
+	int			(*time_one) (kb_backend *be, const kb_call *c, void *flush, size_t flush_bytes,
+							 double *op_ns, double *total_ns, double timeout_s);
+	/* The peak memory of one call (NULL: the call's tensors and workspace, kb_call_bytes). */
+	int			(*peak_memory) (kb_backend *be, int64_t *bytes);
+	/* Current SM clock in MHz, or -1 when it cannot be read. */
+	double		(*clock_mhz) (kb_backend *be);
+	/* A cancel can end a call inside it (the child's): a run that failed while stopping was canceled. */
+	bool		cancel_inside_call;
+} kb_backend_ops;
+
 struct kb_backend
 {
-	bool		cuda;
+	const kb_backend_ops *ops;	/* chosen once, by kb_be_open */
+	bool		cuda;			/* the device is a GPU (its facts below), whichever backend drives it */
 	int			device;
 	const kbc_api *api;
 	void	   *ctx;
@@ -265,38 +298,95 @@ struct kb_backend
 	void	   *nvml;			/* NVML device handle, or NULL */
 	double		clock_default_mhz;
 	char		err[512];
-	struct kb_ext *ext;			/* a child process runs the implementation (impl.c), or NULL */
+	struct kb_ext *ext;			/* the child backend's state (backend_child.c), or NULL */
 };
 
-/* Load libkbench_cuda.so once; NULL (and why) when unavailable. */
-const kbc_api *kb_cuda_api(char *why, size_t whylen);
 /*
- * The directory of the object that holds ADDR (kbench, or the extension's .so), symbolic
- * links resolved: `make install` puts kbench into PostgreSQL's bindir as a link to the
- * program in pkglibdir, where libkbench_cuda.so and kernelindex_python/ lie.  False when
- * it cannot be found.
+ * Open the backend of a case: the child's for another implementation (its
+ * tensors sized for flush_bytes of flush), else the cuda or cpu one.  On
+ * failure be->err says why and kb_be_close is still called.
  */
-bool		kb_object_dir(const void *addr, char *out, size_t outlen);
+int			kb_be_open(kb_backend *be, const kb_case *cs, const kb_request *req, int64_t flush_bytes);
+int			kb_be_open_cpu(kb_backend *be);
+int			kb_be_open_cuda(kb_backend *be, int device);
+int			kb_be_open_child(kb_backend *be, const kb_case *cs, const kb_request *req, int64_t flush_bytes);
 
-int			kb_be_open(kb_backend *be, bool cuda, int device);
-void		kb_be_close(kb_backend *be);
-int			kb_be_alloc(kb_backend *be, size_t bytes, void **p);
-void		kb_be_free(kb_backend *be, void *p);
-int			kb_be_fill(kb_backend *be, void *p, int dtype, int64_t rows, int64_t cols, int init,
-					   double scale, int64_t modulo, uint64_t seed, uint32_t stream);
-int			kb_be_to_host(kb_backend *be, void *dst, const void *src, size_t bytes);
-int			kb_be_call(kb_backend *be, const kb_call *c, int phase);
-int			kb_be_sync(kb_backend *be, double timeout_s);
-int			kb_be_time_one(kb_backend *be, const kb_call *c, void *flush, size_t flush_bytes,
-						   double *op_ns, double *total_ns, double timeout_s);
-/* Current SM clock in MHz, or -1 when it cannot be read. */
-double		kb_be_clock_mhz(kb_backend *be);
+static inline void
+kb_be_close(kb_backend *be)
+{
+	if (be->ops)
+		be->ops->close(be);
+}
 
-/* Fill a host tensor (the CPU backend, and tests). */
+static inline int
+kb_be_alloc(kb_backend *be, size_t bytes, void **p)
+{
+	return be->ops->alloc(be, bytes, p);
+}
+
+static inline void
+kb_be_free(kb_backend *be, void *p)
+{
+	if (p)
+		be->ops->free(be, p);
+}
+
+static inline int
+kb_be_fill(kb_backend *be, void *p, int dtype, int64_t rows, int64_t cols, int init,
+		   double scale, int64_t modulo, uint64_t seed, uint32_t stream)
+{
+	return be->ops->fill(be, p, dtype, rows, cols, init, scale, modulo, seed, stream);
+}
+
+static inline int
+kb_be_to_host(kb_backend *be, void *dst, const void *src, size_t bytes)
+{
+	return be->ops->to_host(be, dst, src, bytes);
+}
+
+static inline int
+kb_be_start(kb_backend *be, const kb_call *c, kb_plan *plan)
+{
+	return be->ops->start ? be->ops->start(be, c, plan) : KBC_OK;
+}
+
+static inline int
+kb_be_call(kb_backend *be, const kb_call *c, int phase)
+{
+	return be->ops->call(be, c, phase);
+}
+
+static inline int
+kb_be_sync(kb_backend *be, double timeout_s)
+{
+	return be->ops->sync(be, timeout_s);
+}
+
+static inline int
+kb_be_time_one(kb_backend *be, const kb_call *c, void *flush, size_t flush_bytes,
+			   double *op_ns, double *total_ns, double timeout_s)
+{
+	return be->ops->time_one(be, c, flush, flush_bytes, op_ns, total_ns, timeout_s);
+}
+
+static inline double
+kb_be_clock_mhz(kb_backend *be)
+{
+	return be->ops->clock_mhz(be);
+}
+
+/* The host's tensors (fill.c): the cpu and child backends', and the tests'. */
 void		kb_fill_host(void *p, int dtype, int64_t rows, int64_t cols, int init,
 						 double scale, int64_t modulo, uint64_t seed, uint32_t stream);
+int			kb_host_fill(kb_backend *be, void *p, int dtype, int64_t rows, int64_t cols, int init,
+						 double scale, int64_t modulo, uint64_t seed, uint32_t stream);
 
-/* NVML through dlopen; every function fails softly. */
+/* backend_cuda.c: load libkbench_cuda.so once; NULL (and why) when unavailable. */
+const kbc_api *kb_cuda_api(char *why, size_t whylen);
+/* backend_cuda.c: what the environment manifest says of cuda:device (api, info, nvml, default clock) into be. */
+int			kb_cuda_describe(kb_backend *be, int device);
+
+/* NVML through dlopen (backend_cuda.c); every function fails softly. */
 void	   *kb_nvml_device(const char *pci_bus_id);
 double		kb_nvml_sm_clock(void *dev);
 double		kb_nvml_default_sm_clock(void *dev);
@@ -306,30 +396,25 @@ bool		kb_nvml_driver_version(char *out, size_t len);
 
 /* Recognise a python/library implementation in req; 1 (cs filled), 0 (not one), -1 (error in err). */
 int			kb_ext_parse(const kb_request *req, kb_case *cs, char *err, size_t errlen);
-/* Open a backend whose calls go to a child process (tensors in shared memory). */
-int			kb_ext_open(kb_backend *be, const kb_case *cs, const kb_request *req, int64_t flush_bytes);
-/* Start the child once the tensors are allocated and filled; clears plan->is_output of what it does not return. */
-int			kb_ext_start(kb_backend *be, const kb_call *c, kb_plan *plan);
-/* One untimed call measuring the peak memory of the call. */
-int			kb_ext_peak_memory(kb_backend *be, int64_t *bytes);
-void		kb_ext_close(kb_backend *be);
-int			kb_ext_alloc(kb_backend *be, size_t bytes, void **p);
-int			kb_ext_to_host(kb_backend *be, void *dst, const void *src, size_t bytes);
-int			kb_ext_call(kb_backend *be, int phase);
-int			kb_ext_time_one(kb_backend *be, size_t flush_bytes, double *op_ns, double *total_ns, double timeout_s);
 /* The ImplementationRevision text of an ext case (be: the run's backend, for the child's versions; may be NULL). */
 char	   *kb_ext_implementation_text(const kb_case *cs, const char *op_digest, const kb_request *req,
 									   const kb_backend *be, char *err, size_t errlen);
-const char *kb_ext_label(const kb_case *cs);	/* "huggingface", "python", ... for run names */
 
 /* ------------------------------------------------------------ environment */
 
 /* The ExecutionEnvironment manifest text of the backend's device. */
 char	   *kb_environment_text(const kb_backend *be);
 
-/* ------------------------------------------------------------ time */
+/* ------------------------------------------------------------ the host (host.c) */
 
 int64_t		kb_now_ns(void);	/* CLOCK_MONOTONIC */
+/*
+ * The directory of the object that holds ADDR (kbench, or the extension's .so), symbolic
+ * links resolved: `make install` puts kbench into PostgreSQL's bindir as a link to the
+ * program in pkglibdir, where libkbench_cuda.so and kernelindex_python/ lie.  False when
+ * it cannot be found.
+ */
+bool		kb_object_dir(const void *addr, char *out, size_t outlen);
 
 /* Must the run stop now?  A cancel, or the caller's stop callback (the worker's postmaster died). */
 static inline bool
@@ -412,9 +497,15 @@ kb_status	kb_session_open(kb_session *s, const kb_request *req, kb_result *res, 
 kb_status	kb_session_finish(kb_session *s, kb_status st);
 void		kb_session_close(kb_session *s);
 
-/* impl.c: the built-in python implementations' names (huggingface, torch, liger) */
+/* impl_name.c: the built-in python implementations' names (huggingface, torch, liger) */
 extern const char *const kb_builtin_python[];
 extern const int kb_builtin_python_count;
+/* impl_name.c: "huggingface", "python", ... (an ext case's name) for run names and messages */
+const char *kb_ext_label(const kb_case *cs);
+/* impl_name.c: a name users may give an implementation (lower-case letters, digits, '.', '_', '-') */
+bool		kb_impl_valid_name(const char *s);
+/* text.c: lower-case letters and digits, every other run of characters one sep ('-' in manifest names) */
+void		kb_slug(const char *in, char *out, size_t len, char sep);
 
 /*
  * The operations' CPU references for one row (or token), in double

@@ -1,7 +1,7 @@
 /*
  * kb_protocol.h: the protocol settings a run may override, with their ranges:
  * one table for kbench_run's protocol argument (src/queue.c) and the kbench
- * CLI's flags (kernels/cli/kbench.c), so that a value one refuses the other
+ * CLI's flags (kernels/cli/main.c), so that a value one refuses the other
  * refuses too.  Plain C, header only.
  */
 #ifndef KB_PROTOCOL_H

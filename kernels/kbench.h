@@ -139,6 +139,9 @@ typedef struct kb_request
 } kb_request;
 
 void		kb_request_init(kb_request *r);
+/* kb_request_init, then what to run: op, mode, the workload as axes_json (kept as given), impl, device. */
+void		kb_request_for(kb_request *r, const char *op, const char *mode, const char *axes_json,
+						   const char *impl, const char *device);
 
 /*
  * What an implementation's name means, in one place (kernels/impl_name.c):

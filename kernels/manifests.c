@@ -21,57 +21,6 @@
 #include "build/kb_git.h"
 #endif
 
-bool
-kb_manifest_finish(const char *text, char **canon, char digest[72], char *err, size_t errlen)
-{
-	ki_arena	a;
-	ki_errors	errs;
-	ki_value   *doc;
-	ki_value   *norm = NULL;
-	ki_kind		kind;
-	bool		ok = false;
-
-	*canon = NULL;
-	if (!text)
-	{
-		kb_seterr(err, errlen, "out of memory building a manifest");
-		return false;
-	}
-	ki_arena_init_malloc(&a);
-	ki_errors_init(&errs, &a);
-	doc = ki_parse(&a, text, strlen(text), &errs);
-	if (doc)
-		norm = ki_manifest_normalize(&a, doc, &kind, &errs);
-	if (norm)
-	{
-		ki_buf		b;
-
-		ki_identity_digest(&a, norm, digest);
-		ki_buf_init(&b, &a, 1024);
-		ki_canonical(norm, &b);
-		*canon = malloc(b.len + 1);
-		if (*canon)
-		{
-			memcpy(*canon, b.data, b.len);
-			(*canon)[b.len] = '\0';
-			ok = !a.failed;
-		}
-	}
-	if (!ok)
-	{
-		if (errs.count)
-			kb_seterr(err, errlen, "manifest rejected by the identity core: %s: %s (%s)",
-				   errs.items[0].path && errs.items[0].path[0] ? errs.items[0].path : "(root)",
-				   errs.items[0].message, errs.items[0].rule);
-		else
-			kb_seterr(err, errlen, "manifest rejected by the identity core (out of memory)");
-		free(*canon);
-		*canon = NULL;
-	}
-	ki_arena_reset(&a);
-	return ok;
-}
-
 /* Operation and workload manifests of a parsed case. */
 static char *implementation_text(const kb_case *cs, const char *op_digest, const kb_request *req,
 								 const kb_backend *be, char *err, size_t errlen);
@@ -119,25 +68,6 @@ kb_describe(const kb_request *req, kb_result *res)
 }
 
 /* ------------------------------------------------------------ manifests of a run */
-
-static void
-slugify(const char *in, char *out, size_t len)
-{
-	size_t		n = 0;
-
-	for (; *in && n + 1 < len; in++)
-	{
-		unsigned char ch = (unsigned char) tolower((unsigned char) *in);
-
-		if (isalnum(ch))
-			out[n++] = (char) ch;
-		else if (n && out[n - 1] != '-')
-			out[n++] = '-';
-	}
-	while (n && out[n - 1] == '-')
-		n--;
-	out[n] = '\0';
-}
 
 static char *
 protocol_text(const kb_case *cs, const kb_request *req, double warmup_ms, double rep_ms,
@@ -323,13 +253,13 @@ run_text(const kb_case *cs, const kb_backend *be, const kb_result *res, const ch
 		if (e && (size_t) (e - p) > skip)
 			snprintf(wl, sizeof(wl), "%.*s", (int) (e - (p + skip)), p + skip);
 	}
-	slugify(observed, ts, sizeof(ts));
+	kb_slug(observed, ts, sizeof(ts), '-');
 	if (cs->ext)
 	{
 		/* another implementation, run by kbench: its name in the run's name and title */
 		char		label[80];
 
-		slugify(kb_ext_label(cs), label, sizeof(label));
+		kb_slug(kb_ext_label(cs), label, sizeof(label), '-');
 		snprintf(name, sizeof(name), "kbench-%s-%s-%s-%s-%s-%s", cs->op->slug, kb_mode_name(cs->mode),
 				 label, cs->cuda ? "cuda" : "cpu", wl, ts);
 		snprintf(title, sizeof(title), "%s \xc2\xb7 %s (%s) \xc2\xb7 %s", cs->op->title, kb_ext_label(cs),

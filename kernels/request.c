@@ -19,6 +19,18 @@ kb_request_init(kb_request *r)
 }
 
 void
+kb_request_for(kb_request *r, const char *op, const char *mode, const char *axes_json,
+			   const char *impl, const char *device)
+{
+	kb_request_init(r);
+	r->op = op;
+	r->mode = mode;
+	r->axes_json = axes_json;
+	r->impl = impl;
+	r->device = device;
+}
+
+void
 kb_setmsg(kb_result *res, const char *fmt,...)
 {
 	va_list		ap;
@@ -61,18 +73,6 @@ kb_check(const kb_request *req, char *errbuf, size_t errlen)
 	return st;
 }
 
-/* A request of the short-form checks below. */
-static void
-request_of(kb_request *r, const char *op, const char *mode, const char *axes_json, const char *impl,
-		   const char *device)
-{
-	kb_request_init(r);
-	r->op = op;
-	r->mode = mode;
-	r->axes_json = axes_json ? axes_json : "{}";
-	r->impl = impl;
-	r->device = device;
-}
 
 kb_status
 kb_check_request(const char *op, const char *mode, const char *axes_json,
@@ -80,7 +80,7 @@ kb_check_request(const char *op, const char *mode, const char *axes_json,
 {
 	kb_request	r;
 
-	request_of(&r, op, mode, axes_json, impl, device);
+	kb_request_for(&r, op, mode, axes_json ? axes_json : "{}", impl, device);
 	return kb_check(&r, errbuf, errlen);
 }
 
@@ -92,7 +92,7 @@ kb_validate_request(const char *op, const char *mode, const char *axes_json,
 	kb_case		cs;
 	kb_status	st;
 
-	request_of(&r, op, mode, axes_json, impl, device);
+	kb_request_for(&r, op, mode, axes_json ? axes_json : "{}", impl, device);
 	st = kb_parse_case(&r, &cs, errbuf, errlen);
 	if (st == KB_PASSED && errbuf && errlen)
 		errbuf[0] = '\0';

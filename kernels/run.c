@@ -36,12 +36,9 @@ kb_session_open(kb_session *s, const kb_request *req, kb_result *res, kb_reporte
 		return res->status = cs->ext ? KB_INVALID_REQUEST : KB_RUNTIME_ERROR;
 
 	kb_report(rep, KB_RUN_SETUP, 0, -1);
-	if (cs->ext ? kb_ext_open(be, cs, req, s->pr.flush) != KBC_OK : kb_be_open(be, cs->cuda, cs->device) != KBC_OK)
+	if (kb_be_open(be, cs, req, s->pr.flush) != KBC_OK)
 	{
-		if (cs->ext)
-			kb_setmsg(res, "%s", be->err);
-		else
-			kb_setmsg(res, "cuda:%d is not available: %s", cs->device, be->err);
+		kb_setmsg(res, "%s", be->err);
 		kb_be_close(be);
 		return res->status = KB_DEVICE_UNAVAILABLE;
 	}
@@ -89,7 +86,7 @@ kb_session_open(kb_session *s, const kb_request *req, kb_result *res, kb_reporte
 		(st = kb_be_status(be, kb_be_alloc(be, (size_t) s->pr.flush, &s->flushbuf), res, "flush buffer")) != KB_PASSED)
 		return st;
 	/* another implementation: its child process starts now, on the filled inputs */
-	if (be->ext && (st = kb_be_status(be, kb_ext_start(be, c, plan), res, "starting the implementation")) != KB_PASSED)
+	if ((st = kb_be_status(be, kb_be_start(be, c, plan), res, "starting the implementation")) != KB_PASSED)
 		return st;
 	rc = kb_be_call(be, c, KB_PHASE_PREPARE);
 	if (rc == KBC_OK)
@@ -118,8 +115,8 @@ kb_session_finish(kb_session *s, kb_status st)
 	if (st == KB_PASSED)
 		kb_report(s->rep, KB_RUN_CHECKING, 0.8, 2 * (res->stats.estimate_ns > 0 ? (double) res->stats.estimate_ns : 0) / 1e9);
 	/* peak memory of the call: kbench's own allocate exactly the call's tensors and workspace */
-	if (st == KB_PASSED && be->ext)
-		st = kb_be_status(be, kb_ext_peak_memory(be, &res->peak_memory_bytes), res, "peak memory");
+	if (st == KB_PASSED && be->ops->peak_memory)
+		st = kb_be_status(be, be->ops->peak_memory(be, &res->peak_memory_bytes), res, "peak memory");
 	else if (st == KB_PASSED)
 		res->peak_memory_bytes = kb_call_bytes(&s->c);
 	if (st == KB_PASSED && req->check)
@@ -141,7 +138,7 @@ kb_session_finish(kb_session *s, kb_status st)
 		res->achieved_tflops = res->flops / res->stats.median / 1e3;
 	}
 	/* a child stopped by a cancel inside its call: canceled, as between calls */
-	if (be->ext && st != KB_PASSED && kb_req_stopping(req))
+	if (be->ops->cancel_inside_call && st != KB_PASSED && kb_req_stopping(req))
 		st = KB_CANCELED;
 	if (st == KB_RESOURCE_EXCEEDED && !res->message[0])
 		kb_setmsg(res, "out of device memory");

@@ -32,7 +32,7 @@ ln_eps|kernels/ops/layer_norm.c|s/rs = 1.0f \/ sqrtf(v + (float) LN_EPS);/rs = 1
 gate_half|kernels/run.c|s/res->correctness.matched_ratio < 1.0/res->correctness.matched_ratio < 0.5/|gate|a run fails only when under half of the values match
 notify_passed_only|src/worker_jobs.c|s/"SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",/"SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j WHERE $2 = 'passed'",/|guards|only passed jobs notify
 kbench_not_in_bindir|Makefile|s/ln -s '\$(pkglibdir)\/'\$\$p/true/|packaging|make install no longer links kbench into PostgreSQL's bindir
-kbench_argv0_dir|kernels/backend.c|s/if (strchr(info.dli_fname, '\/') == NULL)/if (false)/|packaging|kbench found on PATH looks for its harness beside argv[0], not its real path
+kbench_argv0_dir|kernels/host.c|s/if (strchr(info.dli_fname, '\/') == NULL)/if (false)/|packaging|kbench found on PATH looks for its harness beside argv[0], not its real path
 claim_no_skip_locked|sql/code/30_runner.sql|s/ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)/ORDER BY id LIMIT 1)/|guards|FOR UPDATE SKIP LOCKED removed from the claim
 deadline_5x|src/worker_run.c|s/(int64_t) (job->timeout_ms \* 1e6)/(int64_t) (job->timeout_ms * 5e6)/|guards|the worker's deadline is 5x the job's timeout
 retraction_undone|sql/code/19_append_only.sql|s/IF OLD.retracted_at IS NOT NULL/IF false AND OLD.retracted_at IS NOT NULL/|guards|a retraction no longer permanent
@@ -57,9 +57,9 @@ ab_failed_done|src/worker_jobs.c|s/bool\t\tdone = strcmp(status, "passed") == 0;
 ab_unpaired|kernels/stats.c|s/rb\[k\] = b\[i\];/rb[k] = b[(i + 1) % n];/|compare|the bootstrap resamples B's rounds apart from A's
 digest_prefix_full_only|sql/code/37_resolve.sql|s/\[0-9a-f\]{12,64}/[0-9a-f]{64}/g|docs|a run or workload named by 12+ hex digits of its digest is refused (the documented prefixes)
 device_words_exact|sql/code/37_resolve.sql|s/WHERE w <@ (kbench__words/WHERE w = (kbench__words/|docs|a device is found only by all of its words ('A100' no longer names the A100)
-cli_range_unchecked|kernels/cli/kbench.c|s/if (\*v < s->min /if (*v < s->min - 1e300 /|kernels|kbench --rep-ms -5 accepted (only the upper bound checked)
+cli_range_unchecked|kernels/cli/main.c|s/if (\*v < s->min /if (*v < s->min - 1e300 /|kernels|kbench --rep-ms -5 accepted (only the upper bound checked)
 agent_lease_ignored|sql/code/85_fleet.sql|s/AND a.heartbeat_at < clock_timestamp() - make_interval(secs => kbench__agent_lease())/AND false/|KI_FLEET_JOBS=40 fleet|a silent agent's job is never recovered
-agent_no_spool|kernels/agent/agent.c|s/if (kb_spool_write(spool_dir, \&end) == 0)/if (0 \&\& kb_spool_write(spool_dir, \&end) == 0)/|KI_FLEET_JOBS=40 fleet|a result finished while the server is down is dropped
+agent_no_spool|kernels/agent/job.c|s/if (kb_spool_write(kb_agent.spool_dir, \&end) == 0)/if (0 \&\& kb_spool_write(kb_agent.spool_dir, \&end) == 0)/|KI_FLEET_JOBS=40 fleet|a result finished while the server is down is dropped
 agent_cancel_ignored|sql/code/85_fleet.sql|s/RETURNING j.cancel_requested INTO cancel;/RETURNING false INTO cancel;/|KI_FLEET_JOBS=40 fleet|a heartbeat does not carry kbench_cancel to the agent
 agent_finish_no_lease|sql/code/85_fleet.sql|s/WHERE k.id = job_id AND k.attempts = attempt AND k.status = 'running' AND k.agent = kbench_agent_finish.name/WHERE k.id = job_id/|fleet_trust|an agent may finish a job it does not hold the lease of
 agent_result_unchecked|sql/code/85_fleet.sql|s/why := kbench__agent_result_error(j, kbench_agent_finish.name, r);/why := NULL;/|fleet_trust|an agent's result is stored without comparing it with the job
@@ -72,6 +72,7 @@ agent_route_unindexed|sql/schema/85_fleet.sql|s/USING gin (kbench__agent_names(a
 budget_by_time|bench/device.sh|s/\[ "\$N" -gt "\${MAX_ROWS:-1000}" \]/[ "$N" -gt "$((${MAX_ROWS:-1000} + 1))" ]/|fault|device.sh times one row more than MAX_ROWS
 cost_one_pass|kernels/cost.c|s/op->cost_bytes\[cs->mode\]/op->cost_bytes[0]/|costs|kbench evaluates the forward bytes formula for every pass
 v1_renamed|kernels/impl_name.c|s/if (id->cuda \&\& id->variant > 1)/if (id->cuda \&\& id->variant >= 1)/|kernels|cuda (v1) named as a variant, kbench-<op>-cuda-v1: its digests would change
+builtin_names_apart|kernels/python/kbench_builtin.py|s/if name not in ("huggingface", "torch", "liger"):/if name not in ("huggingface", "liger"):/|kernels|kbench_builtin.py accepts other built-in python implementations than kbench lists (impl_name.c)
 writer_comma_after_key|src/core/json_write.c|/^ki_jw_key/,/^}/s/w->need_comma = false;/w->need_comma = true;/|core|the manifest writer puts a comma after a key
 definer_path_public|sql/code/90_privileges.sql|s/SET search_path = pg_catalog, %I, pg_temp'/SET search_path = pg_catalog, %I, public, pg_temp'/|security|the rule pins SECURITY DEFINER and trigger functions to a search_path with public in it
 bare_name_in_c|src/queue.c|s/" finished_at = pg_catalog.clock_timestamp(), error = 'canceled before it started'"/" finished_at = clock_timestamp(), error = 'canceled before it started'"/|security|SQL built in C calls clock_timestamp() by a bare name
@@ -84,7 +85,7 @@ export_no_retractions|sql/code/20_export.sql|s/CASE WHEN r.retracted_at IS NOT N
 changepoint_shifted|src/continuous.c|s/out\[i\] = Int32GetDatum(cps\[i\] + 1);/out[i] = Int32GetDatum(cps[i] + 2);/|installcheck|change points reported one point late (kbench_segment, kbench_change_points)
 alert_not_notified|sql/code/51_alerts.sql|s/SELECT pg_notify('kbench_alerts', json_build_object/SELECT pg_notify('kbench_alerts_nobody', json_build_object/|continuous|an opened alert notifies no listener of kbench_alerts
 memory_mib_decimal|src/liger/liger_map.c|s/double\t\tb = mib \* 1048576.0;/double\t\tb = mib * 1e6;/|memory|Liger's memory MiB turned into bytes as MiB x 10^6
-harness_error_ignored|kernels/impl.c|s/return fail(be, KBC_ERROR, "%s: %s", kb_ext_label(\&x->cs), line + 4);/return KBC_OK;/|byo|an outside implementation's "err" answer taken as ok (the harness's result not checked)
+harness_error_ignored|kernels/child.c|s/return kb_ext_fail(be, KBC_ERROR, "%s: %s", kb_ext_label(\&x->cs), line + 4);/return KBC_OK;/|byo|an outside implementation's "err" answer taken as ok (the harness's result not checked)
 chart_unescaped|sql/code/61_chart.sql|s/kbench_svg_escape(coalesce(s.sr->>'name', ''))/coalesce(s.sr->>'name', '')/|charts|a chart writes a series name into SVG unescaped
 distill_temperature|kernels/ops/distill_jsd_loss.c|/^dj_cpu(/,/^}/s/^\t\t\tzs\[v\] = a;$/\t\t\tzs[v] = a \/ 2;/|kernels|the CPU distill_jsd_loss takes the student's logits at temperature 2
 distill_hard_weight|kernels/ops/distill_jsd_loss.c|/^dj_cpu(/,/^}/s/loss = ((float) DJ_WEIGHT_HARD \*/loss = ((float) 0.49 */|kernels|the CPU distill_jsd_loss weighs the hard loss 0.49, not 0.5 (the old rtol 1e-2 let it pass)
@@ -110,11 +111,11 @@ queue_stale_snapshot|src/queue.c|s/PushActiveSnapshot(GetLatestSnapshot());/Push
 impl_path_unchecked|kernels/impl_source.c|s/^\tif (directory)$/\tif (false \&\& directory)/|byo|a registered file's path is not checked at a run (symbolic links followed, the allowed directory not required)
 impl_digest_unchecked|kernels/impl_source.c|s/if (ok \&\& expected \&\& strcmp(expected, src->digest) != 0)/if (false \&\& ok \&\& expected)/|byo|a registered file's content is not compared with the digest recorded at registration
 harness_clock_looked_up|kernels/python/kbench_harness.py|s/^    clock = _monotonic_ns$/    clock = lambda: time.monotonic_ns()/|byo|the harness looks its clock up in the time module at timing time (an implementation can replace it)
-parent_clock_unchecked|kernels/impl.c|s/if (x->timed >= MIN_TIMED \&\& 2 \* x->unaccounted > x->timed)/if (false \&\& x->timed >= MIN_TIMED)/|byo|kbench does not check the child's reported times against its own clock around each round trip
+parent_clock_unchecked|kernels/backend_child.c|s/if (x->timed >= MIN_TIMED \&\& 2 \* x->unaccounted > x->timed)/if (false \&\& x->timed >= MIN_TIMED)/|byo|kbench does not check the child's reported times against its own clock around each round trip
 sibling_recovered|src/worker_recovery.c|s/" OR (j.worker_pid = %d AND/" OR (false AND j.worker_pid = %d AND/|002_supervise.pl|a starting worker recovers the live jobs of its sibling on the same device
 finish_unconditional|src/worker_jobs.c|s/ WHERE id = \$1 AND attempts = \$8 AND worker_pid = \$9 AND status = 'running'%s"/ WHERE id = $1%s"/|002_supervise.pl|a worker's finish overwrites a job that is no longer its attempt
 postmaster_death_ignored|src/worker_run.c|s/return !PostmasterIsAlive();/return 0;/|002_supervise.pl|a worker whose postmaster died runs its job (and child) to the end
-sweep_group_only|kernels/impl.c|s/for (int pass = 0; pass < 200; pass++)/for (int pass = 0; pass < 0; pass++)/|002_supervise.pl|only the child's process group is killed: a daemon it started (setsid) outlives the job
+sweep_group_only|kernels/child.c|s/for (int pass = 0; pass < 200; pass++)/for (int pass = 0; pass < 0; pass++)/|002_supervise.pl|only the child's process group is killed: a daemon it started (setsid) outlives the job
 output_unbounded|kernels/impl_int.h|s/#define KB_EXT_OUTPUT_CAP ((size_t) 1 << 20)/#define KB_EXT_OUTPUT_CAP ((size_t) 1 << 34)/|002_supervise.pl|all of a child's output is kept (16 GiB cap)
 job_status_raw_median|sql/code/37_job_status.sql|s/kbench_format_ns(r.median_ns) AS median/r.median_ns::text AS median/|installcheck|kbench_job_status shows the median in raw ns, not for people (issue 29 item 2)
 near_hint_any_letters|sql/code/37_resolve.sql|s/AND score \* 2 >= (SELECT count(\*) FROM g)//|installcheck|"did you mean" offers names that share any three letters (kbench_check('no-such-kernel') offered continuous-kernel)

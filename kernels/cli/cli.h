@@ -1,5 +1,5 @@
 /*
- * cli.h: what the kbench program's files share (cli/kbench.c, cli/compare.c).
+ * cli.h: what the kbench program's files share (cli/main.c, cli/compare.c).
  */
 #ifndef KBENCH_CLI_H
 #define KBENCH_CLI_H

@@ -18,10 +18,7 @@
 #include <string.h>
 
 #include "../kb_int.h"
-
-#define JSD_BETA 0.5
-
-enum { JSD_X, JSD_Y, JSD_LOSS, JSD_DX, JSD_ROW_LOSS, JSD_NT };
+#include "jsd.h"
 
 /* ------------------------------------------------------------ float64 reference */
 

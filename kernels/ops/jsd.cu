@@ -6,13 +6,10 @@
  * 12.6 GB -> 3.76 ms on H100 (3.35 TB/s), 2.63 ms on H200; target 1.5x.
  */
 #include "../cuda/kbc.cuh"
-
-/* Tensor slots: the order of jsd_plan in jsd.c. */
-enum { JSD_X, JSD_Y, JSD_LOSS, JSD_DX, JSD_ROW_LOSS };
+#include "jsd.h"
 
 #define JSD_BLOCK 512
 #define JSD_UNROLL 2
-#define JSD_BETA 0.5f
 
 /*
  * One block (512 threads) per row, one pass: X and Y streamed with 16-byte
@@ -62,11 +59,11 @@ jsd_kernel(const T *__restrict__ X, const T *__restrict__ Y, T *__restrict__ dX,
 			{
 				float		q = expf(x[u][j]),
 							p = expf(y[u][j]);
-				float		logm = logf(JSD_BETA * p + (1.0f - JSD_BETA) * q);
-				float		d = (1.0f - JSD_BETA) * q * (x[u][j] - logm);
+				float		logm = logf((float) JSD_BETA * p + (1.0f - (float) JSD_BETA) * q);
+				float		d = (1.0f - (float) JSD_BETA) * q * (x[u][j] - logm);
 
 				if (k * N + j < V)
-					acc += JSD_BETA * p * (y[u][j] - logm) + d;
+					acc += (float) JSD_BETA * p * (y[u][j] - logm) + d;
 				o[j] = d * inv_rows;
 			}
 			store_chunk(dX + r * V, k, V, aligned, o);

@@ -15,11 +15,7 @@
 #include <string.h>
 
 #include "../kb_int.h"
-
-#define LN_EPS 1e-6
-
-/* Tensor slots of a layer_norm call. */
-enum { LN_X, LN_W, LN_B, LN_Y, LN_MEAN, LN_RSTD, LN_DY, LN_DX, LN_DW, LN_DB, LN_NT };
+#include "layer_norm.h"
 
 /* ------------------------------------------------------------ float64 reference */
 

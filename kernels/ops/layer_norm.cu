@@ -11,12 +11,9 @@
 #include <cuda_pipeline.h>
 
 #include "../cuda/kbc.cuh"
-
-/* Tensor slots: the order of ln_plan in layer_norm.c. */
-enum { LN_X, LN_W, LN_B, LN_Y, LN_MEAN, LN_RSTD, LN_DY, LN_DX, LN_DW, LN_DB };
+#include "layer_norm.h"
 
 #define LN_BLOCK 256
-#define LN_EPS 1e-6f
 
 /*
  * Forward, one block (256 threads) per row, the row held in registers.
@@ -68,7 +65,7 @@ layer_norm_forward_kernel(const T *__restrict__ x, const T *__restrict__ w, cons
 
 			q += d * d;
 		}
-	rs = rsqrtf(block_sum(q, scratch) / (float) H + LN_EPS);
+	rs = rsqrtf(block_sum(q, scratch) / (float) H + (float) LN_EPS);
 #pragma unroll
 	for (int i = 0; i < NV; i++)
 	{
@@ -445,7 +442,7 @@ layer_norm_forward_generic_kernel(const T *x, const T *w, const T *b, T *y, floa
 	m = block_sum(s, scratch) / (float) H;
 	for (int64_t j = threadIdx.x; j < H; j += blockDim.x)
 		q += (to_f(xr[j]) - m) * (to_f(xr[j]) - m);
-	rs = rsqrtf(block_sum(q, scratch) / (float) H + LN_EPS);
+	rs = rsqrtf(block_sum(q, scratch) / (float) H + (float) LN_EPS);
 	for (int64_t j = threadIdx.x; j < H; j += blockDim.x)
 		y[blockIdx.x * H + j] = from_f<T>((to_f(xr[j]) - m) * rs * to_f(w[j]) + to_f(b[j]));
 	if (threadIdx.x == 0)

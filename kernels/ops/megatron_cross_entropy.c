@@ -15,8 +15,7 @@
 #include <string.h>
 
 #include "../kb_int.h"
-
-enum { CE_LOGITS, CE_TARGET, CE_LOSS, CE_GRAD_LOSS, CE_GRAD, CE_NT };
+#include "megatron_cross_entropy.h"
 
 /* ------------------------------------------------------------ float64 reference */
 

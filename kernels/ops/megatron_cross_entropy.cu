@@ -12,11 +12,9 @@
 #include <cuda_pipeline.h>
 
 #include "../cuda/kbc.cuh"
+#include "megatron_cross_entropy.h"
 
 namespace cg = cooperative_groups;
-
-/* Tensor slots: the order of ce_plan in megatron_cross_entropy.c. */
-enum { CE_LOGITS, CE_TARGET, CE_LOSS, CE_GRAD_LOSS, CE_GRAD };
 
 #define CE_BLOCK 1024
 #define CE_UNROLL 4

@@ -1,6 +1,6 @@
 """kbench_harness.py: runs one python implementation for kbench, in a child process.
 
-kbench (kernels/impl.c, impl_python.c) starts this script with the configured
+kbench (kernels/backend_child.c, impl_python.c) starts this script with the configured
 interpreter and drives it over a stream socket on fd 3, one line each way;
 the tensors live in a memfd on fd 4, filled by kbench's counter-based
 generator.  This process never decides what is measured: kbench sends every
@@ -32,7 +32,7 @@ from that text.  The clocks the timing reads (time.monotonic_ns, CUDA
 events) are bound as main()'s locals before the user's code is imported, so
 code that replaces time.monotonic_ns or time.perf_counter_ns does not change
 what is measured; kbench also checks the reported times against its own
-clock around each round trip (kernels/impl.c).
+clock around each round trip (kernels/backend_child.c).
 """
 import json
 import mmap

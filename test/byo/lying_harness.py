@@ -5,7 +5,7 @@ answers through replaced before it starts, so that every timing answer
 ('ok <call_ns> <flush_and_call_ns>') says 1 ns: what a child whose clock or
 answers an implementation subverted would report.  Run with
 KBENCH_HARNESS=test/byo/lying_harness.py; kbench must refuse the samples
-(its own clock around each round trip, kernels/impl.c).
+(its own clock around each round trip, kernels/backend_child.c).
 """
 import os
 import re

@@ -89,6 +89,11 @@ rm -f /tmp/kbench-meminfo.$$
 expect "kbench list shows the implementations by the names --impl and SQL take" 0 "cpu,cuda,cuda/v2" $KB list
 expect "kbench list --json names each implementation, its device, revision name and symbol" 0 \
 	'{"implementation":"cuda/v2","device":"cuda","name":"kbench-layer-norm-cuda-v2","symbol":"layer_norm_cuda/v2"}' $KB list --json
+if out=$(python3 test/kernels/builtin_names.py $KB kernels/python/kbench_builtin.py 2>&1); then
+	ok "the built-in python implementations kbench lists (impl_name.c) are the ones kbench_builtin.py accepts, for the same operations"
+else
+	notok "built-in python implementation names: kbench and kbench_builtin.py differ: $(echo "$out" | head -3 | tr '\n' ' ')"
+fi
 expect "unknown variant: exit 2, variants listed" 2 "unknown variant 'v3' for layer_norm; allowed: v1, v2" $KB run layer_norm backward rows=1 hidden=4 --device cuda:0 --impl cuda/v3
 expect "variant of an operation that has one kernel: exit 2" 2 "unknown variant 'v2' for jsd; allowed: v1" $KB run jsd forward tokens=1 vocab=2 --device cuda:0 --impl cuda/v2
 expect "not a variant: exit 2" 2 "unknown variant 'x' for jsd; allowed: v1" $KB run jsd forward tokens=1 vocab=2 --device cuda:0 --impl cuda/x

@@ -1,0 +1,83 @@
+/*
+ * fill.c: the values of a run's tensors in host memory: one element read or
+ * stored by dtype, and a tensor filled from the counter-based generator
+ * (kb_abi.h, the same values the CUDA fill writes on the device).  The cpu
+ * and child backends fill with it; the checks read host copies with it.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "kb_int.h"
+
+/* Store v into element i of a host buffer. */
+void
+kb_set(void *p, int dtype, int64_t i, double v)
+{
+	if (dtype == KB_FP32)
+		((float *) p)[i] = (float) v;
+	else if (dtype == KB_BF16)
+		((uint16_t *) p)[i] = kb_f2bf((float) v);
+	else
+		((int64_t *) p)[i] = (int64_t) v;
+}
+
+double
+kb_get(const void *p, int dtype, int64_t i)
+{
+	if (dtype == KB_FP32)
+		return ((const float *) p)[i];
+	if (dtype == KB_BF16)
+		return kb_bf2f(((const uint16_t *) p)[i]);
+	return (double) ((const int64_t *) p)[i];
+}
+
+void
+kb_fill_host(void *p, int dtype, int64_t rows, int64_t cols, int init,
+			 double scale, int64_t modulo, uint64_t seed, uint32_t stream)
+{
+	int64_t		n = rows * cols;
+
+	switch (init)
+	{
+		case KB_INIT_ZERO:
+			memset(p, 0, (size_t) n * kb_dtype_size(dtype));
+			break;
+		case KB_INIT_UNIFORM:
+			for (int64_t i = 0; i < n; i++)
+				kb_set(p, dtype, i, (float) scale * kb_uniform(seed, stream, (uint64_t) i));
+			break;
+		case KB_INIT_LOGSOFTMAX:
+			for (int64_t r = 0; r < rows; r++)
+			{
+				double		mx = -INFINITY,
+							sum = 0,
+							lse;
+
+				for (int64_t j = 0; j < cols; j++)
+					mx = fmax(mx, (float) scale * kb_uniform(seed, stream, (uint64_t) (r * cols + j)));
+				for (int64_t j = 0; j < cols; j++)
+					sum += exp((float) scale * kb_uniform(seed, stream, (uint64_t) (r * cols + j)) - mx);
+				lse = mx + log(sum);
+				for (int64_t j = 0; j < cols; j++)
+					kb_set(p, dtype, r * cols + j,
+						   (float) scale * kb_uniform(seed, stream, (uint64_t) (r * cols + j)) - lse);
+			}
+			break;
+		case KB_INIT_TARGETS:
+			for (int64_t i = 0; i < n; i++)
+				((int64_t *) p)[i] = (int64_t) (kb_hash(seed, stream, (uint64_t) i) % (uint64_t) modulo);
+			break;
+		default:
+			break;
+	}
+}
+
+/* A backend's fill when its tensors are in host memory (cpu, child). */
+int
+kb_host_fill(kb_backend *be, void *p, int dtype, int64_t rows, int64_t cols, int init,
+			 double scale, int64_t modulo, uint64_t seed, uint32_t stream)
+{
+	(void) be;
+	kb_fill_host(p, dtype, rows, cols, init, scale, modulo, seed, stream);
+	return KBC_OK;
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Do the built-in python implementations' names agree?  The C library names
+them once (kernels/impl_name.c, kb_builtin_python: what kbench list --json
+prints as each operation's pythonImplementations); the python side names
+them in kernels/python/kbench_builtin.py (factory's check) with the
+operations it has (OPS).  The file's bytes are digested into every built-in
+python run's ImplementationRevision, so it is read here, not rewritten to
+ask C.  Prints what differs and exits 1; exits 0 when both agree.
+
+usage: builtin_names.py path/to/kbench path/to/kbench_builtin.py
+"""
+import ast
+import json
+import subprocess
+import sys
+
+
+def python_side(path):
+    tree = ast.parse(open(path, encoding="utf-8").read())
+    names = ops = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == "factory":
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Compare) and isinstance(sub.ops[0], ast.NotIn) \
+                        and isinstance(sub.left, ast.Name) and sub.left.id == "name":
+                    names = [e.value for e in sub.comparators[0].elts]
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "OPS" for t in node.targets):
+            ops = sorted(k.value for k in node.value.keys)
+    return names, ops
+
+
+def main():
+    listing = json.loads(subprocess.run([sys.argv[1], "list", "--json"], capture_output=True, text=True,
+                                        check=True).stdout)
+    names, ops = python_side(sys.argv[2])
+    bad = []
+    c_ops = sorted(o["name"] for o in listing["operations"])
+    for o in listing["operations"]:
+        if o["pythonImplementations"] != names:
+            bad.append("%s: kbench lists %s, kbench_builtin.py accepts %s" % (o["name"], o["pythonImplementations"], names))
+    if ops != c_ops:
+        bad.append("kbench_builtin.py has operations %s, kbench %s" % (ops, c_ops))
+    for b in bad:
+        print(b)
+    sys.exit(1 if bad or not names else 0)
+
+
+if __name__ == "__main__":
+    main()
