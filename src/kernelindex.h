@@ -8,7 +8,7 @@
 #include "fmgr.h"
 #include "utils/jsonb.h"
 
-#include "core/ki_json.h"
+#include "ki_json.h"
 
 /* continuous.c: its GUCs, defined by _PG_init (init.c). */
 void		ki_continuous_init(void);

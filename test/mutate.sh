@@ -23,7 +23,7 @@ ROOT=$(pwd)
 
 # name | file | sed expression | suite (with any environment) | what the bug is
 MUTATIONS=$(cat <<'EOF'
-dup_over_16|src/core/json_parse.c|s/return &sorted\[i\]->key;/return NULL;/|core|objects of more than 16 members never report a duplicate
+dup_over_16|core/json_parse.c|s/return &sorted\[i\]->key;/return NULL;/|core|objects of more than 16 members never report a duplicate
 measurements_delete|sql/20_catalog.sql|/CREATE TRIGGER append_only BEFORE DELETE ON kbench_measurements/d|guards|the DELETE trigger on kbench_measurements dropped
 supersession_undone|sql/19_append_only.sql|s/IF OLD.superseded_by IS NOT NULL/IF false AND OLD.superseded_by IS NOT NULL/|guards|a supersession no longer permanent
 ln_check_self|kernels/ops/layer_norm.c|s/kb_cmp_tol(&m, "y", ref, got, tol, H);/kb_cmp_tol(\&m, "y", got, got, tol, H);/|gate|ln_check compares y with itself
@@ -41,8 +41,8 @@ no_check|kernels/run.c|s/if (st == KB_PASSED \&\& req->check)/if (st == KB_PASSE
 jsd_loss_self|kernels/ops/jsd.c|s/kb_cmp_tol(&m, "loss", nr == T ? &total_ref : &total_rows, &total_got, &tt, 1);/kb_cmp_tol(\&m, "loss", \&total_got, \&total_got, \&tt, 1);/|gate|jsd's check compares the loss with itself
 ce_loss_self|kernels/ops/megatron_cross_entropy.c|s/kb_cmp_tol(&m, "loss", &loss, &gl, &tl, 1);/kb_cmp_tol(\&m, "loss", \&gl, \&gl, \&tl, 1);/|gate|megatron_cross_entropy's check compares the loss with itself
 incorrect_job_passes|src/worker_run.c|s/^\t\tcase KB_PASSED:$/\t\tcase KB_PASSED:\n\t\tcase KB_INCORRECT_NUMERICAL:/|gate|the worker files an incorrect_numerical run's job as passed
-utf8_overlong|src/core/json_parse.c|s/if (c >= 0xC2 \&\& c <= 0xDF)/if (c >= 0xC0 \&\& c <= 0xDF)/|core|overlong 2-byte UTF-8 accepted
-unsorted_large_objects|src/core/json_canon.c|s/qsort(order, n, sizeof(ki_member \*), member_cmp);/(void) 0;/|FUZZ_SECONDS=30 fuzz|the canonical writer leaves objects of more than 16 members unsorted
+utf8_overlong|core/json_parse.c|s/if (c >= 0xC2 \&\& c <= 0xDF)/if (c >= 0xC0 \&\& c <= 0xDF)/|core|overlong 2-byte UTF-8 accepted
+unsorted_large_objects|core/json_canon.c|s/qsort(order, n, sizeof(ki_member \*), member_cmp);/(void) 0;/|FUZZ_SECONDS=30 fuzz|the canonical writer leaves objects of more than 16 members unsorted
 guc_only_preloaded|src/init.c|s/? PGC_POSTMASTER : PGC_SIGHUP;/? PGC_POSTMASTER : PGC_POSTMASTER;/|no_preload|kernelindex.database defined the preloaded way without the preload
 unchecked_competes|kernels/request.c|s/\t\treturn "incomplete_evidence";/\t\treturn kb_status_name(r->status);/|gate|a run with "check": false is filed as passed and competes
 cancel_queued_silent|src/queue.c|s/" SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",/" SELECT pg_catalog.pg_notify('kbench_nobody', '') FROM j",/|guards|cancelling a queued job notifies no listener
@@ -71,7 +71,7 @@ agent_route_unindexed|sql/85_fleet.sql|s/USING gin (kbench__agent_names(agent, d
 budget_by_time|bench/device.sh|s/\[ "\$N" -gt "\${MAX_ROWS:-1000}" \]/[ "$N" -gt "$((${MAX_ROWS:-1000} + 1))" ]/|fault|device.sh times one row more than MAX_ROWS
 cost_one_pass|kernels/cost.c|s/op->cost_bytes\[cs->mode\]/op->cost_bytes[0]/|costs|kbench evaluates the forward bytes formula for every pass
 v1_renamed|kernels/impl_name.c|s/if (id->cuda \&\& id->variant > 1)/if (id->cuda \&\& id->variant >= 1)/|kernels|cuda (v1) named as a variant, kbench-<op>-cuda-v1: its digests would change
-writer_comma_after_key|src/core/json_write.c|/^ki_jw_key/,/^}/s/w->need_comma = false;/w->need_comma = true;/|core|the manifest writer puts a comma after a key
+writer_comma_after_key|core/json_write.c|/^ki_jw_key/,/^}/s/w->need_comma = false;/w->need_comma = true;/|core|the manifest writer puts a comma after a key
 definer_path_public|sql/90_privileges.sql|s/SET search_path = pg_catalog, %I, pg_temp'/SET search_path = pg_catalog, %I, public, pg_temp'/|security|the rule pins SECURITY DEFINER and trigger functions to a search_path with public in it
 bare_name_in_c|src/queue.c|s/" finished_at = pg_catalog.clock_timestamp(), error = 'canceled before it started'"/" finished_at = clock_timestamp(), error = 'canceled before it started'"/|security|SQL built in C calls clock_timestamp() by a bare name
 upgrade_missing_trigger|sql/updates/0.1.0--0.2.0/20_catalog.sql|/^CREATE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_workloads /d|upgrade|the upgrade script misses one statement (a TRUNCATE guard)
