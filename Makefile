@@ -22,7 +22,8 @@ DATA = $(sort $(wildcard sql/released/$(EXTENSION)--*.sql))
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql $(UPDATE_SCRIPTS)
 
 PG_CONFIG ?= pg_config
-PG_CPPFLAGS = -Isrc -Icore -isystem $(shell $(PG_CONFIG) --includedir-server) -std=c11 -D_GNU_SOURCE
+PG_CPPFLAGS = -Isrc -Icore -isystem $(shell $(PG_CONFIG) --includedir-server) -std=c11 -D_GNU_SOURCE \
+	-DKI_VERSION='"$(EXTVERSION)"'
 PG_CFLAGS = -Wall -Wextra -Werror
 # The kernels library (kernels/, plain C, its own Makefile).  The CUDA part
 # is a separate libkbench_cuda.so that the kernels library dlopen()s only
@@ -50,7 +51,7 @@ EXTRA_CLEAN = $(EXTENSION)-$(EXTVERSION).zip test/results test/regression.diffs 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-$(OBJS): core/ki_json.h core/ki_schema.h src/kernelindex.h src/store.h src/runner.h src/estimate.h src/catalog_import.h $(wildcard src/liger/*.h) kernels/kbench.h
+$(OBJS): kernelindex.control core/ki_json.h core/ki_schema.h src/kernelindex.h src/store.h src/runner.h src/estimate.h src/catalog_import.h $(wildcard src/liger/*.h) kernels/kbench.h
 
 # The install script is the sql/NN_*.sql parts in order.
 sql/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_PARTS) kernelindex.control

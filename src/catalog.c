@@ -288,8 +288,7 @@ typedef struct import_counts
 /*
  * The import's row, marked with the role that runs it (importer: the caller,
  * before the writer switched to the owner), which alone with kbench_admin
- * reads its rejections (sql/90_privileges.sql); a database not updated to
- * 0.3.0 has no imported_by column.
+ * reads its rejections (sql/90_privileges.sql).
  */
 static int64
 start_import(const char *kind, const char *source, Oid importer)
@@ -298,8 +297,6 @@ start_import(const char *kind, const char *source, Oid importer)
 	Oid			types[3] = {TEXTOID, TEXTOID, NAMEOID};
 	char		nulls[3] = {' ', ' ', ' '};
 	bool		isnull;
-	Oid			rel = get_relname_relid("kbench_imports", ki_ext_namespace());
-	bool		by = OidIsValid(rel) && get_attnum(rel, "imported_by") != InvalidAttrNumber;
 
 	args[0] = CStringGetTextDatum(kind);
 	if (source)
@@ -307,9 +304,9 @@ start_import(const char *kind, const char *source, Oid importer)
 	else
 		nulls[1] = 'n';
 	args[2] = DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(importer, false)));
-	if (SPI_execute_with_args(psprintf("INSERT INTO %s.kbench_imports (kind, source%s) VALUES ($1, $2%s) RETURNING id",
-									   ki_ext_schema(), by ? ", imported_by" : "", by ? ", $3" : ""),
-							  by ? 3 : 2, types, args, nulls, false, 1) != SPI_OK_INSERT_RETURNING)
+	if (SPI_execute_with_args(psprintf("INSERT INTO %s.kbench_imports (kind, source, imported_by) VALUES ($1, $2, $3) RETURNING id",
+									   ki_ext_schema()),
+							  3, types, args, nulls, false, 1) != SPI_OK_INSERT_RETURNING)
 		elog(ERROR, "could not record the import");
 	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
@@ -503,32 +500,13 @@ flush_rejections(import_state *st)
 
 	if (st->nrej == 0)
 		return;
-	if (!ki_store_set_based())
-	{
-		/* a database still on 0.1.0: a row at a time, as 0.1.0 did */
-		Oid			rtypes[4] = {INT8OID, INT8OID, TEXTOID, BOOLOID};
-		char	   *sql = psprintf("INSERT INTO %s.kbench_import_rejections (import_id, line, reason, skipped) "
-								   "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", ki_ext_schema());
-		int			i;
-
-		for (i = 0; i < st->nrej; i++)
-		{
-			Datum		rargs[4] = {Int64GetDatum(st->c.id), st->rej_line[i], st->rej_reason[i], st->rej_skipped[i]};
-
-			if (SPI_execute_with_args(sql, 4, rtypes, rargs, NULL, false, 0) != SPI_OK_INSERT)
-				elog(ERROR, "could not record an import rejection");
-		}
-	}
-	else
-	{
-		args[0] = Int64GetDatum(st->c.id);
-		args[1] = PointerGetDatum(construct_md_array(st->rej_line, NULL, 1, dims, lbs, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-		args[2] = PointerGetDatum(construct_md_array(st->rej_reason, NULL, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
-		args[3] = PointerGetDatum(construct_md_array(st->rej_skipped, NULL, 1, dims, lbs, BOOLOID, 1, true, TYPALIGN_CHAR));
-		if (SPI_execute_with_args(psprintf("SELECT %s.kbench__store_rejections($1, $2, $3, $4)", ki_ext_schema()),
-								  4, types, args, NULL, false, 1) != SPI_OK_SELECT)
-			elog(ERROR, "could not record the import's rejections");
-	}
+	args[0] = Int64GetDatum(st->c.id);
+	args[1] = PointerGetDatum(construct_md_array(st->rej_line, NULL, 1, dims, lbs, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	args[2] = PointerGetDatum(construct_md_array(st->rej_reason, NULL, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
+	args[3] = PointerGetDatum(construct_md_array(st->rej_skipped, NULL, 1, dims, lbs, BOOLOID, 1, true, TYPALIGN_CHAR));
+	if (SPI_execute_with_args(psprintf("SELECT %s.kbench__store_rejections($1, $2, $3, $4)", ki_ext_schema()),
+							  4, types, args, NULL, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not record the import's rejections");
 	st->nrej = 0;
 	st->caprej = 0;
 	st->rej_line = st->rej_reason = st->rej_skipped = NULL;
@@ -614,28 +592,6 @@ batch_insert(row_batch *b, const char *function)
 
 	if (b->count == 0)
 		return 0;
-	if (!ki_store_set_based())
-	{
-		/* a database still on 0.1.0: a row at a time, as 0.1.0 did */
-		Oid			rtypes[3] = {TEXTOID, TEXTOID, JSONBOID};
-		bool		plain = strcmp(function, "kbench__store_catalog_rows") == 0;
-		char	   *sql = psprintf(plain ? "INSERT INTO %s.kbench_catalog_rows (table_name, row_id, row) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING"
-								   : "INSERT INTO %s.kbench_catalog_source_rows (digest, table_name, row) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-								   ki_ext_schema());
-		uint64		inserted = 0;
-		int			i;
-
-		for (i = 0; i < b->count; i++)
-		{
-			Datum		rargs[3] = {b->a[i], b->b[i], b->row[i]};
-
-			if (SPI_execute_with_args(sql, 3, rtypes, rargs, NULL, false, 0) != SPI_OK_INSERT)
-				elog(ERROR, "could not store a row of %s", plain ? "kbench_catalog_rows" : "kbench_catalog_source_rows");
-			inserted += SPI_processed;
-		}
-		b->count = 0;
-		return inserted;
-	}
 	args[0] = PointerGetDatum(construct_md_array(b->a, NULL, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
 	args[1] = PointerGetDatum(construct_md_array(b->b, NULL, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
 	args[2] = PointerGetDatum(construct_md_array(b->row, NULL, 1, dims, lbs, JSONBOID, -1, false, TYPALIGN_INT));
@@ -1019,8 +975,8 @@ kbench_import_catalog_staged(PG_FUNCTION_ARGS)
 	 * The caller's lines go, by DELETE, never by TRUNCATE: a TRUNCATE makes
 	 * a new file for the table, and PostgreSQL 15 cannot recover from a crash
 	 * that follows one rolled back in an unlogged table ("could not create
-	 * file ...: File exists"; the staging table is logged since 0.3.0, this
-	 * library may serve a 0.2.0 database whose table is not).  The space of
+	 * file ...: File exists"; the staging table was unlogged before 0.3.0).
+	 * The space of
 	 * the lines goes back at the next vacuum.  The EXCLUSIVE lock keeps
 	 * others from staging meanwhile.
 	 */
@@ -1044,7 +1000,6 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 	const char *err = NULL;
 	MemoryContext rowcxt,
 				oldcxt;
-	bool		keep_memory;
 
 	/* not STRICT (source may be NULL); kbench_import_liger_file(NULL) comes here too */
 	if (PG_ARGISNULL(0))
@@ -1065,9 +1020,7 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 						 "y_value_20, y_value_80, extra_benchmark_config_str, gpu_name, timestamp, liger_version.")));
 	SPI_connect();
 	import_init(&ist, "liger", source);
-	keep_memory = ki_memory_available();
-	if (keep_memory)
-		ist.memory = ki_memory_batch_begin();
+	ist.memory = ki_memory_batch_begin();
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "kbench liger row", 0, 512 * 1024, 8 * 1024 * 1024);
 	for (;;)
 	{
@@ -1096,10 +1049,7 @@ kbench_import_liger(PG_FUNCTION_ARGS)
 		oldcxt = MemoryContextSwitchTo(rowcxt);
 		ki_arena_rewind(ra);
 		ki_liger_map(ra, &row, &res);
-		if (res.outcome == KI_LIGER_MAPPED_MEMORY && !keep_memory)
-			record_rejection(&ist, row.line, "memory row: this install has no kbench_memory_observations "
-							 "(ALTER EXTENSION kernelindex UPDATE)", true);
-		else if (res.outcome == KI_LIGER_SKIPPED)
+		if (res.outcome == KI_LIGER_SKIPPED)
 		{
 			if (strcmp(row.metric_name, "memory") == 0)
 				c->memory.rejected++;

@@ -255,7 +255,6 @@ ki_queue_job(KiJobRequest *r)
 	FLOAT8OID, JSONBOID};
 	char		nulls[11] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
 	char	   *dbname;
-	bool		v02;
 	bool		worker_only = r->device == NULL;	/* no device given: never an agent's (docs/FLEET.md) */
 
 	require_workers();
@@ -444,12 +443,6 @@ ki_queue_job(KiJobRequest *r)
 		args[6] = IntervalPGetDatum(iv);
 	}
 	args[7] = Int32GetDatum(r->retry ? 1 : 0);
-	v02 = ki_jobs_v02();
-	if (r->comparison && !v02)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("paired comparisons need kernelindex 0.2.0"),
-				 errhint("Update the extension: ALTER EXTENSION kernelindex UPDATE.")));
 	args[9] = Float8GetDatum(est);
 	if (est < 0)
 		nulls[9] = 'n';
@@ -457,15 +450,11 @@ ki_queue_job(KiJobRequest *r)
 		args[10] = DirectFunctionCall1(jsonb_in, CStringGetDatum(r->comparison));
 	else
 		nulls[10] = 'n';
-	/* a 0.1.0 install (not updated yet) has no estimate_s and comparison */
-	/* a 0.2.0 install (not updated yet) has no worker_only: its agents' classes are checked at registration */
-	worker_only = worker_only && ki_jobs_have_worker_only();
 	if (ki_spi_as_owner(psprintf("INSERT INTO %s.kbench_jobs (operation, mode, workload, implementation, device,"
-								 " protocol, timeout, retries_left, owner%s%s) VALUES ($1, $2, $3, $4, $5,"
-								 " coalesce($6, '{}'::pg_catalog.jsonb), $7, $8, $9%s%s) RETURNING id",
-								 ki_ext_schema(), v02 ? ", estimate_s, comparison" : "", worker_only ? ", worker_only" : "",
-								 v02 ? ", $10, $11" : "", worker_only ? ", true" : ""),
-						v02 ? 11 : 9, types, args, nulls, false) != SPI_OK_INSERT_RETURNING)
+								 " protocol, timeout, retries_left, owner, estimate_s, comparison, worker_only) VALUES ($1, $2, $3, $4, $5,"
+								 " coalesce($6, '{}'::pg_catalog.jsonb), $7, $8, $9, $10, $11, %s) RETURNING id",
+								 ki_ext_schema(), worker_only ? "true" : "false"),
+						11, types, args, nulls, false) != SPI_OK_INSERT_RETURNING)
 		elog(ERROR, "could not queue the job");
 	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	/* kbench agents LISTEN kbench_queue: they wake when this commits (no payload) */
@@ -736,9 +725,9 @@ kbench_cancel(PG_FUNCTION_ARGS)
 	nest = ki_pin_search_path();
 	SPI_connect();
 	/* read as the caller: row-level security shows only what they may see */
-	/* agent: a kbench agent's job (sql/85_fleet.sql, not before 0.2.0's update) */
-	if (SPI_execute_with_args(psprintf("SELECT status, owner, device, worker_pid, %s FROM %s.kbench_jobs WHERE id = $1",
-									   ki_fleet_installed() ? "agent" : "NULL::pg_catalog.text", ki_ext_schema()),
+	/* agent: a kbench agent's job (sql/85_fleet.sql) */
+	if (SPI_execute_with_args(psprintf("SELECT status, owner, device, worker_pid, agent FROM %s.kbench_jobs WHERE id = $1",
+									   ki_ext_schema()),
 							  1, types, args, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read job " INT64_FORMAT, id);
 	if (SPI_processed == 0)

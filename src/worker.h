@@ -35,8 +35,6 @@ extern volatile sig_atomic_t ki_got_sigterm;
  */
 extern char *ki_worker_schema;
 
-/* Whether kbench_jobs had 0.2.0's columns at the last claim (a 0.1.0 install serves until updated). */
-extern bool ki_worker_v02;
 
 /* worker_devices.c */
 void		ki_register_workers(void);
