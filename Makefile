@@ -51,7 +51,7 @@ EXTRA_CLEAN = $(EXTENSION)-$(EXTVERSION).zip test/results test/regression.diffs 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-$(OBJS): kernelindex.control core/ki_json.h core/ki_schema.h src/kernelindex.h src/store.h src/runner.h src/estimate.h src/catalog_import.h $(wildcard src/liger/*.h) kernels/kbench.h
+$(OBJS): kernelindex.control core/ki_json.h core/ki_schema.h src/kernelindex.h src/store.h src/runner.h src/estimate.h src/catalog_import.h src/import.h src/ingest.h $(wildcard src/liger/*.h) kernels/kbench.h
 
 # The install script is the sql/NN_*.sql parts in order.
 sql/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_PARTS) kernelindex.control

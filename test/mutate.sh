@@ -86,7 +86,7 @@ harness_error_ignored|kernels/impl.c|s/return fail(be, KBC_ERROR, "%s: %s", kb_e
 chart_unescaped|sql/60_charts.sql|s/kbench_svg_escape(coalesce(s.sr->>'name', ''))/coalesce(s.sr->>'name', '')/|charts|a chart writes a series name into SVG unescaped
 distill_temperature|kernels/ops/distill_jsd_loss.c|/^dj_cpu(/,/^}/s/^\t\t\tzs\[v\] = a;$/\t\t\tzs[v] = a \/ 2;/|kernels|the CPU distill_jsd_loss takes the student's logits at temperature 2
 distill_hard_weight|kernels/ops/distill_jsd_loss.c|/^dj_cpu(/,/^}/s/loss = ((float) DJ_WEIGHT_HARD \*/loss = ((float) 0.49 */|kernels|the CPU distill_jsd_loss weighs the hard loss 0.49, not 0.5 (the old rtol 1e-2 let it pass)
-staging_not_per_role|src/catalog.c|s/kbench_import_staging WHERE staged_by = $1 ORDER BY n"/kbench_import_staging ORDER BY n"/|security|a staged catalog import takes every role's staged lines, not only the caller's
+staging_not_per_role|src/catalog_import.c|s/kbench_import_staging WHERE staged_by = $1 ORDER BY n"/kbench_import_staging ORDER BY n"/|security|a staged catalog import takes every role's staged lines, not only the caller's
 digest_prefix_no_index|sql/20_catalog.sql|/^CREATE INDEX kbench_runs_digest_prefix_idx/d|installcheck|a digest prefix read by scanning every run (no pattern index on kbench_runs.digest: starts_with is only a filter under C.UTF-8)
 report_no_row_cap|sql/61_report.sql|s/FILTER (WHERE k <= max_rows)//|charts|the report's speedups and regressions tables show every row (576 speedup rows on the whole catalog)
 repro_other_device_verified|sql/45_reproductions_link.sql|s/THEN CASE WHEN kbench__device_key(xe) = kbench__device_key(re) THEN 'verified'/THEN CASE WHEN true THEN 'verified'/|security|a reproduction on another device class verifies the run (and the export marks it)
@@ -97,11 +97,11 @@ alerts_restore_checked|sql/51_confirmations.sql|s/IF kbench__copying_into(TG_REL
 suppress_90_days|sql/50_continuous_alerts.sql|s/until > now() + interval '90 days'/until > now() + interval '900 days'/|continuous|a suppression may last longer than 90 days
 acknowledge_infinity|sql/50_continuous_alerts.sql|s/IF until IS NOT NULL AND NOT isfinite(until) THEN/IF false THEN/|continuous|until => 'infinity' is accepted
 suppress_anyones|sql/50_continuous_alerts.sql|s/IF NOT pg_has_role(session_user, 'kbench_admin', 'MEMBER')/IF false AND NOT pg_has_role(session_user, 'kbench_admin', 'MEMBER')/|continuous|a kbench_user suppresses alerts on other roles' runs
-liger_null|src/catalog.c|/not STRICT (source may be NULL)/{n;s/if (PG_ARGISNULL(0))/if (false)/}|FUZZ_SQL_ONLY=kbench_import_liger fuzz_sql|kbench_import_liger(NULL) and kbench_import_liger_file(NULL) read a null pointer (SIGSEGV)
-staging_truncate|src/catalog.c|s/"DELETE FROM %s.kbench_import_staging WHERE staged_by = $1"/"TRUNCATE %s.kbench_import_staging"/|crash_recovery|a staged import empties the staging table by TRUNCATE (and takes other roles' staged lines with it)
+liger_null|src/liger_import.c|/not STRICT (source may be NULL)/{n;s/if (PG_ARGISNULL(0))/if (false)/}|FUZZ_SQL_ONLY=kbench_import_liger fuzz_sql|kbench_import_liger(NULL) and kbench_import_liger_file(NULL) read a null pointer (SIGSEGV)
+staging_truncate|src/catalog_import.c|s/"DELETE FROM %s.kbench_import_staging WHERE staged_by = $1"/"TRUNCATE %s.kbench_import_staging"/|crash_recovery|a staged import empties the staging table by TRUNCATE (and takes other roles' staged lines with it)
 staging_unlogged|sql/20_catalog.sql|s/^CREATE TABLE kbench_import_staging (/CREATE UNLOGGED TABLE kbench_import_staging (/|crash_recovery|the staging table is unlogged again (a crash empties it)
 markdown_device_raw|sql/50_continuous_summary.sql|s/coalesce(kbench__markdown_cell(a.device), '')/coalesce(a.device, '')/|security|kbench_summary_markdown writes a device name raw (HTML, row breaks, pipes, links)
-rejection_quote_whole|src/catalog.c|s/^#define KI_QUOTE_MAX 200$/#define KI_QUOTE_MAX 100000/|security|an import rejection quotes its line's content untruncated (up to the 1000-character cap of a reason)
+rejection_quote_whole|src/import.h|s/^#define KI_QUOTE_MAX 200$/#define KI_QUOTE_MAX 100000/|security|an import rejection quotes its line's content untruncated (up to the 1000-character cap of a reason)
 rejections_public|sql/20_import_rejections.sql|s/USING (imported_by = current_user OR pg_catalog.pg_has_role(current_user, 'pg_read_all_data'/USING (true OR pg_catalog.pg_has_role(current_user, 'pg_read_all_data'/|security|every role reads every import's rejection reasons
 queue_unlocked|src/queue.c|s/LockAcquire(\&tag, ExclusiveLock, false, nowait)/LockAcquire(\&tag, ShareLock, false, nowait)/|installcheck|kbench_run takes the queue's lock in a mode that does not exclude another kbench_run (concurrent sessions pass the limits)
 queue_stale_snapshot|src/queue.c|s/PushActiveSnapshot(GetLatestSnapshot());/PushActiveSnapshot(GetTransactionSnapshot());/|installcheck|kbench_run counts the queue in a REPEATABLE READ transaction's old snapshot
@@ -121,6 +121,8 @@ roofline_empty_blames_cost|sql/60_charts_roofline.sql|s/IF nsel = 0 THEN/IF fals
 resolver_no_datasheet_names|sql/37_resolve.sql|s/(kbench_device_of(e.digest)).name/NULL::text/|installcheck|'H100 SXM5' (the docs' spelling, a kbench_devices name) is an unknown environment
 register_no_role_check|sql/35_register.sql|s/IF NOT pg_catalog.pg_has_role(current_user, 'kbench_admin', 'USAGE') THEN/IF false THEN/|byo|registering without kbench_admin gives PostgreSQL's bare permission error, not the role needed
 device_hint_lists_unserved|src/queue.c|s/errhint("Name one of those; kbench_agent_status lists the agents and the device classes they serve.")/errhint("kbench_agent_status lists the agents and the device classes they serve (cpu, cuda:H200); agent:NAME names one.")/|installcheck|kbench_run's unknown-device hint names cuda:H200 whether or not anything serves it, and not the live agents' classes
+version_gate_open|src/extension.c|s/return strcmp(v, KI_VERSION) == 0;/return true;/|version_gate|the library serves a database still on an older version (no error, the worker claims its jobs)
+version_gate_log_each_look|src/worker_jobs.c|s/if (strcmp(skipped, installed) != 0)/if (true)/|version_gate|the worker logs a line at every look at a database that is not updated
 EOF
 )
 
