@@ -38,32 +38,6 @@
 #include "import.h"
 #include "ingest.h"
 
-/* The digest column of each manifest-bearing table of a catalog export. */
-static const struct
-{
-	const char *table;
-	const char *column;			/* NULL: the digest is computed, none is stored */
-	bool		composite;
-}			export_tables[] =
-{
-	{"operations", "semanticDigest", false},
-	{"workloads", "workloadDigest", false},
-	{"implementations", "implementationDigest", false},
-	{"projects", NULL, false},
-	{"benchmark_runs", "runDigest", true},
-	{"serving_runs", "runDigest", false},
-	{"serving_configurations", "configurationDigest", false},
-	{"serving_stack_revisions", "stackDigest", false},
-	{"serving_workloads", "workloadDigest", false},
-	{"model_revisions", "modelDigest", false},
-};
-
-/* Tables of an export that carry no manifest; their rows are kept verbatim. */
-static const char *const plain_tables[] = {
-	"measurements", "record_events", "artifacts", "sources", "operation_aliases",
-	"serving_measurements",
-};
-
 /* A row of an export table without a manifest, kept verbatim. */
 static void
 keep_plain_row(import_state *st, const char *table, const ki_value *row)
@@ -134,7 +108,7 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 	}
 	tname = pnstrdup(table->u.str.ptr, table->u.str.len);
 	manifest = ki_get(row, "manifest");
-	for (t = 0; t < lengthof(export_tables); t++)
+	for (t = 0; t < ki_export_table_count; t++)
 	{
 		const ki_value *stored_digest;
 		ki_store_item *items[3];
@@ -143,21 +117,21 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 		Datum		raw = (Datum) 0;
 		const char *digest;
 
-		if (strcmp(tname, export_tables[t].table) != 0)
+		if (strcmp(tname, ki_export_tables[t].table) != 0)
 			continue;
 		if (manifest == NULL)
 		{
 			ki_import_reject(st, lineno, psprintf("a %s row without a manifest", ki_import_clip(tname)), false);
 			return;
 		}
-		if (export_tables[t].composite != ki_is_composite(manifest))
+		if (ki_export_tables[t].composite != ki_is_composite(manifest))
 		{
-			ki_import_reject(st, lineno, export_tables[t].composite ?
+			ki_import_reject(st, lineno, ki_export_tables[t].composite ?
 							 "unknown kind: a benchmark_runs manifest must be a {run, protocol, environment} document" :
 							 "unknown kind: the manifest has no known kind", false);
 			return;
 		}
-		if (export_tables[t].composite &&
+		if (ki_export_tables[t].composite &&
 			!ki_raw_samples_from(ki_get(row, "rawSamplesNs"), NULL, &raw))
 		{
 			ki_import_reject(st, lineno, "rawSamplesNs must be an array of non-negative numbers", false);
@@ -174,16 +148,16 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 			return;
 		}
 		digest = items[n - 1]->digest;
-		if (export_tables[t].column)
+		if (ki_export_tables[t].column)
 		{
-			stored_digest = ki_get(row, export_tables[t].column);
+			stored_digest = ki_get(row, ki_export_tables[t].column);
 			if (stored_digest == NULL || stored_digest->type != KI_STRING ||
 				stored_digest->u.str.len != KI_DIGEST_LEN ||
 				memcmp(stored_digest->u.str.ptr, digest, KI_DIGEST_LEN) != 0)
 			{
 				/* the manifest was valid and is stored; the line's claim is wrong */
 				ki_import_reject(st, lineno, psprintf("digest mismatch: %s says %s but the manifest digests to %s",
-													 export_tables[t].column,
+													 ki_export_tables[t].column,
 													 stored_digest && stored_digest->type == KI_STRING ?
 													 ki_import_clip_to(stored_digest->u.str.ptr, stored_digest->u.str.len, KI_QUOTE_MAX) : "nothing",
 													 digest), false);
@@ -192,7 +166,7 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 		}
 		keep_source_row(st, tname, digest, a, row);
 		ki_import_count_line(st, items[n - 1], first[n - 1]);
-		if (export_tables[t].composite &&
+		if (ki_export_tables[t].composite &&
 			((ki_get(row, "retractedAt") && ki_get(row, "retractedAt")->type == KI_STRING) ||
 			 (ki_get(row, "supersededBy") && ki_get(row, "supersededBy")->type == KI_STRING)))
 		{
@@ -210,8 +184,8 @@ import_catalog_line(import_state *st, const char *line, size_t len, int64 lineno
 		}
 		return;
 	}
-	for (t = 0; t < lengthof(plain_tables); t++)
-		if (strcmp(tname, plain_tables[t]) == 0)
+	for (t = 0; t < ki_export_plain_table_count; t++)
+		if (strcmp(tname, ki_export_plain_tables[t]) == 0)
 		{
 			keep_plain_row(st, tname, row);
 			return;
