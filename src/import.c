@@ -9,31 +9,13 @@
  */
 #include "kernelindex.h"
 
-#include "access/genam.h"
-#include "access/htup_details.h"
-#include "access/table.h"
-#include "catalog/indexing.h"
-#include "catalog/pg_extension.h"
-#include "catalog/namespace.h"
-#include "catalog/pg_type.h"
-#include "commands/extension.h"
 #include "executor/spi.h"
 #include "funcapi.h"
-#include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
-#include "utils/lsyscache.h"
-#include "utils/fmgroids.h"
-#include "utils/guc.h"
-#include "utils/memutils.h"
-#include "utils/rel.h"
 
-#include <math.h>
-
-#include "store.h"
 #include "import.h"
-
 
 /*
  * The import's row, marked with the role that runs it (importer: the caller,

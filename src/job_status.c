@@ -7,32 +7,10 @@
 #include "runner.h"
 #include "security.h"
 #include "implementations.h"
-#include "protocol.h"
-#include "estimate.h"
-#include "fleet.h"
 
-#include <math.h>
-
-#include "access/htup_details.h"
-#include "access/xact.h"
-#include "catalog/pg_extension.h"
-#include "catalog/pg_type.h"
-#include "commands/dbcommands.h"
-#include "commands/extension.h"
 #include "executor/spi.h"
 #include "funcapi.h"
-#include "miscadmin.h"
-#include "pgstat.h"
-#include "storage/latch.h"
-#include "storage/lock.h"
 #include "utils/builtins.h"
-#include "utils/jsonb.h"
-#include "utils/lsyscache.h"
-#include "utils/snapmgr.h"
-#include "utils/syscache.h"
-#include "utils/timestamp.h"
-
-#include "../kernels/kbench.h"
 
 /* the queue's lock (ki_queue_job): an advisory lock tag SQL cannot make */
 /* A copy of the workers' slots, taken under their lock; how many (0 without the preload). */

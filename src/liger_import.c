@@ -7,29 +7,11 @@
  */
 #include "kernelindex.h"
 
-#include "access/genam.h"
-#include "access/htup_details.h"
-#include "access/table.h"
-#include "catalog/indexing.h"
-#include "catalog/pg_extension.h"
-#include "catalog/namespace.h"
-#include "catalog/pg_type.h"
-#include "commands/extension.h"
 #include "executor/spi.h"
 #include "funcapi.h"
-#include "lib/stringinfo.h"
-#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
-#include "utils/lsyscache.h"
-#include "utils/fmgroids.h"
-#include "utils/guc.h"
-#include "utils/memutils.h"
-#include "utils/rel.h"
 
-#include <math.h>
-
-#include "liger/liger.h"
 #include "import.h"
 
 /* Import Liger-Kernel's benchmark CSV (the whole file as text). */

@@ -10,19 +10,14 @@
 #include "kernelindex.h"
 #include "implementations.h"
 #include "protocol.h"
-#include "estimate.h"
 #include "worker.h"
 
 #include <time.h>
-#include <unistd.h>
 
-#include "access/xact.h"
 #include "miscadmin.h"
-#include "pgstat.h"
 #include "storage/ipc.h"
 #include "storage/pmsignal.h"
 #include "utils/timeout.h"
-#include "utils/timestamp.h"
 
 /* How long after a GPU job's timeout the watchdog ends a worker still inside kb_run. */
 #define KI_WATCHDOG_GRACE_MS 5000

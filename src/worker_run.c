@@ -5,14 +5,10 @@
  */
 #include "kernelindex.h"
 #include "implementations.h"
-#include "protocol.h"
-#include "estimate.h"
 #include "worker.h"
 
 #include "access/xact.h"
-#include "miscadmin.h"
 #include "pgstat.h"
-#include "utils/timestamp.h"
 
 /*
  * Run one claimed job.  True when the worker must exit after it: a GPU job
