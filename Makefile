@@ -1,4 +1,4 @@
-# kernelindex: PGXS build of the extension.  The identity core (src/core)
+# kernelindex: PGXS build of the extension.  The identity core (core/)
 # and the kernels library (kernels/, its own Makefile, no PostgreSQL) are
 # plain C shared with the kbench CLI.
 EXTENSION = kernelindex
@@ -6,8 +6,8 @@ EXTENSION = kernelindex
 EXTVERSION := $(shell sed -n "s/^default_version *= *'\\(.*\\)'/\\1/p" kernelindex.control)
 MODULE_big = kernelindex
 
-# The identity core (src/core) comes in kernels/libkbench.a, built once by
-# src/core/Makefile; the Liger mapping and the extension are compiled here.
+# The identity core (core/) comes in kernels/libkbench.a, built once by
+# core/Makefile; the Liger mapping and the extension are compiled here.
 LIGER_SRCS = $(sort $(wildcard src/liger/*.c))
 EXT_SRCS = $(sort $(wildcard src/*.c))
 OBJS = $(LIGER_SRCS:.c=.o) $(EXT_SRCS:.c=.o)
@@ -34,7 +34,8 @@ UPDATE_SCRIPTS = $(foreach v,$(SQL_RELEASED),sql/$(EXTENSION)--$(v)--$(EXTVERSIO
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql $(UPDATE_SCRIPTS)
 
 PG_CONFIG ?= pg_config
-PG_CPPFLAGS = -Isrc -Isrc/core -isystem $(shell $(PG_CONFIG) --includedir-server) -std=c11 -D_GNU_SOURCE
+PG_CPPFLAGS = -Isrc -Icore -isystem $(shell $(PG_CONFIG) --includedir-server) -std=c11 -D_GNU_SOURCE \
+	-DKI_VERSION='"$(EXTVERSION)"'
 PG_CFLAGS = -Wall -Wextra -Werror
 # The kernels library (kernels/, plain C, its own Makefile).  The CUDA part
 # is a separate libkbench_cuda.so that the kernels library dlopen()s only
@@ -95,7 +96,7 @@ endef
 prove_installcheck:
 	$(prove_installcheck)
 
-$(OBJS): src/core/ki_json.h src/core/ki_schema.h src/kernelindex.h src/store.h src/runner.h src/estimate.h src/catalog_import.h $(wildcard src/liger/*.h) kernels/kbench.h
+$(OBJS): kernelindex.control core/ki_json.h core/ki_schema.h src/kernelindex.h src/store.h src/runner.h src/estimate.h src/catalog_import.h src/import.h src/ingest.h $(wildcard src/liger/*.h) kernels/kbench.h
 
 # The install script: prelude, schema, code.
 sql/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_PRELUDE) $(SQL_SCHEMA) $(SQL_CODE) kernelindex.control

@@ -212,7 +212,7 @@ kb_status	kb_measure(kb_backend *be, const kb_call *c, const kb_request *req, kb
 
 /*
  * Text kbench hands out (manifests, listings, the python setup line): the
- * core's writer (ki_jw, src/core/json_write.c) over a malloc arena of its own.
+ * core's writer (ki_jw, core/json_write.c) over a malloc arena of its own.
  */
 typedef struct kb_text
 {

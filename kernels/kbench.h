@@ -20,7 +20,7 @@
  *    the kbench program), then the dynamic loader's path.
  *  - Every manifest returned was built from the registry's tables and then
  *    parsed, validated, normalized and digested by the identity core
- *    (src/core/ki_json.h), the code the database uses.
+ *    (core/ki_json.h), the code the database uses.
  *  - After a CUDA fault (sticky error) the run reports KB_RUNTIME_ERROR and
  *    the next kb_run on that device resets it (cudaDeviceReset) first.
  *  - No wait is unbounded.  A kernel that does not finish by the deadline

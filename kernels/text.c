@@ -1,6 +1,6 @@
 /*
  * text.c: the JSON text kbench hands out (manifests, listings, the python
- * setup line), written with the core's writer (src/core/json_write.c, the
+ * setup line), written with the core's writer (core/json_write.c, the
  * one the Liger mapping uses) into an arena over malloc, and taken as one
  * malloc'd string; a manifest's text finished by the identity core
  * (validated, normalized, canonical, digested); the slug of a name.

@@ -1,6 +1,6 @@
 /*
  * workload.c: the OperationSpec and WorkloadCase of a case, described from
- * the registry tables and built by the core's builder (src/core/spec_text.c),
+ * the registry tables and built by the core's builder (core/spec_text.c),
  * the one the Liger import builds them with: the same manifests, so the
  * same digests.
  */

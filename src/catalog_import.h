@@ -1,5 +1,5 @@
 /*
- * catalog_import.h: a catalog export imported line by line (src/catalog.c),
+ * catalog_import.h: a catalog export imported line by line (src/catalog_import.c),
  * whatever the lines come from: the staging table, or a file read by
  * src/catalog_file.c.  The caller is connected to SPI throughout.
  */

@@ -1,10 +1,6 @@
 /*
  * estimate.c: a job's expected duration at queue time.
  *
- *   ki_jobs_v02           whether kbench_jobs has 0.2.0's columns (phase, estimate_s,
- *                         comparison): the library serves a 0.1.0 install until
- *                         ALTER EXTENSION ... UPDATE
- *   ki_jobs_have_worker_only  whether kbench_jobs has 0.3.0's worker_only
  *   ki_job_estimate       seconds the job is expected to take on its device:
  *                         kb_estimate_seconds with the time of one call from
  *                         the device's last run of the same workload and
@@ -25,23 +21,6 @@
 #include "utils/lsyscache.h"
 
 #include "../kernels/kbench.h"
-
-bool
-ki_jobs_v02(void)
-{
-	Oid			rel = get_relname_relid("kbench_jobs", ki_ext_namespace());
-
-	return OidIsValid(rel) && get_attnum(rel, "comparison") != InvalidAttrNumber;
-}
-
-/* Whether kbench_jobs has 0.3.0's worker_only (a job queued with no device: never an agent's). */
-bool
-ki_jobs_have_worker_only(void)
-{
-	Oid			rel = get_relname_relid("kbench_jobs", ki_ext_namespace());
-
-	return OidIsValid(rel) && get_attnum(rel, "worker_only") != InvalidAttrNumber;
-}
 
 /* The environment digest a device's worker last ran in, or "". */
 static void

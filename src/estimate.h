@@ -12,10 +12,6 @@
 
 #include "../kernels/kbench.h"
 
-/* Inside a transaction: has kbench_jobs 0.2.0's columns (not yet updated from 0.1.0)? */
-bool		ki_jobs_v02(void);
-bool		ki_jobs_have_worker_only(void);
-
 /* Seconds a job is expected to take on device (< 0: cannot say); how says from what. */
 double		ki_job_estimate(const char *op, const char *mode, const char *workload, const char *impl,
 							const char *device, const char *protocol, char *how, size_t howlen);

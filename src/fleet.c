@@ -91,25 +91,6 @@ ki_fleet_init(void)
 							&ki_agent_devices, 1024, 1, 1000000, PGC_SIGHUP, 0, NULL, NULL, NULL);
 }
 
-/*
- * Does the installed extension have agents (0.2.0)?  A library newer than
- * the installed SQL (before ALTER EXTENSION ... UPDATE) must not name what
- * is not there yet.  Inside or outside a transaction.
- */
-bool
-ki_fleet_installed(void)
-{
-	bool		in_xact = IsTransactionState();
-	bool		found;
-
-	if (!in_xact)
-		StartTransactionCommand();
-	found = OidIsValid(get_relname_relid("kbench_agents", ki_ext_namespace()));
-	if (!in_xact)
-		CommitTransactionCommand();
-	return found;
-}
-
 PG_FUNCTION_INFO_V1(kbench__require_safe_schema);
 Datum
 kbench__require_safe_schema(PG_FUNCTION_ARGS)
@@ -170,8 +151,6 @@ ki_agent_route(const char *device)
 	Oid			types[1] = {TEXTOID};
 	Datum		args[1];
 
-	if (!ki_fleet_installed())
-		return NULL;
 	args[0] = CStringGetTextDatum(device);
 	return fleet_one_text(psprintf("SELECT %s.kbench__agent_route($1)", ki_ext_schema()), 1, types, args,
 						  psprintf("route device \"%s\"", device));
@@ -187,8 +166,6 @@ ki_agent_served(void)
 {
 	char	   *served;
 
-	if (!ki_fleet_installed())
-		return pstrdup("none");
 	served = fleet_one_text(psprintf("SELECT pg_catalog.string_agg(DISTINCT c, ', ' ORDER BY c) FROM ("
 									 " SELECT pg_catalog.split_part(d, '=', 2) AS c FROM %s.kbench_agent_status a, pg_catalog.unnest(a.devices) d"
 									 "  WHERE a.state = 'alive'"

@@ -14,9 +14,6 @@ void		ki_set_storing_job(int64 job);
 /* The GUC kernelindex.agent_lease (from _PG_init). */
 void		ki_fleet_init(void);
 
-/* Does the installed SQL have agents (0.2.0; not yet updated from 0.1.0)? */
-bool		ki_fleet_installed(void);
-
 /* The agent device a job's device reaches, or NULL (not connected to SPI). */
 char	   *ki_agent_route(const char *device);
 char	   *ki_agent_served(void);

@@ -8,7 +8,7 @@
 #include "fmgr.h"
 #include "utils/jsonb.h"
 
-#include "core/ki_json.h"
+#include "ki_json.h"
 
 /* continuous.c: its GUCs, defined by _PG_init (init.c). */
 void		ki_continuous_init(void);
@@ -70,9 +70,17 @@ typedef struct ki_stored
 int			ki_ingest_tree(ki_arena *a, ki_value *doc, const char *source, Datum raw_samples,
 						   ki_stored *out, ki_errors *errs);
 
-/* The extension's schema name, quoted, and its owner (src/extension.c). */
+/*
+ * The extension's schema name, quoted, and its owner (src/extension.c);
+ * each raises the error of ki_ext_require_current in a database whose
+ * installed SQL is not the library's version.
+ */
 const char *ki_ext_schema(void);
 Oid			ki_ext_owner(void);
 Oid			ki_ext_namespace(void);
+
+/* The one question about the installed version (src/extension.c). */
+bool		ki_ext_version_current(const char **installed);
+void		ki_ext_require_current(void);
 
 #endif							/* KERNELINDEX_H */

@@ -213,29 +213,11 @@ ki_import_memory_row(ki_arena *a, ki_value *row, bool *inserted)
 	return NULL;
 }
 
-bool
-ki_memory_available(void)
-{
-	bool		isnull;
-	Datum		d;
-
-	const char *name = quote_literal_cstr(psprintf("%s.kbench_memory_observations", ki_ext_schema()));
-
-	if (SPI_execute(psprintf("SELECT pg_catalog.to_regclass(%s) IS NOT NULL", name), true, 1) != SPI_OK_SELECT ||
-		SPI_processed != 1)
-		elog(ERROR, "could not look for kbench_memory_observations");
-	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-	return !isnull && DatumGetBool(d);
-}
-
 void
 ki_memory_import_finish(int64 import_id, const ki_memory_counts *mc)
 {
 	Datum		args[4];
 	Oid			types[4] = {INT8OID, INT8OID, INT8OID, INT8OID};
-
-	if (!ki_memory_available())
-		return;
 
 	args[0] = Int64GetDatum(import_id);
 	args[1] = Int64GetDatum(mc->inserted);

@@ -40,13 +40,7 @@ void		ki_memory_batch_flush(ki_memory_batch *b, int64 *inserted, int64 *present)
  */
 const char *ki_import_memory_row(ki_arena *a, ki_value *row, bool *inserted);
 
-/*
- * Whether the installed extension has kbench_memory_observations (a 0.1.0
- * install running this library has not: its imports skip memory rows).
- */
-bool		ki_memory_available(void);
-
-/* Record an import's memory counts in kbench_imports (when available). */
+/* Record an import's memory counts in kbench_imports. */
 void		ki_memory_import_finish(int64 import_id, const ki_memory_counts *mc);
 
 #endif							/* KI_MEMORY_H */

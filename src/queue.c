@@ -1,11 +1,11 @@
 /*
- * queue.c: the SQL side of the runner.
+ * queue.c: queueing a job, the SQL side of the runner.
  *
  *   kbench_run(...)        validate a request and queue it (workers wake at commit)
- *   kbench_wait(id, t)     wait for a job; cancelling the wait cancels the job
- *   kbench_cancel(id)      cancel a queued or running job
- *   kbench__workers()      the workers and what they do, from shared memory (the view kbench_workers)
  *   kbench__queue_reproduction(run, device)  kbench_reproduce's job, linked to the run it reproduces
+ *
+ * Waiting for a job is job_wait.c, cancelling one job_cancel.c, what the
+ * workers do job_status.c.
  *
  * kbench_run runs with the caller's rights (EXECUTE is granted per role) and
  * writes the job row as the extension's owner, so users need no INSERT
@@ -59,17 +59,6 @@ queue_xact_callback(XactEvent event, void *arg)
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
 		event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT)
 		wake_at_commit = false;
-}
-
-static void
-require_workers(void)
-{
-	if (ki_shared == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("kernelindex workers are not running"),
-				 errdetail("The runner needs kernelindex in shared_preload_libraries."),
-				 errhint("Add shared_preload_libraries = 'kernelindex' to postgresql.conf and restart the server.")));
 }
 
 /* The devices the workers serve, for messages. */
@@ -255,10 +244,9 @@ ki_queue_job(KiJobRequest *r)
 	FLOAT8OID, JSONBOID};
 	char		nulls[11] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
 	char	   *dbname;
-	bool		v02;
 	bool		worker_only = r->device == NULL;	/* no device given: never an agent's (docs/FLEET.md) */
 
-	require_workers();
+	ki_require_workers();
 	if (r->device == NULL)
 		r->device = best_device();
 	dbname = get_database_name(MyDatabaseId);
@@ -444,12 +432,6 @@ ki_queue_job(KiJobRequest *r)
 		args[6] = IntervalPGetDatum(iv);
 	}
 	args[7] = Int32GetDatum(r->retry ? 1 : 0);
-	v02 = ki_jobs_v02();
-	if (r->comparison && !v02)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("paired comparisons need kernelindex 0.2.0"),
-				 errhint("Update the extension: ALTER EXTENSION kernelindex UPDATE.")));
 	args[9] = Float8GetDatum(est);
 	if (est < 0)
 		nulls[9] = 'n';
@@ -457,15 +439,11 @@ ki_queue_job(KiJobRequest *r)
 		args[10] = DirectFunctionCall1(jsonb_in, CStringGetDatum(r->comparison));
 	else
 		nulls[10] = 'n';
-	/* a 0.1.0 install (not updated yet) has no estimate_s and comparison */
-	/* a 0.2.0 install (not updated yet) has no worker_only: its agents' classes are checked at registration */
-	worker_only = worker_only && ki_jobs_have_worker_only();
 	if (ki_spi_as_owner(psprintf("INSERT INTO %s.kbench_jobs (operation, mode, workload, implementation, device,"
-								 " protocol, timeout, retries_left, owner%s%s) VALUES ($1, $2, $3, $4, $5,"
-								 " coalesce($6, '{}'::pg_catalog.jsonb), $7, $8, $9%s%s) RETURNING id",
-								 ki_ext_schema(), v02 ? ", estimate_s, comparison" : "", worker_only ? ", worker_only" : "",
-								 v02 ? ", $10, $11" : "", worker_only ? ", true" : ""),
-						v02 ? 11 : 9, types, args, nulls, false) != SPI_OK_INSERT_RETURNING)
+								 " protocol, timeout, retries_left, owner, estimate_s, comparison, worker_only) VALUES ($1, $2, $3, $4, $5,"
+								 " coalesce($6, '{}'::pg_catalog.jsonb), $7, $8, $9, $10, $11, %s) RETURNING id",
+								 ki_ext_schema(), worker_only ? "true" : "false"),
+						11, types, args, nulls, false) != SPI_OK_INSERT_RETURNING)
 		elog(ERROR, "could not queue the job");
 	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	/* kbench agents LISTEN kbench_queue: they wake when this commits (no payload) */
@@ -489,7 +467,7 @@ kbench_run(PG_FUNCTION_ARGS)
 {
 	KiJobRequest r;
 
-	require_workers();
+	ki_require_workers();
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -534,7 +512,7 @@ kbench__queue_reproduction(PG_FUNCTION_ARGS)
 	Datum		args[3];
 	int64		id;
 
-	require_workers();
+	ki_require_workers();
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -584,346 +562,4 @@ kbench__queue_reproduction(PG_FUNCTION_ARGS)
 		elog(ERROR, "could not link the reproduction");
 	SPI_finish();
 	PG_RETURN_INT64(id);
-}
-
-static bool
-final_status(const char *s)
-{
-	return strcmp(s, "queued") != 0 && strcmp(s, "running") != 0;
-}
-
-/* Wait for a job to finish and return its row. */
-PG_FUNCTION_INFO_V1(kbench_wait);
-Datum
-kbench_wait(PG_FUNCTION_ARGS)
-{
-	int64		id = PG_GETARG_INT64(0);
-	Interval   *timeout = PG_GETARG_INTERVAL_P(1);
-	TimestampTz deadline;
-	volatile long nap_ms = 2;
-	Datum		result = (Datum) 0;
-	char	   *sql;
-	Oid			caller = GetUserId();
-
-	/* whether the caller may cancel this job: known once it has been read */
-	volatile bool may_cancel = false;
-	int			nest;
-
-	require_workers();
-	/* no months; at most 100 years, which keeps the deadline arithmetic in range */
-	deadline = GetCurrentTimestamp() +
-		ki_interval_usecs(timeout, "timeout", (int64) 36525 * USECS_PER_DAY);
-	/* read as the caller: row-level security shows only the jobs they may see */
-	nest = ki_pin_search_path();
-	sql = psprintf("SELECT j, j.status, j.owner, (SELECT r.samples FROM %s.kbench_runs r WHERE r.digest = j.run_digest)"
-				   " FROM %s.kbench_jobs j WHERE j.id = $1",
-				   ki_ext_schema(), ki_ext_schema());
-	PG_TRY();
-	{
-		for (;;)
-		{
-			Oid			types[1] = {INT8OID};
-			Datum		args[1];
-			bool		isnull;
-			char	   *status;
-			bool		done;
-
-			args[0] = Int64GetDatum(id);
-			SPI_connect();
-			/* a fresh snapshot each time: a volatile function sees new commits */
-			if (SPI_execute_with_args(sql, 1, types, args, NULL, false, 1) != SPI_OK_SELECT)
-				elog(ERROR, "could not read job " INT64_FORMAT, id);
-			if (SPI_processed == 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_NO_DATA_FOUND),
-						 errmsg("job " INT64_FORMAT " does not exist", id),
-						 errhint("kbench_jobs lists your jobs; finished jobs are kept for kernelindex.history_retention.")));
-			status = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
-			if (!may_cancel)
-			{
-				char	   *owner = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3);
-
-				may_cancel = strcmp(owner, GetUserNameFromId(caller, false)) == 0 ||
-					ki_is_runner_admin(caller);
-			}
-			done = final_status(status) || GetCurrentTimestamp() >= deadline;
-			if (done)
-			{
-				Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-
-				result = SPI_datumTransfer(d, false, -1);
-				if (!final_status(status))
-					ereport(NOTICE,
-							(errmsg("job " INT64_FORMAT " is still %s after the wait", id, status),
-							 errhint("Wait again with kbench_wait(" INT64_FORMAT "), or cancel it with kbench_cancel(" INT64_FORMAT ").", id, id)));
-				else
-				{
-					Datum		n = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4, &isnull);
-
-					/* an honest run says when it has too few samples to trust its spread */
-					if (!isnull && DatumGetInt64(n) < KB_MIN_SAMPLES)
-						ereport(NOTICE,
-								(errmsg("job " INT64_FORMAT "'s run has only " INT64_FORMAT " samples, fewer than the protocol's minimum of %d",
-										id, DatumGetInt64(n), KB_MIN_SAMPLES),
-								 errdetail("Its median and spread rest on few calls; the run's description says why."),
-								 errhint("Raise max_samples (or min_samples) in the protocol, or give the job more time.")));
-				}
-			}
-			SPI_finish();
-			if (done)
-				break;
-			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, nap_ms, PG_WAIT_EXTENSION);
-			ResetLatch(MyLatch);
-			CHECK_FOR_INTERRUPTS();
-			if (nap_ms < 50)
-				nap_ms = nap_ms * 2;
-		}
-	}
-	PG_CATCH();
-	{
-		/*
-		 * The wait was cancelled (Ctrl-C, statement_timeout): so is the job,
-		 * when the caller may cancel it.  A job they cannot see, or one of
-		 * another role that they may only watch, is left alone.
-		 */
-		if (may_cancel)
-			ki_request_cancel(id);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-	ki_unpin_search_path(nest);
-	PG_RETURN_DATUM(result);
-}
-
-/*
- * Is a worker alive for a running job: a worker of its device whose pid is
- * the job's?  Not when the worker died and none came back, or when the
- * device left kernelindex.devices.
- */
-static bool
-job_has_worker(const char *device, int pid)
-{
-	int			i;
-	bool		found = false;
-
-	LWLockAcquire(ki_shared->lock, LW_SHARED);
-	for (i = 0; i < ki_shared->nslots; i++)
-		if (ki_shared->slots[i].pid != 0 && ki_shared->slots[i].pid == pid &&
-			strcmp(ki_shared->slots[i].device, device) == 0)
-			found = true;
-	LWLockRelease(ki_shared->lock);
-	return found;
-}
-
-/* Cancel a queued or running job. */
-PG_FUNCTION_INFO_V1(kbench_cancel);
-Datum
-kbench_cancel(PG_FUNCTION_ARGS)
-{
-	int64		id = PG_GETARG_INT64(0);
-	Oid			types[1] = {INT8OID};
-	Datum		args[1];
-	char	   *status,
-			   *owner,
-			   *device,
-			   *pid,
-			   *agent;
-	bool		result = false;
-	int			nest;
-
-	require_workers();
-	args[0] = Int64GetDatum(id);
-	nest = ki_pin_search_path();
-	SPI_connect();
-	/* read as the caller: row-level security shows only what they may see */
-	/* agent: a kbench agent's job (sql/85_fleet.sql, not before 0.2.0's update) */
-	if (SPI_execute_with_args(psprintf("SELECT status, owner, device, worker_pid, %s FROM %s.kbench_jobs WHERE id = $1",
-									   ki_fleet_installed() ? "agent" : "NULL::pg_catalog.text", ki_ext_schema()),
-							  1, types, args, NULL, true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not read job " INT64_FORMAT, id);
-	if (SPI_processed == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_NO_DATA_FOUND),
-				 errmsg("job " INT64_FORMAT " does not exist", id)));
-	status = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-	owner = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
-	device = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3);
-	pid = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4);
-	agent = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 5);
-	if (strcmp(owner, GetUserNameFromId(GetUserId(), false)) != 0 && !ki_is_runner_admin(GetUserId()))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("job " INT64_FORMAT " belongs to another role", id),
-				 errdetail("Only its owner or a member of kbench_admin can cancel it.")));
-	if (strcmp(status, "queued") == 0)
-	{
-		/* a job that ends here notifies its listeners as one a worker finishes does */
-		if (ki_spi_as_owner(psprintf("WITH j AS (UPDATE %s.kbench_jobs SET status = 'canceled',"
-								  " finished_at = pg_catalog.clock_timestamp(), error = 'canceled before it started'"
-								  " WHERE id = $1 AND status = 'queued' RETURNING id)"
-								  " SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",
-								  ki_ext_schema()), 1, types, args, NULL, false) != SPI_OK_SELECT)
-			elog(ERROR, "could not cancel job " INT64_FORMAT, id);
-		if (SPI_processed == 0)
-			ki_request_cancel(id);	/* a worker claimed it meanwhile */
-		result = true;
-	}
-	else if (strcmp(status, "running") == 0 && agent != NULL)
-	{
-		/* a kbench agent runs it: it sees the request at its next heartbeat (sql/85_fleet.sql) */
-		if (ki_spi_as_owner(psprintf("UPDATE %s.kbench_jobs SET cancel_requested = true WHERE id = $1 AND status = 'running'",
-								  ki_ext_schema()), 1, types, args, NULL, false) != SPI_OK_UPDATE)
-			elog(ERROR, "could not cancel job " INT64_FORMAT, id);
-		result = SPI_processed == 1;
-		if (!result)
-			ereport(NOTICE, (errmsg("job " INT64_FORMAT " finished meanwhile", id)));
-	}
-	else if (strcmp(status, "running") == 0 && !job_has_worker(device, pid ? atoi(pid) : 0))
-	{
-		/* its worker is gone and no worker will come back for it: end it here */
-		if (ki_spi_as_owner(psprintf("UPDATE %s.kbench_jobs SET status = 'canceled', finished_at = pg_catalog.clock_timestamp(),"
-								  " worker_pid = NULL, error = pg_catalog.format('canceled while its worker for %%s"
-								  " (pid %%s) was gone', device, worker_pid) WHERE id = $1 AND status = 'running'",
-								  ki_ext_schema()), 1, types, args, NULL, false) != SPI_OK_UPDATE)
-			elog(ERROR, "could not cancel job " INT64_FORMAT, id);
-		result = SPI_processed == 1;
-		if (!result)
-			ereport(NOTICE, (errmsg("job " INT64_FORMAT " finished meanwhile", id)));
-	}
-	else if (strcmp(status, "running") == 0)
-	{
-		ki_request_cancel(id);
-		result = true;
-	}
-	else
-		ereport(NOTICE, (errmsg("job " INT64_FORMAT " has already finished (%s)", id, status)));
-	SPI_finish();
-	ki_unpin_search_path(nest);
-	PG_RETURN_BOOL(result);
-}
-
-/* A copy of the workers' slots, taken under their lock; how many (0 without the preload). */
-static int
-snapshot_slots(KiWorkerSlot slots[KI_MAX_WORKERS])
-{
-	int			nslots;
-
-	if (ki_shared == NULL)
-		return 0;
-	LWLockAcquire(ki_shared->lock, LW_SHARED);
-	nslots = ki_shared->nslots;
-	memcpy(slots, ki_shared->slots, sizeof(KiWorkerSlot) * nslots);
-	LWLockRelease(ki_shared->lock);
-	return nslots;
-}
-
-/* The workers, from shared memory. */
-PG_FUNCTION_INFO_V1(kbench_workers);
-Datum
-kbench_workers(PG_FUNCTION_ARGS)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	int			i;
-	KiWorkerSlot slots[KI_MAX_WORKERS];
-	int			nslots;
-	bool		visible[KI_MAX_WORKERS];
-
-	InitMaterializedSRF(fcinfo, 0);
-	nslots = snapshot_slots(slots);
-
-	/*
-	 * A running job's id, progress and start show only to those who may see
-	 * the job (row-level security on kbench_jobs, read as the caller).
-	 */
-	memset(visible, 0, sizeof(visible));
-	for (i = 0; i < nslots; i++)
-		if (slots[i].job_id != 0)
-		{
-			Oid			types[1] = {INT8OID};
-			Datum		args[1] = {Int64GetDatum(slots[i].job_id)};
-			int			nest = ki_pin_search_path();
-
-			SPI_connect();
-			if (SPI_execute_with_args(psprintf("SELECT 1 FROM %s.kbench_jobs WHERE id = $1", ki_ext_schema()),
-									  1, types, args, NULL, true, 1) != SPI_OK_SELECT)
-				elog(ERROR, "could not read job " INT64_FORMAT, slots[i].job_id);
-			visible[i] = SPI_processed == 1;
-			SPI_finish();
-			ki_unpin_search_path(nest);
-		}
-
-	for (i = 0; i < nslots; i++)
-	{
-		KiWorkerSlot *s = &slots[i];
-		Datum		values[7];
-		bool		nulls[7] = {false, false, false, false, false, false, false};
-		bool		hidden = s->job_id != 0 && !visible[i];
-
-		values[0] = Int32GetDatum((int32) s->pid);
-		nulls[0] = s->pid == 0;
-		values[1] = CStringGetTextDatum(s->device);
-		values[2] = CStringGetTextDatum(s->product);
-		nulls[2] = s->product[0] == '\0';
-		values[3] = CStringGetTextDatum(s->pid == 0 ? "stopped" : s->job_id ? "running" : "idle");
-		values[4] = Int64GetDatum(s->job_id);
-		nulls[4] = s->job_id == 0 || hidden;
-		values[5] = Float4GetDatum(s->progress);
-		nulls[5] = s->job_id == 0 || hidden;
-		values[6] = TimestampTzGetDatum(s->started_at);
-		nulls[6] = s->job_id == 0 || hidden;
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	return (Datum) 0;
-}
-
-const char *
-ki_phase_name(int phase)
-{
-	return phase == KI_PHASE_STORING ? "storing" : phase > 0 ? kb_run_phase_name((kb_run_phase) phase) : NULL;
-}
-
-/* Where the running jobs the caller may see are: phase, progress, seconds left. */
-PG_FUNCTION_INFO_V1(kbench__job_progress);
-Datum
-kbench__job_progress(PG_FUNCTION_ARGS)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	KiWorkerSlot slots[KI_MAX_WORKERS];
-	int			nslots;
-
-	InitMaterializedSRF(fcinfo, 0);
-	nslots = snapshot_slots(slots);
-	for (int i = 0; i < nslots; i++)
-	{
-		KiWorkerSlot *s = &slots[i];
-		Datum		values[4];
-		bool		nulls[4] = {false, false, false, false};
-		Oid			types[1] = {INT8OID};
-		Datum		args[1] = {Int64GetDatum(s->job_id)};
-		const char *phase = ki_phase_name(s->phase);
-		bool		visible;
-		int			nest;
-
-		if (s->job_id == 0 || s->pid == 0)
-			continue;
-		/* only the jobs the caller may see (row-level security, read as the caller) */
-		nest = ki_pin_search_path();
-		SPI_connect();
-		if (SPI_execute_with_args(psprintf("SELECT 1 FROM %s.kbench_jobs WHERE id = $1", ki_ext_schema()),
-								  1, types, args, NULL, true, 1) != SPI_OK_SELECT)
-			elog(ERROR, "could not read job " INT64_FORMAT, s->job_id);
-		visible = SPI_processed == 1;
-		SPI_finish();
-		ki_unpin_search_path(nest);
-		if (!visible)
-			continue;
-		values[0] = Int64GetDatum(s->job_id);
-		values[1] = phase ? CStringGetTextDatum(phase) : (Datum) 0;
-		nulls[1] = phase == NULL;
-		values[2] = Float4GetDatum(s->progress);
-		values[3] = Float8GetDatum(s->rest_s);
-		nulls[3] = s->rest_s < 0 || s->phase == KI_PHASE_NONE;
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	return (Datum) 0;
 }

@@ -1,5 +1,5 @@
 /*
- * runner.h: what the job functions (queue.c) and the background workers
+ * runner.h: what the job functions (queue.c, job_*.c) and the background workers
  * (src/worker_*.c) share: GUCs and the shared-memory worker slots.
  */
 #ifndef KI_RUNNER_H
@@ -50,6 +50,9 @@ typedef struct KiShared
 
 /* NULL unless kernelindex is in shared_preload_libraries. */
 extern KiShared *ki_shared;
+
+/* ERROR unless the workers run (kernelindex in shared_preload_libraries); worker_shmem.c. */
+void		ki_require_workers(void);
 
 /* GUCs */
 extern char *ki_database;

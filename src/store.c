@@ -255,74 +255,15 @@ flush_list(ki_store *s, store_group g)
 	MemoryContextDelete(work);
 }
 
-/*
- * A database still on 0.1.0 (before ALTER EXTENSION kernelindex UPDATE) has
- * its row-at-a-time kbench__store and not the set-based functions: store
- * through it, one manifest at a time, in the same order.
- */
-bool
-ki_store_set_based(void)
-{
-	bool		isnull;
-	Datum		d;
-
-	if (SPI_execute(psprintf("SELECT pg_catalog.to_regprocedure('%s.kbench__store_runs(text[], jsonb[], text[], text[])') IS NOT NULL",
-							 ki_ext_schema()), true, 1) != SPI_OK_SELECT || SPI_processed != 1)
-		elog(ERROR, "could not look up the store");
-	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-	return !isnull && DatumGetBool(d);
-}
-
-static void
-flush_list_0_1(ki_store *s, store_group g)
-{
-	store_list *l = &s->lists[g];
-	Oid			types[5] = {TEXTOID, TEXTOID, JSONBOID, TEXTOID, TEXTOID};	/* $5: int8[] as text */
-	char	   *sql = psprintf("SELECT %s.kbench__store($1, $2, $3, $4, $5::pg_catalog.int8[])", ki_ext_schema());
-	int			i;
-
-	for (i = 0; i < l->count; i++)
-	{
-		ki_store_item *it = l->items[i];
-		Datum		args[5];
-		char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
-		bool		isnull;
-		Datum		r;
-
-		args[0] = CStringGetTextDatum(ki_kind_name(it->kind));
-		args[1] = CStringGetTextDatum(it->digest);
-		args[2] = it->manifest;
-		args[3] = it->source ? CStringGetTextDatum(it->source) : (Datum) 0;
-		nulls[3] = it->source ? ' ' : 'n';
-		args[4] = it->raw_samples ? CStringGetTextDatum(it->raw_samples) : (Datum) 0;
-		nulls[4] = it->raw_samples ? ' ' : 'n';
-		if (SPI_execute_with_args(sql, 5, types, args, nulls, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
-			elog(ERROR, "kbench__store failed");
-		r = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-		it->inserted = !isnull && DatumGetBool(r);
-		pfree(DatumGetPointer(it->manifest));
-		it->manifest = (Datum) 0;
-		it->stored = true;
-	}
-	l->count = 0;
-}
-
 void
 ki_store_flush(ki_store *s)
 {
 	int			g;
-	bool		set_based;
 
 	if (s->pending == 0)
 		return;
-	set_based = ki_store_set_based();
 	for (g = 0; g < G_NGROUPS; g++)
 		if (s->lists[g].count > 0)
-		{
-			if (set_based)
-				flush_list(s, (store_group) g);
-			else
-				flush_list_0_1(s, (store_group) g);
-		}
+			flush_list(s, (store_group) g);
 	s->pending = 0;
 }

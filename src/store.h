@@ -33,7 +33,5 @@ int			ki_store_pending(const ki_store *s);
 ki_store_item *ki_store_add(ki_store *s, ki_kind kind, const char *digest, const ki_value *manifest,
 							const char *source, Datum raw_samples, bool *first);
 void		ki_store_flush(ki_store *s);
-/* Has the database the set-based store (0.2.0), or still 0.1.0's kbench__store? */
-bool		ki_store_set_based(void);
 
 #endif							/* KI_STORE_H */

@@ -8,7 +8,8 @@
  *   worker_cancel.c    the cancel API: a running job's flag, or a pending note
  *   worker_jobs.c      the statements on kbench_jobs: claim, store and finish, re-queue, retention
  *   worker_recovery.c  ending the jobs a stopped worker left behind
- *   worker_run.c       running one claimed job through the kernels library, the watchdog
+ *   worker_request.c   a claimed job as a kernels-library request, the watchdog, the outcome
+ *   worker_run.c       running one claimed job and storing its run (a paired one: worker_compare.c)
  *   worker_compare.c   running a paired A/B job (kbench_compare) and storing both runs
  */
 #ifndef KI_WORKER_H
@@ -35,8 +36,6 @@ extern volatile sig_atomic_t ki_got_sigterm;
  */
 extern char *ki_worker_schema;
 
-/* Whether kbench_jobs had 0.2.0's columns at the last claim (a 0.1.0 install serves until updated). */
-extern bool ki_worker_v02;
 
 /* worker_devices.c */
 void		ki_register_workers(void);
@@ -78,15 +77,17 @@ void		ki_apply_retention(void);
 void		ki_recover_jobs(const char *device);
 void		ki_recover_orphaned_jobs(void);
 
-/* worker_run.c */
+/* worker_request.c */
 void		ki_exit_if_postmaster_gone(const claimed_job *job);
 void		ki_watchdog_register(void);
-bool		ki_run_job(claimed_job *job, const char *device);
 void		ki_job_request(const claimed_job *job, const char *device, kb_request *req);
 void		ki_job_outcome(const claimed_job *job, kb_status st, const char *message, const char **status,
 						   char **error);
 void		ki_watchdog_arm(const claimed_job *job);
 void		ki_watchdog_disarm(void);
+
+/* worker_run.c */
+bool		ki_run_job(claimed_job *job, const char *device);
 
 /* worker_compare.c */
 bool		ki_run_compare_job(claimed_job *job, const char *device);

@@ -21,9 +21,10 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/snapmgr.h"
+#include "miscadmin.h"
+#include "commands/dbcommands.h"
 
 char	   *ki_worker_schema = NULL;
-bool		ki_worker_v02 = true;
 
 /* Run sql (no arguments) in a transaction of its own. */
 void
@@ -41,16 +42,34 @@ ki_run_in_xact(const char *what, const char *sql)
 	pgstat_report_activity(STATE_IDLE, NULL);
 }
 
-/* Is the extension installed in this database?  Remembers its schema. */
+/*
+ * Is the extension installed in this database, at the library's version?
+ * Remembers its schema.  A database whose extension is not updated yet
+ * (ALTER EXTENSION kernelindex UPDATE) is skipped, with one LOG line per
+ * installed version, and served once it is updated.
+ */
 bool
 ki_worker_extension_ready(void)
 {
+	static char skipped[NAMEDATALEN] = "";
+	const char *installed = NULL;
 	bool		ok;
 
 	StartTransactionCommand();
 	ok = OidIsValid(get_extension_oid("kernelindex", true));
-	if (ok)
+	if (ok && !ki_ext_version_current(&installed))
 	{
+		if (strcmp(skipped, installed) != 0)
+			ereport(LOG,
+					(errmsg("kernelindex worker skips database \"%s\": kernelindex %s is installed but the library is %s",
+							get_database_name(MyDatabaseId), installed, KI_VERSION),
+					 errhint("Run ALTER EXTENSION kernelindex UPDATE; the worker serves the database then.")));
+		strlcpy(skipped, installed, sizeof(skipped));
+		ok = false;
+	}
+	else if (ok)
+	{
+		skipped[0] = '\0';
 		ki_worker_schema = MemoryContextStrdup(TopMemoryContext, ki_ext_schema());
 
 		/*
@@ -59,7 +78,6 @@ ki_worker_extension_ready(void)
 		 * SET search_path too), and pg_catalog's functions named in full.
 		 */
 		SetConfigOption("search_path", ki_pinned_search_path(), PGC_SUSET, PGC_S_SESSION);
-		ki_worker_v02 = ki_jobs_v02();
 	}
 	CommitTransactionCommand();
 	return ok;
@@ -69,9 +87,7 @@ ki_worker_extension_ready(void)
 bool
 ki_claim_job(const char *device, claimed_job *job, MemoryContext cxt)
 {
-	static SPIPlanPtr plans[2] = {NULL, NULL};
-	SPIPlanPtr	plan;
-	bool		v02;
+	static SPIPlanPtr plan = NULL;
 	Datum		args[2];
 	Oid			types[2] = {TEXTOID, INT4OID};
 	bool		found = false;
@@ -96,19 +112,14 @@ ki_claim_job(const char *device, claimed_job *job, MemoryContext cxt)
 	}
 	else
 		warned = false;
-	/* a 0.1.0 install (not updated yet) has no comparison column */
-	v02 = why == NULL && ki_jobs_v02();
-	ki_worker_v02 = v02;
-	plan = plans[v02];
 	if (why == NULL && plan == NULL)
 	{
 		plan = SPI_prepare(psprintf("SELECT id, operation, mode, workload::text, implementation, protocol::text,"
-									" extract(epoch FROM timeout) * 1000, %s, attempts FROM %s.kbench__claim($1, $2)",
-									v02 ? "comparison::text" : "NULL::text", ki_worker_schema), 2, types);
+									" extract(epoch FROM timeout) * 1000, comparison::text, attempts FROM %s.kbench__claim($1, $2)",
+									ki_worker_schema), 2, types);
 		if (plan == NULL)
 			elog(ERROR, "could not prepare the claim: %s", SPI_result_code_string(SPI_result));
 		SPI_keepplan(plan);
-		plans[v02] = plan;
 	}
 	args[0] = CStringGetTextDatum(device);
 	args[1] = Int32GetDatum(MyProcPid);
@@ -292,15 +303,12 @@ ki_end_job(const claimed_job *job, const char *status, const kb_result *res, con
 	if (SPI_execute_with_args(psprintf(
 									   "WITH j AS (UPDATE %s.kbench_jobs SET status = $2, run_status = $3::%s.kbench_status,"
 									   " run_digest = $4, error = $5, finished_at = pg_catalog.clock_timestamp(),"
-									   " %s progress = coalesce($7, progress) "
-									   " WHERE id = $1 AND attempts = $8 AND worker_pid = $9 AND status = 'running'%s"
+									   " phase = coalesce($6, phase), progress = coalesce($7, progress) "
+									   " WHERE id = $1 AND attempts = $8 AND worker_pid = $9 AND status = 'running' AND agent IS NULL"
 									   " RETURNING id) "
 									   /* every role may LISTEN: the payload names no job; kbench_jobs shows one's own */
 									   "SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",
-									   ki_worker_schema, ki_worker_schema,
-									   /* a 0.1.0 install (not updated yet) has no phase */
-									   ki_jobs_v02() ? "phase = coalesce($6, phase)," : "",
-									   ki_jobs_v02() ? " AND agent IS NULL" : ""),
+									   ki_worker_schema, ki_worker_schema),
 							  9, types, args, nulls, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not finish job " INT64_FORMAT, job->id);
 	if (SPI_processed == 0)
@@ -349,11 +357,10 @@ void
 ki_requeue_job(const claimed_job *job)
 {
 	ki_run_in_xact("re-queueing a job",
-				psprintf("UPDATE %s.kbench_jobs SET status = 'queued', started_at = NULL, worker_pid = NULL,%s"
+				psprintf("UPDATE %s.kbench_jobs SET status = 'queued', started_at = NULL, worker_pid = NULL, phase = 'queued',"
 						 " error = 'interrupted by a server shutdown; re-queued' WHERE id = " INT64_FORMAT
-						 " AND attempts = %d AND worker_pid = %d AND status = 'running'%s",
-						 ki_worker_schema, ki_worker_v02 ? " phase = 'queued'," : "", job->id, job->attempt, MyProcPid,
-						 ki_worker_v02 ? " AND agent IS NULL" : ""));
+						 " AND attempts = %d AND worker_pid = %d AND status = 'running' AND agent IS NULL",
+						 ki_worker_schema, job->id, job->attempt, MyProcPid));
 	ki_my_slot->job_id = 0;
 	ki_my_slot->phase = KI_PHASE_NONE;
 }
@@ -365,7 +372,6 @@ ki_apply_retention(void)
 	ki_run_in_xact("applying the job retention",
 				psprintf("SELECT %s.kbench_prune_jobs(pg_catalog.make_interval(secs => %d))", ki_worker_schema, ki_retention_s));
 	/* and the jobs of kbench agents gone silent, should no agent be left to claim (sql/85_fleet.sql) */
-	if (ki_fleet_installed())
-		ki_run_in_xact("recovering the jobs of lost agents",
+	ki_run_in_xact("recovering the jobs of lost agents",
 					   psprintf("SELECT %s.kbench__recover_agent_jobs()", ki_worker_schema));
 }

@@ -63,17 +63,15 @@ ki_recover_jobs(const char *device)
 							   "          timeout, device, worker_pid)"
 							   " ELSE pg_catalog.format('the worker for %%s (pid %%s) stopped while running the job: it was killed or the server restarted%%s',"
 							   "             device, worker_pid, CASE WHEN retries_left > 0 THEN '; re-queued for its retry' ELSE '' END) END,"
-							   " worker_pid = NULL%s "
+							   " worker_pid = NULL, phase = CASE WHEN retries_left > 0 AND NOT o.overdue THEN 'queued' END "
 							   "FROM (SELECT id, started_at + timeout < pg_catalog.clock_timestamp() AS overdue FROM %s.kbench_jobs j"
-							   "      WHERE status = 'running' AND device = %s%s AND NOT (%s)) o "
+							   "      WHERE status = 'running' AND device = %s AND agent IS NULL AND NOT (%s)) o "
 							   /* rechecked on the row itself: a sibling recovering at the same time */
 							   "WHERE j.id = o.id AND j.status = 'running' AND NOT (%s)",
+							   /* where it stopped lived in the worker's shared memory (phase): not known now */
 							   ki_worker_schema,
-							   /* where it stopped lived in the worker's shared memory: not known now */
-							   ki_worker_v02 ? ", phase = CASE WHEN retries_left > 0 AND NOT o.overdue THEN 'queued' END" : "",
-							   ki_worker_schema, quote_literal_cstr(device),
 							   /* a kbench agent's job is its own (sql/85_fleet.sql) */
-							   ki_fleet_installed() ? " AND agent IS NULL" : "",
+							   ki_worker_schema, quote_literal_cstr(device),
 							   live_jobs_condition(), live_jobs_condition());
 
 	ki_run_in_xact("recovering jobs", sql);
@@ -104,11 +102,9 @@ ki_recover_orphaned_jobs(void)
 						 "   THEN pg_catalog.format('the worker for %%s (pid %%s) stopped while running the job,"
 						 " and no worker serves %%s any more (kernelindex.devices)', device, worker_pid, device)"
 						 "   ELSE pg_catalog.format('no worker serves %%s any more (kernelindex.devices)', device) END,"
-						 " worker_pid = NULL%s"
-						 " WHERE status IN ('queued', 'running') AND device NOT IN (%s)%s",
-						 ki_worker_schema, ki_worker_v02 ? ", phase = CASE WHEN status = 'running' THEN NULL ELSE phase END" : "",
-						 served.data,
+						 " worker_pid = NULL, phase = CASE WHEN status = 'running' THEN NULL ELSE phase END"
+						 " WHERE status IN ('queued', 'running') AND device NOT IN (%s)"
 						 /* nor those of kbench agents, nor devices agents serve (sql/85_fleet.sql) */
-						 ki_fleet_installed() ?
-						 psprintf(" AND agent IS NULL AND %s.kbench__agent_route(device) IS NULL", ki_worker_schema) : ""));
+						 " AND agent IS NULL AND %s.kbench__agent_route(device) IS NULL",
+						 ki_worker_schema, served.data, ki_worker_schema));
 }

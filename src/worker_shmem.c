@@ -1,6 +1,7 @@
 /*
  * worker_shmem.c: the workers' slots in shared memory (runner.h), made when
- * the library is preloaded, and waking the workers of a device.
+ * the library is preloaded, the error of a call that needs them without the
+ * preload, and waking the workers of a device.
  */
 #include "kernelindex.h"
 #include "worker.h"
@@ -72,4 +73,16 @@ ki_wake_workers(const char *device)
 		if (s->latch && (device == NULL || strcmp(s->device, device) == 0))
 			SetLatch(s->latch);
 	}
+}
+
+/* The error of a job function when the workers are not running (no preload). */
+void
+ki_require_workers(void)
+{
+	if (ki_shared == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("kernelindex workers are not running"),
+				 errdetail("The runner needs kernelindex in shared_preload_libraries."),
+				 errhint("Add shared_preload_libraries = 'kernelindex' to postgresql.conf and restart the server.")));
 }

@@ -24,7 +24,7 @@ ROOT=$(pwd)
 
 # name | file | sed expression | suite (with any environment) | what the bug is
 MUTATIONS=$(cat <<'EOF'
-dup_over_16|src/core/json_parse.c|s/return &sorted\[i\]->key;/return NULL;/|core|objects of more than 16 members never report a duplicate
+dup_over_16|core/json_parse.c|s/return &sorted\[i\]->key;/return NULL;/|core|objects of more than 16 members never report a duplicate
 measurements_delete|sql/code/20_catalog.sql|/CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_measurements/d|guards|the DELETE trigger on kbench_measurements dropped
 supersession_undone|sql/code/19_append_only.sql|s/IF OLD.superseded_by IS NOT NULL/IF false AND OLD.superseded_by IS NOT NULL/|guards|a supersession no longer permanent
 ln_check_self|kernels/ops/layer_norm.c|s/kb_cmp_tol(&m, "y", ref, got, tol, H);/kb_cmp_tol(\&m, "y", got, got, tol, H);/|gate|ln_check compares y with itself
@@ -34,19 +34,19 @@ notify_passed_only|src/worker_jobs.c|s/"SELECT pg_catalog.pg_notify('kbench_jobs
 kbench_not_in_bindir|Makefile|s/ln -s '\$(pkglibdir)\/'\$\$p/true/|packaging|make install no longer links kbench into PostgreSQL's bindir
 kbench_argv0_dir|kernels/host.c|s/if (strchr(info.dli_fname, '\/') == NULL)/if (false)/|packaging|kbench found on PATH looks for its harness beside argv[0], not its real path
 claim_no_skip_locked|sql/code/30_runner.sql|s/ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)/ORDER BY id LIMIT 1)/|guards|FOR UPDATE SKIP LOCKED removed from the claim
-deadline_5x|src/worker_run.c|s/(int64_t) (job->timeout_ms \* 1e6)/(int64_t) (job->timeout_ms * 5e6)/|guards|the worker's deadline is 5x the job's timeout
+deadline_5x|src/worker_request.c|s/(int64_t) (job->timeout_ms \* 1e6)/(int64_t) (job->timeout_ms * 5e6)/|guards|the worker's deadline is 5x the job's timeout
 retraction_undone|sql/code/19_append_only.sql|s/IF OLD.retracted_at IS NOT NULL/IF false AND OLD.retracted_at IS NOT NULL/|guards|a retraction no longer permanent
 truncate_runs|sql/code/20_catalog.sql|/CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_runs/d|guards|TRUNCATE kbench_runs allowed
 claim_no_attempt|sql/code/30_runner.sql|s/attempts = attempts + 1, progress = 0/attempts = attempts, progress = 0/|guards|a claim does not count the attempt
 no_check|kernels/run.c|s/if (st == KB_PASSED \&\& req->check)/if (st == KB_PASSED \&\& req->check \&\& 0)/|gate|the correctness check never runs
 jsd_loss_self|kernels/ops/jsd.c|s/kb_cmp_tol(&m, "loss", nr == T ? &total_ref : &total_rows, &total_got, &tt, 1);/kb_cmp_tol(\&m, "loss", \&total_got, \&total_got, \&tt, 1);/|gate|jsd's check compares the loss with itself
 ce_loss_self|kernels/ops/megatron_cross_entropy.c|s/kb_cmp_tol(&m, "loss", &loss, &gl, &tl, 1);/kb_cmp_tol(\&m, "loss", \&gl, \&gl, \&tl, 1);/|gate|megatron_cross_entropy's check compares the loss with itself
-incorrect_job_passes|src/worker_run.c|s/^\t\tcase KB_PASSED:$/\t\tcase KB_PASSED:\n\t\tcase KB_INCORRECT_NUMERICAL:/|gate|the worker files an incorrect_numerical run's job as passed
-utf8_overlong|src/core/json_parse.c|s/if (c >= 0xC2 \&\& c <= 0xDF)/if (c >= 0xC0 \&\& c <= 0xDF)/|core|overlong 2-byte UTF-8 accepted
-unsorted_large_objects|src/core/json_canon.c|s/qsort(order, n, sizeof(ki_member \*), member_cmp);/(void) 0;/|FUZZ_SECONDS=30 fuzz|the canonical writer leaves objects of more than 16 members unsorted
+incorrect_job_passes|src/worker_request.c|s/^\t\tcase KB_PASSED:$/\t\tcase KB_PASSED:\n\t\tcase KB_INCORRECT_NUMERICAL:/|gate|the worker files an incorrect_numerical run's job as passed
+utf8_overlong|core/json_parse.c|s/if (c >= 0xC2 \&\& c <= 0xDF)/if (c >= 0xC0 \&\& c <= 0xDF)/|core|overlong 2-byte UTF-8 accepted
+unsorted_large_objects|core/json_canon.c|s/qsort(order, n, sizeof(ki_member \*), member_cmp);/(void) 0;/|FUZZ_SECONDS=30 fuzz|the canonical writer leaves objects of more than 16 members unsorted
 guc_only_preloaded|src/init.c|s/? PGC_POSTMASTER : PGC_SIGHUP;/? PGC_POSTMASTER : PGC_POSTMASTER;/|no_preload|kernelindex.database defined the preloaded way without the preload
 unchecked_competes|kernels/request.c|s/\t\treturn "incomplete_evidence";/\t\treturn kb_status_name(r->status);/|gate|a run with "check": false is filed as passed and competes
-cancel_queued_silent|src/queue.c|s/" SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",/" SELECT pg_catalog.pg_notify('kbench_nobody', '') FROM j",/|guards|cancelling a queued job notifies no listener
+cancel_queued_silent|src/job_cancel.c|s/" SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",/" SELECT pg_catalog.pg_notify('kbench_nobody', '') FROM j",/|guards|cancelling a queued job notifies no listener
 catalog_written_as_caller|src/catalog_writer.c|s/SetUserIdAndSecContext(owner, w->save_sec/SetUserIdAndSecContext(w->save_userid, w->save_sec/|security|ingests and imports write the catalog with the caller's rights
 catalog_writer_unsafe_schema|src/catalog_writer.c|s/if (w->save_userid != owner \&\& !ki_schema_is_safe(\&why))/if (false \&\& !ki_schema_is_safe(\&why))/|security|the owner writes for a role while others may create in the schema
 worker_wrong_digest|src/worker_jobs.c|s/KI_KIND_BENCHMARK_PROTOCOL, res->protocol_digest,/KI_KIND_BENCHMARK_PROTOCOL, res->environment_digest,/|001_runner.pl|the worker files kb_run's protocol under another digest
@@ -73,9 +73,9 @@ budget_by_time|bench/device.sh|s/\[ "\$N" -gt "\${MAX_ROWS:-1000}" \]/[ "$N" -gt
 cost_one_pass|kernels/cost.c|s/op->cost_bytes\[cs->mode\]/op->cost_bytes[0]/|costs|kbench evaluates the forward bytes formula for every pass
 v1_renamed|kernels/impl_name.c|s/if (id->cuda \&\& id->variant > 1)/if (id->cuda \&\& id->variant >= 1)/|kernels|cuda (v1) named as a variant, kbench-<op>-cuda-v1: its digests would change
 builtin_names_apart|kernels/python/kbench_builtin.py|s/if name not in ("huggingface", "torch", "liger"):/if name not in ("huggingface", "liger"):/|kernels|kbench_builtin.py accepts other built-in python implementations than kbench lists (impl_name.c)
-writer_comma_after_key|src/core/json_write.c|/^ki_jw_key/,/^}/s/w->need_comma = false;/w->need_comma = true;/|core|the manifest writer puts a comma after a key
+writer_comma_after_key|core/json_write.c|/^ki_jw_key/,/^}/s/w->need_comma = false;/w->need_comma = true;/|core|the manifest writer puts a comma after a key
 definer_path_public|sql/code/90_privileges.sql|s/SET search_path = pg_catalog, %I, pg_temp'/SET search_path = pg_catalog, %I, public, pg_temp'/|security|the rule pins SECURITY DEFINER and trigger functions to a search_path with public in it
-bare_name_in_c|src/queue.c|s/" finished_at = pg_catalog.clock_timestamp(), error = 'canceled before it started'"/" finished_at = clock_timestamp(), error = 'canceled before it started'"/|security|SQL built in C calls clock_timestamp() by a bare name
+bare_name_in_c|src/job_cancel.c|s/" finished_at = pg_catalog.clock_timestamp(), error = 'canceled before it started'"/" finished_at = clock_timestamp(), error = 'canceled before it started'"/|security|SQL built in C calls clock_timestamp() by a bare name
 upgrade_missing_index|sql/updates/0.2.0--0.3.0.sql|/^CREATE INDEX kbench_jobs_agent_running_idx/d|upgrade|the 0.2.0--0.3.0 modfile misses one statement (the index of an agent's running jobs): an updated database differs from a fresh one
 update_script_no_code|Makefile|s/^\t  cat $(SQL_CODE); } > $@.tmp/\t  true; } > $@.tmp/|upgrade_scripts|an update script is built without the code files
 store_runs_no_conflict|sql/code/22_store.sql|s/^\t\tON CONFLICT DO NOTHING RETURNING digest, manifest->'spec'->'measurements' AS measurements),/\t\tRETURNING digest, manifest->'spec'->'measurements' AS measurements),/|catalog_store|the store's runs INSERT without ON CONFLICT DO NOTHING (a run stored again fails)
@@ -89,7 +89,7 @@ harness_error_ignored|kernels/child.c|s/return kb_ext_fail(be, KBC_ERROR, "%s: %
 chart_unescaped|sql/code/61_chart.sql|s/kbench_svg_escape(coalesce(s.sr->>'name', ''))/coalesce(s.sr->>'name', '')/|charts|a chart writes a series name into SVG unescaped
 distill_temperature|kernels/ops/distill_jsd_loss.c|/^dj_cpu(/,/^}/s/^\t\t\tzs\[v\] = a;$/\t\t\tzs[v] = a \/ 2;/|kernels|the CPU distill_jsd_loss takes the student's logits at temperature 2
 distill_hard_weight|kernels/ops/distill_jsd_loss.c|/^dj_cpu(/,/^}/s/loss = ((float) DJ_WEIGHT_HARD \*/loss = ((float) 0.49 */|kernels|the CPU distill_jsd_loss weighs the hard loss 0.49, not 0.5 (the old rtol 1e-2 let it pass)
-staging_not_per_role|src/catalog.c|s/kbench_import_staging WHERE staged_by = $1 ORDER BY n"/kbench_import_staging ORDER BY n"/|security|a staged catalog import takes every role's staged lines, not only the caller's
+staging_not_per_role|src/catalog_import.c|s/kbench_import_staging WHERE staged_by = $1 ORDER BY n"/kbench_import_staging ORDER BY n"/|security|a staged catalog import takes every role's staged lines, not only the caller's
 digest_prefix_no_index|sql/schema/20_catalog.sql|/^CREATE INDEX kbench_runs_digest_prefix_idx/d|installcheck|a digest prefix read by scanning every run (no pattern index on kbench_runs.digest: starts_with is only a filter under C.UTF-8)
 report_no_row_cap|sql/code/65_report.sql|s/FILTER (WHERE k <= max_rows)//|charts|the report's speedups and regressions tables show every row (576 speedup rows on the whole catalog)
 repro_other_device_verified|sql/code/45_reproductions.sql|s/THEN CASE WHEN kbench__device_key(xe) = kbench__device_key(re) THEN 'verified'/THEN CASE WHEN true THEN 'verified'/|security|a reproduction on another device class verifies the run (and the export marks it)
@@ -100,11 +100,11 @@ alerts_restore_checked|sql/code/52_confirmations.sql|s/IF kbench__copying_into(T
 suppress_90_days|sql/code/51_alerts.sql|s/until > now() + interval '90 days'/until > now() + interval '900 days'/|continuous|a suppression may last longer than 90 days
 acknowledge_infinity|sql/code/51_alerts.sql|s/IF until IS NOT NULL AND NOT isfinite(until) THEN/IF false THEN/|continuous|until => 'infinity' is accepted
 suppress_anyones|sql/code/51_alerts.sql|s/IF NOT pg_has_role(session_user, 'kbench_admin', 'MEMBER')/IF false AND NOT pg_has_role(session_user, 'kbench_admin', 'MEMBER')/|continuous|a kbench_user suppresses alerts on other roles' runs
-liger_null|src/catalog.c|/not STRICT (source may be NULL)/{n;s/if (PG_ARGISNULL(0))/if (false)/}|FUZZ_SQL_ONLY=kbench_import_liger fuzz_sql|kbench_import_liger(NULL) and kbench_import_liger_file(NULL) read a null pointer (SIGSEGV)
-staging_truncate|src/catalog.c|s/"DELETE FROM %s.kbench_import_staging WHERE staged_by = $1"/"TRUNCATE %s.kbench_import_staging"/|003_crash_recovery.pl|a staged import empties the staging table by TRUNCATE (and takes other roles' staged lines with it)
+liger_null|src/liger_import.c|/not STRICT (source may be NULL)/{n;s/if (PG_ARGISNULL(0))/if (false)/}|FUZZ_SQL_ONLY=kbench_import_liger fuzz_sql|kbench_import_liger(NULL) and kbench_import_liger_file(NULL) read a null pointer (SIGSEGV)
+staging_truncate|src/catalog_import.c|s/"DELETE FROM %s.kbench_import_staging WHERE staged_by = $1"/"TRUNCATE %s.kbench_import_staging"/|003_crash_recovery.pl|a staged import empties the staging table by TRUNCATE (and takes other roles' staged lines with it)
 staging_unlogged|sql/schema/20_catalog.sql|s/^CREATE TABLE kbench_import_staging (/CREATE UNLOGGED TABLE kbench_import_staging (/|003_crash_recovery.pl|the staging table is unlogged again (a crash empties it)
 markdown_device_raw|sql/code/53_gate.sql|s/coalesce(kbench__markdown_cell(a.device), '')/coalesce(a.device, '')/|security|kbench_summary_markdown writes a device name raw (HTML, row breaks, pipes, links)
-rejection_quote_whole|src/catalog.c|s/^#define KI_QUOTE_MAX 200$/#define KI_QUOTE_MAX 100000/|security|an import rejection quotes its line's content untruncated (up to the 1000-character cap of a reason)
+rejection_quote_whole|src/import.h|s/^#define KI_QUOTE_MAX 200$/#define KI_QUOTE_MAX 100000/|security|an import rejection quotes its line's content untruncated (up to the 1000-character cap of a reason)
 rejections_public|sql/code/20_import_rejections.sql|s/USING (imported_by = current_user OR pg_catalog.pg_has_role(current_user, 'pg_read_all_data'/USING (true OR pg_catalog.pg_has_role(current_user, 'pg_read_all_data'/|security|every role reads every import's rejection reasons
 queue_unlocked|src/queue.c|s/LockAcquire(\&tag, ExclusiveLock, false, nowait)/LockAcquire(\&tag, ShareLock, false, nowait)/|installcheck|kbench_run takes the queue's lock in a mode that does not exclude another kbench_run (concurrent sessions pass the limits)
 queue_stale_snapshot|src/queue.c|s/PushActiveSnapshot(GetLatestSnapshot());/PushActiveSnapshot(GetTransactionSnapshot());/|installcheck|kbench_run counts the queue in a REPEATABLE READ transaction's old snapshot
@@ -113,8 +113,8 @@ impl_digest_unchecked|kernels/impl_source.c|s/if (ok \&\& expected \&\& strcmp(e
 harness_clock_looked_up|kernels/python/kbench_harness.py|s/^    clock = _monotonic_ns$/    clock = lambda: time.monotonic_ns()/|byo|the harness looks its clock up in the time module at timing time (an implementation can replace it)
 parent_clock_unchecked|kernels/backend_child.c|s/if (x->timed >= MIN_TIMED \&\& 2 \* x->unaccounted > x->timed)/if (false \&\& x->timed >= MIN_TIMED)/|byo|kbench does not check the child's reported times against its own clock around each round trip
 sibling_recovered|src/worker_recovery.c|s/" OR (j.worker_pid = %d AND/" OR (false AND j.worker_pid = %d AND/|002_supervise.pl|a starting worker recovers the live jobs of its sibling on the same device
-finish_unconditional|src/worker_jobs.c|s/ WHERE id = \$1 AND attempts = \$8 AND worker_pid = \$9 AND status = 'running'%s"/ WHERE id = $1%s"/|002_supervise.pl|a worker's finish overwrites a job that is no longer its attempt
-postmaster_death_ignored|src/worker_run.c|s/return !PostmasterIsAlive();/return 0;/|002_supervise.pl|a worker whose postmaster died runs its job (and child) to the end
+finish_unconditional|src/worker_jobs.c|s/ WHERE id = \$1 AND attempts = \$8 AND worker_pid = \$9 AND status = 'running' AND agent IS NULL"/ WHERE id = $1 AND agent IS NULL"/|002_supervise.pl|a worker's finish overwrites a job that is no longer its attempt
+postmaster_death_ignored|src/worker_request.c|s/return !PostmasterIsAlive();/return 0;/|002_supervise.pl|a worker whose postmaster died runs its job (and child) to the end
 sweep_group_only|kernels/child.c|s/for (int pass = 0; pass < 200; pass++)/for (int pass = 0; pass < 0; pass++)/|002_supervise.pl|only the child's process group is killed: a daemon it started (setsid) outlives the job
 output_unbounded|kernels/impl_int.h|s/#define KB_EXT_OUTPUT_CAP ((size_t) 1 << 20)/#define KB_EXT_OUTPUT_CAP ((size_t) 1 << 34)/|002_supervise.pl|all of a child's output is kept (16 GiB cap)
 job_status_raw_median|sql/code/37_job_status.sql|s/kbench_format_ns(r.median_ns) AS median/r.median_ns::text AS median/|installcheck|kbench_job_status shows the median in raw ns, not for people (issue 29 item 2)
@@ -124,6 +124,8 @@ roofline_empty_blames_cost|sql/code/63_chart_roofline.sql|s/IF nsel = 0 THEN/IF 
 resolver_no_datasheet_names|sql/code/37_resolve.sql|s/(kbench_device_of(e.digest)).name/NULL::text/|installcheck|'H100 SXM5' (the docs' spelling, a kbench_devices name) is an unknown environment
 register_no_role_check|sql/code/35_implementations.sql|s/IF NOT pg_catalog.pg_has_role(current_user, 'kbench_admin', 'USAGE') THEN/IF false THEN/|byo|registering without kbench_admin gives PostgreSQL's bare permission error, not the role needed
 device_hint_lists_unserved|src/queue.c|s/errhint("Name one of those; kbench_agent_status lists the agents and the device classes they serve.")/errhint("kbench_agent_status lists the agents and the device classes they serve (cpu, cuda:H200); agent:NAME names one.")/|installcheck|kbench_run's unknown-device hint names cuda:H200 whether or not anything serves it, and not the live agents' classes
+version_gate_open|src/extension.c|s/return strcmp(v, KI_VERSION) == 0;/return true;/|version_gate|the library serves a database still on an older version (no error, the worker claims its jobs)
+version_gate_log_each_look|src/worker_jobs.c|s/if (strcmp(skipped, installed) != 0)/if (true)/|version_gate|the worker logs a line at every look at a database that is not updated
 EOF
 )
 

@@ -17,7 +17,7 @@
 #ifndef KI_LIGER_H
 #define KI_LIGER_H
 
-#include "../core/ki_json.h"
+#include "ki_json.h"
 
 /* ---------------------------------------------------------------- CSV */
 

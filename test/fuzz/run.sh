@@ -12,9 +12,9 @@ out=test/fuzz/build
 corpus=${FUZZ_CORPUS:-test/fuzz/corpus}
 findings=${FUZZ_FINDINGS:-test/fuzz/findings}
 mkdir -p "$out" "$corpus" "$findings"
-make -s -C src/core CC=clang VARIANT=fuzz
+make -s -C core CC=clang VARIANT=fuzz
 clang -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -Isrc/core test/fuzz/fuzz_identity.c src/core/build/fuzz/libkicore.a -lcrypto -lm -o "$out/fuzz_identity"
+  -Icore test/fuzz/fuzz_identity.c core/build/fuzz/libkicore.a -lcrypto -lm -o "$out/fuzz_identity"
 if [ -z "$(ls -A "$corpus")" ]; then
   i=0
   for f in test/data/spec-examples/*.json test/data/spec-examples/invalid/*.json test/data/seeds/*.json; do

@@ -5,12 +5,12 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p test/bin
 CC=${CC:-cc}
-CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wdeclaration-after-statement -O2 -Isrc/core"
-# the core as every user links it: src/core/Makefile's library (and its portable variant)
-make -s -C src/core CC="$CC" && make -s -C src/core CC="$CC" VARIANT=portable || exit 1
-$CC $CFLAGS test/unit/core_test.c src/core/build/libkicore.a -lcrypto -lm -o test/bin/core_test || exit 1
-$CC $CFLAGS test/unit/catalog_check.c src/core/build/libkicore.a -lcrypto -lm -o test/bin/catalog_check || exit 1
-$CC $CFLAGS test/unit/core_test.c src/core/build/portable/libkicore.a -lm -o test/bin/core_test_portable || exit 1
+CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wdeclaration-after-statement -O2 -Icore"
+# the core as every user links it: core/Makefile's library (and its portable variant)
+make -s -C core CC="$CC" && make -s -C core CC="$CC" VARIANT=portable || exit 1
+$CC $CFLAGS test/unit/core_test.c core/build/libkicore.a -lcrypto -lm -o test/bin/core_test || exit 1
+$CC $CFLAGS test/unit/catalog_check.c core/build/libkicore.a -lcrypto -lm -o test/bin/catalog_check || exit 1
+$CC $CFLAGS test/unit/core_test.c core/build/portable/libkicore.a -lm -o test/bin/core_test_portable || exit 1
 
 test/bin/core_test || echo "not ok - core_test exited with status $?"
 echo "# the same tests with the portable sha256 (KI_NO_OPENSSL)"

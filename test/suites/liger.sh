@@ -30,8 +30,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 zstd -q -dc "$expected_zst" > "$tmp/expected.jsonl"
 
-make -s -C src/core CC="$cc" || exit 1
-$cc -std=c11 -Wall -Wextra -Werror -O2 -Isrc/core -Isrc/liger \
-	-o "$tmp/liger_test" test/liger/liger_test.c src/liger/*.c src/core/build/libkicore.a -lcrypto -lm
+make -s -C core CC="$cc" || exit 1
+$cc -std=c11 -Wall -Wextra -Werror -O2 -Icore -Isrc/liger \
+	-o "$tmp/liger_test" test/liger/liger_test.c src/liger/*.c core/build/libkicore.a -lcrypto -lm
 
 "$tmp/liger_test" "$csv" "$tmp/expected.jsonl" "$seeds"

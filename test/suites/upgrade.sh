@@ -2,11 +2,10 @@
 # upgrade.sh: ALTER EXTENSION kernelindex UPDATE from every released version
 # gives the same database as a fresh install of the current one.
 #   - the old version is installed from its release tag's own install
-#     script (test/lib/released.sh), the Liger history imported and jobs
-#     queued (no worker serves the old install: the library serves a schema
+#     script (test/lib/released.sh) and jobs queued (no worker serves the old install: the library serves a schema
 #     of its own version only, so nothing here runs on an old schema beyond
 #     loading its rows);
-#   - ALTER EXTENSION kernelindex UPDATE;
+#   - ALTER EXTENSION kernelindex UPDATE; the Liger history imported;
 #   - the schema (pg_dump --schema-only --binary-upgrade, which lists the
 #     extension's member objects, with the OID-setting calls removed) equals
 #     a fresh install's, and so do the catalog's rows.
@@ -51,17 +50,13 @@ for old in $(ki_released_versions); do
     echo "not ok - $old installs from its release tag's install script"; dropdb --force old; dropdb --force fresh; continue
   fi
   echo "ok - $old installs from its release tag's install script"
-  for db in old fresh; do
-    [ "$db" = fresh ] && q fresh "CREATE EXTENSION kernelindex" >/dev/null
-    q "$db" "SELECT count(*) FROM kbench_import_liger(pg_read_file('$CSV'))" >/dev/null ||
-      echo "not ok - the Liger history imports into $db"
-  done
+  q fresh "CREATE EXTENSION kernelindex" >/dev/null
   # jobs queued on the old install, as rows (no worker serves it, and
   # kbench_run queues only where one does)
   q old "INSERT INTO kbench_jobs (operation, mode, workload, device, timeout, owner)
          SELECT 'layer_norm', 'forward', jsonb_build_object('rows', 8 + g, 'hidden', 8), 'cpu', '1 minute', current_user
            FROM generate_series(1, 3) g" >/dev/null
-  jobs_before=$(q old "SELECT string_agg(id || ':' || status || ':' || coalesce(run_digest, ''), ',' ORDER BY id) FROM kbench_jobs")
+  jobs_before=$(q old "SELECT string_agg(id || ':' || operation || ':' || workload::text, ',' ORDER BY id) FROM kbench_jobs")
   if q old "ALTER EXTENSION kernelindex UPDATE" >/dev/null; then
     ok "$(q old "SELECT extversion FROM pg_extension WHERE extname = 'kernelindex'")" "$CUR" "$old updates to $CUR"
   else
@@ -70,8 +65,13 @@ for old in $(ki_released_versions); do
   d=$(diff <(schema_of old) <(schema_of fresh))
   if [ -z "$d" ]; then echo "ok - $old updated to $CUR has the schema of a fresh $CUR install"
   else echo "not ok - $old updated to $CUR has the schema of a fresh $CUR install"; echo "$d" | head -60 | sed 's/^/# /'; fi
-  ok "$(q old "SELECT string_agg(id || ':' || status || ':' || coalesce(run_digest, ''), ',' ORDER BY id) FROM kbench_jobs")" "$jobs_before" "$old's jobs survive the update"
-  ok "$(q old "SELECT count(*) FROM kbench_jobs WHERE status = 'queued'")" 3 "... still queued"
+  # (once updated, the worker serves the database: the jobs may be running or done by now)
+  ok "$(q old "SELECT string_agg(id || ':' || operation || ':' || workload::text, ',' ORDER BY id) FROM kbench_jobs")" "$jobs_before" "$old's jobs survive the update"
+  # the library serves only its own version (version_gate.sh): the history is imported after the update
+  for db in old fresh; do
+    q "$db" "SELECT count(*) FROM kbench_import_liger(pg_read_file('$CSV'))" >/dev/null ||
+      echo "not ok - the Liger history imports into $db"
+  done
   ok "$(q old "SELECT md5(string_agg(digest, ',' ORDER BY digest)) FROM kbench_runs WHERE digest NOT IN (SELECT run_digest FROM kbench_jobs WHERE run_digest IS NOT NULL)")" \
      "$(q fresh "SELECT md5(string_agg(digest, ',' ORDER BY digest)) FROM kbench_runs")" "the imported runs are the same in the updated and the fresh database"
   dropdb --force old; dropdb --force fresh

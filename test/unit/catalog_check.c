@@ -16,23 +16,6 @@
 #include <string.h>
 #include <time.h>
 
-static const struct
-{
-	const char *table;
-	const char *column;
-}			tables[] =
-{
-	{"operations", "semanticDigest"},
-	{"workloads", "workloadDigest"},
-	{"implementations", "implementationDigest"},
-	{"benchmark_runs", "runDigest"},
-	{"serving_runs", "runDigest"},
-	{"serving_configurations", "configurationDigest"},
-	{"serving_stack_revisions", "stackDigest"},
-	{"serving_workloads", "workloadDigest"},
-	{"model_revisions", "modelDigest"},
-};
-
 static bool
 str_eq(const ki_value *v, const char *s)
 {
@@ -79,17 +62,18 @@ main(void)
 		table = ki_get(doc, "table");
 		row = ki_get(doc, "row");
 		manifest = ki_get(row, "manifest");
-		for (t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
+		for (t = 0; t < ki_export_table_count; t++)
 		{
 			const ki_value *stored;
 			char		digest[KI_DIGEST_LEN + 1];
 
-			if (!str_eq(table, tables[t].table) || manifest == NULL)
+			/* the tables are the format's (core/export_format.c); checked where a digest is stored */
+			if (!str_eq(table, ki_export_tables[t].table) || manifest == NULL || ki_export_tables[t].column == NULL)
 				continue;
 			if (strstr(line, ".") && strstr(line, "e-"))
 				nonint++;
-			stored = ki_get(row, tables[t].column);
-			if (t == 3)
+			stored = ki_get(row, ki_export_tables[t].column);
+			if (ki_export_tables[t].composite)
 			{
 				ki_composite c;
 
@@ -124,7 +108,7 @@ main(void)
 				if (!str_eq(stored, digest))
 				{
 					fprintf(stderr, "line %ld: %s digest %s, stored %.*s\n", lineno,
-							tables[t].table, digest,
+							ki_export_tables[t].table, digest,
 							stored ? (int) stored->u.str.len : 0, stored ? stored->u.str.ptr : "");
 					mismatches++;
 				}

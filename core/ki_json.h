@@ -376,6 +376,25 @@ const char *ki_kind_name(ki_kind k);
 ki_kind		ki_kind_from_name(const char *s, size_t len);
 
 /*
+ * The tables of a kernelindex.dev catalog export (export_format.c): each
+ * manifest-bearing table, the row's column holding the digest the catalog
+ * stored (NULL: none is stored, the digest is computed) and whether its
+ * manifest is a composite {run, protocol, environment}; and the tables
+ * whose rows carry no manifest.
+ */
+typedef struct ki_export_table
+{
+	const char *table;
+	const char *column;
+	bool		composite;
+} ki_export_table;
+
+extern const ki_export_table ki_export_tables[];
+extern const size_t ki_export_table_count;
+extern const char *const ki_export_plain_tables[];
+extern const size_t ki_export_plain_table_count;
+
+/*
  * Validate a manifest against its kind's schema and the identity rules,
  * collecting every problem in errs (in document order), and normalize it IN
  * PLACE: set-like lists sorted and deduplicated, durations as integer
