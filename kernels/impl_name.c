@@ -28,6 +28,21 @@ kb_impl_valid_name(const char *s)
 	return true;
 }
 
+int
+kb_impl_builtin(const char *impl)
+{
+	kb_impl_id	id;
+
+	if (!impl)
+		return 0;
+	if (kb_impl_resolve(impl, NULL, &id, NULL, 0) != KB_PASSED || id.own)
+		return 1;
+	for (int i = 0; i < kb_builtin_python_count; i++)
+		if (strcmp(impl, kb_builtin_python[i]) == 0)
+			return 1;
+	return strcmp(impl, "python") == 0 || strcmp(impl, "library") == 0;
+}
+
 const char *
 kb_ext_label(const kb_case *cs)
 {

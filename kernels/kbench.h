@@ -172,6 +172,14 @@ typedef struct kb_impl_id
 kb_status	kb_impl_resolve(const char *impl, const char *op, kb_impl_id *id, char *err, size_t errlen);
 
 /*
+ * Whether kbench itself gives impl a meaning: one of its own (cpu, cuda,
+ * cuda/vN), a built-in python implementation (huggingface, torch, liger) or
+ * a kind of outside implementation (python, library).  Such a name can never
+ * be a registered implementation's.
+ */
+int			kb_impl_builtin(const char *impl);
+
+/*
  * The fewest samples a run takes by default, however long a call is: the
  * repetition time turned into a count is raised to it (docs/KERNELS.md, "CPU
  * protocol").  A run with fewer (max_samples below it, or stopped early)

@@ -70,12 +70,7 @@ ki_job_estimate(const char *op, const char *mode, const char *workload, const ch
 	char		env[72];
 	double		per_call = 0;
 
-	kb_request_init(&req);
-	req.op = op;
-	req.mode = mode;
-	req.axes_json = workload;
-	req.impl = impl;
-	req.device = device;
+	kb_request_for(&req, op, mode, workload, impl, device);
 	ki_resolve_request(&req, op);	/* a registered name's entry */
 	if (protocol)
 		ki_protocol_apply_text(&req, protocol);

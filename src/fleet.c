@@ -241,12 +241,7 @@ kbench__job_manifests(PG_FUNCTION_ARGS)
 	impl = PG_ARGISNULL(3) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(3));
 	device = text_to_cstring(PG_GETARG_TEXT_PP(4));
 
-	kb_request_init(&req);
-	req.op = op;
-	req.mode = mode;
-	req.axes_json = workload;
-	req.impl = "cpu";
-	req.device = "cpu";
+	kb_request_for(&req, op, mode, workload, "cpu", "cpu");
 	if (kb_describe(&req, &res) == KB_PASSED)
 	{
 		values[0] = CStringGetTextDatum(res.workload_digest);

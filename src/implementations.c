@@ -49,37 +49,14 @@ ki_implementations_init(void)
 							   &ki_impl_directory, "", PGC_SIGHUP, 0, NULL, NULL, NULL);
 }
 
-/*
- * A name of kbench's own implementations (cpu, cuda, cuda/vN), or one they
- * claim ("cuda/x" is a variant kb_check_request will refuse): the one
- * mapping of these names is kb_impl_resolve.
- */
-static bool
-kbench_own(const char *impl)
-{
-	kb_impl_id	id;
-
-	return kb_impl_resolve(impl, NULL, &id, NULL, 0) != KB_PASSED || id.own;
-}
-
-/* Names that kbench itself gives a meaning. */
-static bool
-builtin_name(const char *impl)
-{
-	static const char *const names[] = {"huggingface", "torch", "liger", "python", "library"};
-
-	if (kbench_own(impl))
-		return true;
-	for (size_t i = 0; i < lengthof(names); i++)
-		if (strcmp(impl, names[i]) == 0)
-			return true;
-	return false;
-}
 
 bool
 ki_impl_in_child(const char *impl)
 {
-	return impl != NULL && !kbench_own(impl);
+	kb_impl_id	id;
+
+	/* not kbench's own (cpu, cuda, cuda/vN) nor one it claims (kb_impl_resolve) */
+	return impl != NULL && kb_impl_resolve(impl, NULL, &id, NULL, 0) == KB_PASSED && !id.own;
 }
 
 /*
@@ -148,14 +125,9 @@ ki_check_job(const char *op, const char *mode, const char *workload, const char 
 	kb_request	req;
 	kb_status	st;
 
-	kb_request_init(&req);
-	req.op = op;
-	req.mode = mode;
-	req.axes_json = workload;
-	req.impl = impl;
-	req.device = device;
+	kb_request_for(&req, op, mode, workload, impl, device);
 	req.python = ki_python && ki_python[0] ? ki_python : NULL;
-	if (impl && !builtin_name(impl))
+	if (impl && !kb_impl_builtin(impl))
 	{
 		char	   *entry = NULL,
 				   *version = NULL,
@@ -197,7 +169,7 @@ ki_resolve_request(kb_request *req, const char *op)
 			   *d = NULL;
 
 	req->python = ki_python && ki_python[0] ? ki_python : NULL;
-	if (!req->impl || builtin_name(req->impl))
+	if (!req->impl || kb_impl_builtin(req->impl))
 		return;
 	if (lookup_registered(req->impl, op, &e, &v, &d))
 	{
@@ -224,7 +196,7 @@ ki_worker_prepare_request(kb_request *req, const char *op)
 	static char *directory = NULL;
 
 	req->python = ki_python && ki_python[0] ? ki_python : NULL;
-	if (!req->impl || builtin_name(req->impl))
+	if (!req->impl || kb_impl_builtin(req->impl))
 		return;
 	if (entry)
 		pfree(entry);
@@ -314,7 +286,7 @@ kbench_register_implementation(PG_FUNCTION_ARGS)
 
 	/* nothing is resolved as the owner in a schema that others may create in (src/security.c) */
 	ki_require_safe_schema();
-	if (builtin_name(name))
+	if (kb_impl_builtin(name))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("\"%s\" is the name of a built-in implementation", name),

@@ -191,8 +191,7 @@ queue_impl_name(const char *s)
 {
 	char	   *low = queue_name(s, false);
 
-	if (strcmp(low, "cpu") == 0 || strcmp(low, "cuda") == 0 || strncmp(low, "cuda/", 5) == 0 ||
-		strcmp(low, "huggingface") == 0 || strcmp(low, "torch") == 0 || strcmp(low, "liger") == 0)
+	if (kb_impl_builtin(low) && strcmp(low, "python") != 0 && strcmp(low, "library") != 0)
 		return low;
 	return pstrdup(s);
 }

@@ -100,12 +100,7 @@ ki_job_request(const claimed_job *job, const char *device, kb_request *req)
 {
 	struct timespec now;
 
-	kb_request_init(req);
-	req->op = job->operation;
-	req->mode = job->mode;
-	req->axes_json = job->workload;
-	req->impl = job->implementation;
-	req->device = device;
+	kb_request_for(req, job->operation, job->mode, job->workload, job->implementation, device);
 	ki_worker_prepare_request(req, job->operation);	/* python interpreter, registered entries */
 	ki_protocol_apply_text(req, job->protocol ? job->protocol : "{}");
 	req->cancel = &ki_my_slot->cancel;
