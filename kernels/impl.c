@@ -326,6 +326,11 @@ kb_implementation_manifest(const char *opname, const char *entry, const char *na
 		entry_name(path, symbol, defname, sizeof(defname));
 	if (!kb_ext_read_source(path, directory, NULL, &src, err, errlen))
 		return NULL;
+	if (!kb_ext_entry_defined(kind, &src, path, symbol, err, errlen))
+	{
+		kb_ext_source_free(&src);
+		return NULL;
+	}
 	text = manifest_text(op, kind, path, src.digest, (int64_t) src.len, symbol, name ? name : defname, version,
 						 NULL, NULL, opdigest, NULL, NULL);
 	kb_ext_source_free(&src);

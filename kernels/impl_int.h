@@ -90,6 +90,10 @@ void		kb_ext_source_free(kb_ext_source *src);
 bool		kb_ext_load_source(kb_backend *be, char *path, size_t pathlen, char *symbol, size_t symlen);
 void		kb_ext_source_error(const kb_case *cs, const kb_request *req, const char *why, char *err, size_t errlen);
 
+/* entry_check.c: does the file define the entry's function (read, never run)? */
+bool		kb_ext_entry_defined(int kind, const kb_ext_source *src, const char *path, const char *symbol,
+								 char *err, size_t errlen);
+
 /* impl_python.c */
 bool		kb_python_check(const kb_request *req, const kb_case *cs, char *err, size_t errlen);
 bool		kb_python_builtin_file(const kb_request *req, char *out, size_t outlen, char *err, size_t errlen);

@@ -333,6 +333,18 @@ has "$(kbe --impl library:$IMPL_DIR/libln.so:ln_good --device cuda:0)" "library 
 has "$(qe "SELECT kbench_run('layer_norm', 'backward', '$SMALL', implementation => 'python')")" "implementation 'python' needs an entry (python:/dir/file.py:function)" "implementation 'python' without an entry, from SQL"
 out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('x', 'layer_norm', 'python:$IMPL_DIR/nothere.py:f')" 2>&1)
 has "$out" "could not resolve the entry's file" "registering a file that does not exist"
+# a registration reads the entry's file for the function it names, without running it (issue 29 item 5)
+out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('x', 'layer_norm', 'python:$IMPL_DIR/impls.py:no_such_function')" 2>&1)
+has "$out" "impls.py defines no 'no_such_function' at its top level" "registering a python function the file does not define is refused"
+out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('x', 'layer_norm', 'python:$IMPL_DIR/impls.py:goo')" 2>&1)
+has "$out" "defines no 'goo'" "... a prefix of a function's name is not that function"
+out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('x', 'layer_norm', 'library:$IMPL_DIR/libln.so:ln_missing')" 2>&1)
+has "$out" "libln.so exports no function 'ln_missing'" "registering a symbol the library does not export is refused"
+out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('x', 'layer_norm', 'library:$IMPL_DIR/libln.so:calloc')" 2>&1)
+has "$out" "exports no function 'calloc'" "... a function the library only calls (undefined in it) is not one it exports"
+out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('x', 'layer_norm', 'library:$IMPL_DIR/impls.py:good')" 2>&1)
+has "$out" "is not a 64-bit ELF shared library" "registering a file that is no shared library as a library is refused"
+ok "$(q "SELECT count(*) FROM kbench_registered_implementations WHERE name = 'x'")" 0 "... and none of them registered anything"
 out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('x', 'softmax', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
 has "$out" "unknown operation 'softmax'" "registering for an unknown operation"
 out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('x', 'layer_norm', 'python:impls.py:good')" 2>&1)
