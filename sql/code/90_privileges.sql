@@ -94,7 +94,7 @@ GRANT EXECUTE ON FUNCTION kbench_agent_register(text, text, int, text, jsonb, te
 
 -- Rules over every function of the extension, so that functions added
 -- later follow them too:
---   - an internal kbench__* function that can write (VOLATILE) or is a
+--   - an internal _kernelindex.* function that can write (VOLATILE) or is a
 --     trigger is not executable by PUBLIC.  The STABLE and IMMUTABLE ones
 --     stay executable: the analytics PUBLIC reads call them, and a view's
 --     or a function's caller needs EXECUTE on what it calls;
