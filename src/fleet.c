@@ -152,7 +152,7 @@ ki_agent_route(const char *device)
 	Datum		args[1];
 
 	args[0] = CStringGetTextDatum(device);
-	return fleet_one_text(psprintf("SELECT %s.kbench__agent_route($1)", ki_ext_schema()), 1, types, args,
+	return fleet_one_text("SELECT _kernelindex.agent_route($1)", 1, types, args,
 						  psprintf("route device \"%s\"", device));
 }
 

@@ -40,7 +40,7 @@ CREATE OR REPLACE FUNCTION _kernelindex.job_manifests(operation text, mode text,
 -- The job whose run this backend stores now (kbench_agent_finish, the
 -- worker), reset at the end of the transaction: a confirmation rerun is
 -- judged by its job (sql/code/52_confirmations.sql).  The setter is not for
--- PUBLIC (sql/code/90_privileges.sql: a volatile kbench__ function).
+-- PUBLIC (sql/code/90_privileges.sql: a volatile internal function).
 CREATE OR REPLACE FUNCTION _kernelindex.set_storing_job(job_id bigint) RETURNS void
 	AS 'MODULE_PATHNAME', 'kbench__set_storing_job' LANGUAGE C VOLATILE;
 CREATE OR REPLACE FUNCTION _kernelindex.storing_job() RETURNS bigint

@@ -54,8 +54,11 @@ ALTER TYPE kbench_protocol RENAME TO kbench_protocol_row;
 ALTER TYPE kbench_environment RENAME TO kbench_environment_row;
 
 -- kbench_workers is the view; the function under it is an internal helper,
--- STABLE as it writes nothing (PUBLIC, who reads the view, runs it).
-ALTER FUNCTION kbench_workers() RENAME TO kbench__workers;
+-- STABLE as it writes nothing (PUBLIC, who reads the view, runs it), in
+-- the internal schema (made by sql/prelude/00_internal_schema.sql, which
+-- runs before this modfile and so does not move it).
+ALTER FUNCTION kbench_workers() SET SCHEMA _kernelindex;
+ALTER FUNCTION _kernelindex.kbench_workers() RENAME TO workers;
 ALTER FUNCTION _kernelindex.workers() STABLE;
 -- (The view kbench_workers itself is replaced by sql/code/85_fleet.sql:
 -- workers and agents.)
