@@ -11,8 +11,8 @@
 CREATE SCHEMA IF NOT EXISTS _kernelindex;
 COMMENT ON SCHEMA _kernelindex IS 'kernelindex''s internal functions and types: not an API';
 
--- An older database's internals (0.1.0's and 0.2.0's kbench__X: functions,
--- the type kbench__flag, a table, view or sequence should one come) move
+-- An older database's internals (0.1.0's and 0.2.0's kbench__X: functions,  (internals_rename: keep)
+-- the type kbench__flag, a table, view or sequence should one come) move  (internals_rename: keep)
 -- here and lose their prefix, in place (ALTER ... SET SCHEMA, RENAME), so
 -- that rows and what depends on them by OID follow: views, triggers, column
 -- defaults, CHECK constraints, the geomean aggregate, the GIN index on the

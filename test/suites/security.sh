@@ -8,7 +8,8 @@
 #     the owner or the worker; nothing is queued or run while another role
 #     may create objects in the extension's schema;
 #   - rights: PUBLIC reads only; _kernelindex.* that write are not executable by
-#     PUBLIC; cross-role wait, cancel, NOTIFY, kbench_workers, import paths;
+#     PUBLIC; the internals are in _kernelindex only, where no role creates
+#     or reads, and the API that calls them works for each role; cross-role wait, cancel, NOTIFY, kbench_workers, import paths;
 #   - reproductions (issue 24): linked by the system only, verified on the
 #     same device class only, others' job ids hidden;
 #   - limits: timeouts, sample counts, intervals with months, per-role queue;
@@ -149,8 +150,47 @@ attack "no _kernelindex.* function that writes (VOLATILE) or is a trigger is exe
   SELECT coalesce(string_agg(p.oid::regprocedure::text, ', '), '')
     FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass AND d.deptype = 'e'
     JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'kernelindex'
-   WHERE p.proname LIKE 'kbench\_\_%' AND (p.provolatile = 'v' OR p.prorettype = 'trigger'::regtype)
+   WHERE p.pronamespace = '_kernelindex'::regnamespace AND (p.provolatile = 'v' OR p.prorettype = 'trigger'::regtype)
      AND has_function_privilege('reader', p.oid, 'EXECUTE')")" ""
+
+# The internals (issue 25): in _kernelindex, none in the extension's schema;
+# a role without rights calls none that writes, reads nothing there, creates
+# nothing there; the API that calls them works for each role.
+attack "the extension's schema and every other but _kernelindex hold no kbench__ object" "$(q "  -- internals_rename: keep
+  SELECT (SELECT count(*) FROM pg_proc WHERE proname LIKE 'kbench\_\_%')  -- internals_rename: keep
+       + (SELECT count(*) FROM pg_type WHERE typname LIKE 'kbench\_\_%' OR typname LIKE '\_kbench\_\_%')  -- internals_rename: keep
+       + (SELECT count(*) FROM pg_class WHERE relname LIKE 'kbench\_\_%')")" 0  # internals_rename: keep
+attack "\\df kbench__* and \\dT kbench__* list nothing" "$(as reader '\df kbench__*' 2>&1)$(as reader '\dT kbench__*' 2>&1)" ""  # internals_rename: keep
+attack "every member of the extension outside _kernelindex is the API (named kbench_)" "$(q "
+  SELECT coalesce(string_agg(pg_describe_object(d.classid, d.objid, 0), ', '), '')
+    FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'kernelindex'
+   WHERE d.deptype = 'e' AND d.classid IN ('pg_proc'::regclass, 'pg_class'::regclass, 'pg_type'::regclass)
+     AND coalesce((SELECT pronamespace FROM pg_proc WHERE d.classid = 'pg_proc'::regclass AND oid = d.objid),
+                  (SELECT relnamespace FROM pg_class WHERE d.classid = 'pg_class'::regclass AND oid = d.objid),
+                  (SELECT typnamespace FROM pg_type WHERE d.classid = 'pg_type'::regclass AND oid = d.objid))
+         <> '_kernelindex'::regnamespace
+     AND coalesce((SELECT proname FROM pg_proc WHERE d.classid = 'pg_proc'::regclass AND oid = d.objid),
+                  (SELECT relname FROM pg_class WHERE d.classid = 'pg_class'::regclass AND oid = d.objid),
+                  (SELECT typname FROM pg_type WHERE d.classid = 'pg_type'::regclass AND oid = d.objid))
+         !~ '^_?kbench_[a-z0-9]'")" ""
+attack "the internal schema is a member of the extension, and no role but the owner may create in it" "$(q "
+  SELECT (SELECT count(*) FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'kernelindex'
+           WHERE d.classid = 'pg_namespace'::regclass AND d.objid = '_kernelindex'::regnamespace AND d.deptype = 'e')
+         || ' ' || count(*) FILTER (WHERE has_schema_privilege(r.oid, '_kernelindex', 'CREATE'))
+    FROM pg_roles r WHERE NOT r.rolsuper AND r.rolname NOT LIKE 'pg\_%'")" "1 0"
+attack "no role but the owner reads a table, view or sequence of _kernelindex" "$(q "
+  SELECT count(*) FROM pg_class c CROSS JOIN pg_roles r
+   WHERE c.relnamespace = '_kernelindex'::regnamespace AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
+     AND NOT r.rolsuper AND has_table_privilege(r.oid, c.oid, 'SELECT')")" 0
+attack_refused reader 42501 "CREATE FUNCTION _kernelindex.slug(t text) RETURNS text LANGUAGE sql AS 'SELECT t'" "PUBLIC creates a function in _kernelindex"
+attack_refused mallory 42501 "CREATE FUNCTION _kernelindex.series_filter() RETURNS text LANGUAGE sql AS 'SELECT 1::text'" "a kbench_user creates a function in _kernelindex"
+attack_refused reader 42501 "SELECT * FROM _kernelindex.claim('cpu', 1)" "PUBLIC claims a job through the internal claim"
+attack_refused mallory 42501 "SELECT _kernelindex.set_storing_job(1)" "a kbench_user calls an internal function that writes"
+attack_refused boss 42501 "SELECT _kernelindex.store_runs(ARRAY['sha256:00'], ARRAY['{}'::jsonb], ARRAY[NULL::text], ARRAY[NULL::text])" "a kbench_admin calls the internal store directly"
+# (the catalog is empty here: kbench_speedup's own answer once its internal
+# resolvers ran as the caller, not a permission error on _kernelindex)
+ok "$(as reader "SELECT count(*) FROM kbench_speedup(NULL, 'no_such_baseline', 'no_such_candidate')" 2>&1 | grep -c 'no operation has both')" 1 \
+  "PUBLIC runs an analytics function that calls the internals under its own rights (kbench_speedup -> _kernelindex.resolve_protocols)"
 
 # mallory queues, waits, cancels and benchmarks with her shadows in place;
 # the worker runs and finishes her jobs (NOTIFY) and recovers, the owner counts
