@@ -93,8 +93,8 @@ queries=(
   "change points, one operation everywhere (40,000 points)|SELECT * FROM kbench_change_points(NULL, 'bench-op-01')"
   "change points, one operation on one device and pass (10,000 points)|SELECT * FROM kbench_change_points(NULL, 'bench-op-01', 'forward', 'NVIDIA H100')"
   "alerts: kbench_alert_status, all|SELECT * FROM kbench_alert_status"
-  "CI gate: kbench_check over everything|SELECT kbench__gate_alerts(NULL, NULL, NULL, NULL, NULL)"
-  "CI gate: kbench_check, one family on one device|SELECT kbench__gate_alerts('bench-op-01-impl-1', NULL, NULL, 'NVIDIA H100', NULL)"
+  "CI gate: kbench_check over everything|SELECT _kernelindex.gate_alerts(NULL, NULL, NULL, NULL, NULL)"
+  "CI gate: kbench_check, one family on one device|SELECT _kernelindex.gate_alerts('bench-op-01-impl-1', NULL, NULL, 'NVIDIA H100', NULL)"
   "PR summary: kbench_summary_markdown, one family|SELECT length(kbench_summary_markdown('bench-op-01-impl-1'))"
 )
 for entry in "${queries[@]}"; do

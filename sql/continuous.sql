@@ -337,11 +337,11 @@ SELECT p.proname, has_function_privilege('public', p.oid, 'EXECUTE') AS public,
   FROM pg_proc p
  WHERE p.proname IN ('kbench_alert_rule', 'kbench_alert_rule_drop', 'kbench_alert_scan', 'kbench_alert_acknowledge',
                      'kbench_alert_suppress', 'kbench_check', 'kbench_summary_markdown', 'kbench_change_points',
-                     'kbench_segment', 'kbench_sweep_run', 'kbench_compare', 'kbench_comparison', 'kbench_paired_ratio', 'kbench__alert_check', 'kbench__judge', 'kbench__queue_confirmation',
-                     'kbench__alerts_after_insert', 'kbench__gate_alerts', 'kbench__series_filter')
+                     'kbench_segment', 'kbench_sweep_run', 'kbench_compare', 'kbench_comparison', 'kbench_paired_ratio', 'alert_check', 'judge', 'queue_confirmation',
+                     'alerts_after_insert', 'gate_alerts', 'series_filter')
  ORDER BY 1;
 SELECT p.proname FROM pg_proc p
- WHERE p.proname IN ('kbench__alerts_after_insert', 'kbench__queue_confirmation', 'kbench_alert_rule', 'kbench_check')
+ WHERE p.proname IN ('alerts_after_insert', 'queue_confirmation', 'kbench_alert_rule', 'kbench_check')
    AND NOT EXISTS (SELECT 1 FROM unnest(p.proconfig) c WHERE c LIKE 'search_path=%') AND p.prosecdef;
 SELECT has_table_privilege('public', 'kbench_alerts', 'SELECT') AS read_alerts,
        has_table_privilege('public', 'kbench_alerts', 'UPDATE') AS update_alerts,

@@ -27,7 +27,7 @@ SELECT cause, count(*) FROM kbench_record_history GROUP BY 1 ORDER BY 1;
 
 SELECT workload, mode, product, form_factor, runs, implementations
   FROM kbench_cohorts WHERE operation = 'liger-layer-norm' AND mode = 'backward'
- ORDER BY kbench__axes_key(axes);
+ ORDER BY _kernelindex.axes_key(axes);
 -- LayerNorm backward on the H100: who leads at each size, by how much
 SELECT axes->>'hidden' AS hidden, implementation, primary_ns, low_ns, high_ns, rank, leader, ties_leader, vs_leader
   FROM kbench_records WHERE operation = 'liger-layer-norm' AND mode = 'backward' AND product = 'NVIDIA H100'
@@ -122,7 +122,7 @@ SELECT i.kind, i.inserted FROM kbench_ingest(pg_temp.run('b', 103000, 101000, 10
 -- (104500..105500, clear of a), not its wide p20..p80 (99000..111000)
 -- a run stored as given (digest and raw samples chosen here), through the store
 CREATE FUNCTION pg_temp.store(kind text, digest text, manifest jsonb, source text, raw bigint[]) RETURNS boolean
-	LANGUAGE sql AS $$ SELECT EXISTS (SELECT FROM kbench__store_runs(ARRAY[digest], ARRAY[manifest], ARRAY[source], ARRAY[raw::text])) $$;
+	LANGUAGE sql AS $$ SELECT EXISTS (SELECT FROM _kernelindex.store_runs(ARRAY[digest], ARRAY[manifest], ARRAY[source], ARRAY[raw::text])) $$;
 SELECT pg_temp.store('BenchmarkRun', 'sha256:' || encode(sha256('analytics d'::bytea), 'hex'),
        jsonb_set(jsonb_set(pg_temp.run('d', 105000, 99000, 111000, 5), '{spec,timing,latencyNs,confidence95}', '[104500, 105500]'),
                  '{spec,timing,samples}', '5'),
@@ -232,7 +232,7 @@ SELECT count(*) AS stored FROM (
                'protocolDigest', :'proto', 'environmentDigest', :'env', 'status', 'passed',
                'observedAt', to_char((timestamptz '2025-06-01 00:00:00+00' + i * interval '1 hour') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
                'timing', jsonb_build_object('primaryStatistic', 'median', 'samples', 40,
-                                            'latencyNs', jsonb_build_object('median', kbench__median(samples)::bigint)))),
+                                            'latencyNs', jsonb_build_object('median', _kernelindex.median(samples)::bigint)))),
            'analytics test', samples)
     FROM (SELECT series, i, array_agg((1e6 * (1 + 0.01 * pg_temp.noise(series || i, k))
                                         * CASE WHEN series = 'step' AND i > 20 THEN 1.1 ELSE 1 END)::bigint ORDER BY k) AS samples

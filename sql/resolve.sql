@@ -6,37 +6,37 @@
 SELECT lines FROM kbench_import_liger(:'csv');
 
 -- operations: short name, catalog name, any case, digest prefix
-SELECT cardinality(kbench__resolve_operation('layer_norm')) AS short,
-       kbench__resolve_operation('layer_norm') = kbench__resolve_operation('liger-layer-norm') AS catalog_name,
-       kbench__resolve_operation('Layer-Norm') = kbench__resolve_operation('LAYER_NORM') AS any_case,
-       kbench__resolve_operation((SELECT substr(digest, 8, 12) FROM kbench_operations WHERE name = 'liger-layer-norm'))
-         = kbench__resolve_operation('layer_norm') AS prefix;
-SELECT kbench__resolve_operation('layer_nrm');
-SELECT kbench__resolve_operation('');
-SELECT kbench__resolve_operation(NULL);
+SELECT cardinality(_kernelindex.resolve_operation('layer_norm')) AS short,
+       _kernelindex.resolve_operation('layer_norm') = _kernelindex.resolve_operation('liger-layer-norm') AS catalog_name,
+       _kernelindex.resolve_operation('Layer-Norm') = _kernelindex.resolve_operation('LAYER_NORM') AS any_case,
+       _kernelindex.resolve_operation((SELECT substr(digest, 8, 12) FROM kbench_operations WHERE name = 'liger-layer-norm'))
+         = _kernelindex.resolve_operation('layer_norm') AS prefix;
+SELECT _kernelindex.resolve_operation('layer_nrm');
+SELECT _kernelindex.resolve_operation('');
+SELECT _kernelindex.resolve_operation(NULL);
 
 -- devices: vendor and brand words optional, any case
-SELECT kbench__resolve_environments('RTX 3090') = kbench__resolve_environments('NVIDIA GeForce RTX 3090') AS rtx_3090,
-       kbench__resolve_environments('3090') = kbench__resolve_environments('geforce rtx 3090') AS just_3090,
-       kbench__resolve_environments('h100') = kbench__resolve_environments('NVIDIA H100') AS h100,
-       cardinality(kbench__resolve_environments('H100 80GB HBM3')) AS one_form_factor,
-       kbench__resolve_environments(NULL) IS NULL AS null_is_any;
+SELECT _kernelindex.resolve_environments('RTX 3090') = _kernelindex.resolve_environments('NVIDIA GeForce RTX 3090') AS rtx_3090,
+       _kernelindex.resolve_environments('3090') = _kernelindex.resolve_environments('geforce rtx 3090') AS just_3090,
+       _kernelindex.resolve_environments('h100') = _kernelindex.resolve_environments('NVIDIA H100') AS h100,
+       cardinality(_kernelindex.resolve_environments('H100 80GB HBM3')) AS one_form_factor,
+       _kernelindex.resolve_environments(NULL) IS NULL AS null_is_any;
 -- issue 29: the docs' own spelling (docs/ANALYTICS.md: 'H100 SXM5', the
 -- kbench_devices row's name) names the 80GB HBM3 form factor
-SELECT kbench__resolve_environments('H100 SXM5') = kbench__resolve_environments('H100 80GB HBM3') AS sxm5_is_80gb_hbm3,
-       kbench__resolve_environments('h100 sxm5 80gb') = kbench__resolve_environments('H100 80GB HBM3') AS in_any_case;
-SELECT kbench__resolve_environments('RTX');
-SELECT kbench__resolve_environments('nvidia');
-SELECT kbench__resolve_environments('H300');
-SELECT kbench__resolve_environments(' ');
-SELECT kbench__resolve_environments('cpu');   -- no CPU run in this catalog yet
+SELECT _kernelindex.resolve_environments('H100 SXM5') = _kernelindex.resolve_environments('H100 80GB HBM3') AS sxm5_is_80gb_hbm3,
+       _kernelindex.resolve_environments('h100 sxm5 80gb') = _kernelindex.resolve_environments('H100 80GB HBM3') AS in_any_case;
+SELECT _kernelindex.resolve_environments('RTX');
+SELECT _kernelindex.resolve_environments('nvidia');
+SELECT _kernelindex.resolve_environments('H300');
+SELECT _kernelindex.resolve_environments(' ');
+SELECT _kernelindex.resolve_environments('cpu');   -- no CPU run in this catalog yet
 
 -- modes and implementations, any case
-SELECT kbench__resolve_protocols('Backward') = kbench__resolve_protocols('backward') AS mode_case,
-       kbench__resolve_implementation(kbench__resolve_operation('layer_norm'), 'HuggingFace')
-         = kbench__resolve_implementation(kbench__resolve_operation('layer_norm'), 'huggingface') AS impl_case;
-SELECT kbench__resolve_protocols('backwards');
-SELECT kbench__resolve_implementation(kbench__resolve_operation('layer_norm'), 'tritonx');
+SELECT _kernelindex.resolve_protocols('Backward') = _kernelindex.resolve_protocols('backward') AS mode_case,
+       _kernelindex.resolve_implementation(_kernelindex.resolve_operation('layer_norm'), 'HuggingFace')
+         = _kernelindex.resolve_implementation(_kernelindex.resolve_operation('layer_norm'), 'huggingface') AS impl_case;
+SELECT _kernelindex.resolve_protocols('backwards');
+SELECT _kernelindex.resolve_implementation(_kernelindex.resolve_operation('layer_norm'), 'tritonx');
 
 -- the same names in the functions that take them
 SELECT count(*) > 0 AS rows FROM kbench_speedup('LAYER_NORM', 'HuggingFace', 'Liger', 'Backward', 'h100');
@@ -63,10 +63,10 @@ BEGIN
 	RETURN (j->0->'Plan'->>'Shared Hit Blocks')::int + (j->0->'Plan'->>'Shared Read Blocks')::int;
 END $$;
 SELECT digest AS d FROM kbench_runs ORDER BY digest OFFSET 100 LIMIT 1 \gset
-SELECT kbench__resolve_run(:'d') = :'d' AS whole, kbench__resolve_run(substr(:'d', 8, 14)) = :'d' AS prefix,
-       kbench__resolve_run(upper(substr(:'d', 1, 40))) = :'d' AS upper_prefix;
-SELECT pg_temp.pages_of(format('SELECT kbench__resolve_run(%L)', :'d')) < 100 AS whole_by_index,
-       pg_temp.pages_of(format('SELECT kbench__resolve_run(%L)', substr(:'d', 8, 14))) < 100 AS prefix_by_index,
+SELECT _kernelindex.resolve_run(:'d') = :'d' AS whole, _kernelindex.resolve_run(substr(:'d', 8, 14)) = :'d' AS prefix,
+       _kernelindex.resolve_run(upper(substr(:'d', 1, 40))) = :'d' AS upper_prefix;
+SELECT pg_temp.pages_of(format('SELECT _kernelindex.resolve_run(%L)', :'d')) < 100 AS whole_by_index,
+       pg_temp.pages_of(format('SELECT _kernelindex.resolve_run(%L)', substr(:'d', 8, 14))) < 100 AS prefix_by_index,
        pg_temp.pages_of(format('SELECT kbench_cohort_of(%L)', :'d')) < 100 AS cohort_of_by_index;
 
 -- workloads: digest, prefix or name; unknown is an error, not an empty row
@@ -94,10 +94,10 @@ SELECT * FROM kbench_speedup(NULL, 'huggingface', 'no-such-provider');
 
 -- a provider with no operation named: its implementation of every operation
 -- (the HINT that suggested 'liger' no longer points at a refused name)
-SELECT cardinality(kbench__resolve_implementation(NULL, 'liger')) > 10 AS liger_everywhere,
-       cardinality(kbench__resolve_implementation(NULL, 'Liger')) = cardinality(kbench__resolve_implementation(NULL, 'liger')) AS any_case;
+SELECT cardinality(_kernelindex.resolve_implementation(NULL, 'liger')) > 10 AS liger_everywhere,
+       cardinality(_kernelindex.resolve_implementation(NULL, 'Liger')) = cardinality(_kernelindex.resolve_implementation(NULL, 'liger')) AS any_case;
 SELECT count(*) > 0 AS rows FROM kbench_regressions('liger', mode => 'backward', environment => 'h100', method => 'percent');
-SELECT kbench__resolve_implementation(NULL, 'ligr');
+SELECT _kernelindex.resolve_implementation(NULL, 'ligr');
 -- devices are the short names the views carry
 SELECT DISTINCT device_key FROM kbench_cohorts WHERE product IN ('NVIDIA H100', 'NVIDIA GeForce RTX 3090') ORDER BY 1;
 SELECT count(*) > 0 AS rows FROM kbench_records WHERE operation_key = 'layer_norm' AND device_key = 'h100' AND mode = 'backward';

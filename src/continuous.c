@@ -499,7 +499,7 @@ kbench__judge(PG_FUNCTION_ARGS)
 	bool		flagged = false;
 
 	if (get_call_result_type(fcinfo, NULL, &td) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "kbench__judge must return a record");
+		elog(ERROR, "_kernelindex.judge must return a record");
 	td = BlessTupleDesc(td);
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(4))
 		PG_RETURN_NULL();

@@ -152,7 +152,7 @@ ki_agent_route(const char *device)
 	Datum		args[1];
 
 	args[0] = CStringGetTextDatum(device);
-	return fleet_one_text(psprintf("SELECT %s.kbench__agent_route($1)", ki_ext_schema()), 1, types, args,
+	return fleet_one_text("SELECT _kernelindex.agent_route($1)", 1, types, args,
 						  psprintf("route device \"%s\"", device));
 }
 
@@ -231,7 +231,7 @@ kbench__job_manifests(PG_FUNCTION_ARGS)
 	kb_result	res;
 
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "kbench__job_manifests must return a record");
+		elog(ERROR, "_kernelindex.job_manifests must return a record");
 	desc = BlessTupleDesc(desc);
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(4))
 		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));

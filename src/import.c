@@ -143,7 +143,7 @@ flush_rejections(import_state *st)
 	args[1] = PointerGetDatum(construct_md_array(st->rej_line, NULL, 1, dims, lbs, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 	args[2] = PointerGetDatum(construct_md_array(st->rej_reason, NULL, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
 	args[3] = PointerGetDatum(construct_md_array(st->rej_skipped, NULL, 1, dims, lbs, BOOLOID, 1, true, TYPALIGN_CHAR));
-	if (SPI_execute_with_args(psprintf("SELECT %s.kbench__store_rejections($1, $2, $3, $4)", ki_ext_schema()),
+	if (SPI_execute_with_args("SELECT _kernelindex.store_rejections($1, $2, $3, $4)",
 							  4, types, args, NULL, false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not record the import's rejections");
 	st->nrej = 0;
@@ -234,7 +234,7 @@ batch_insert(row_batch *b, const char *function)
 	args[0] = PointerGetDatum(construct_md_array(b->a, NULL, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
 	args[1] = PointerGetDatum(construct_md_array(b->b, NULL, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
 	args[2] = PointerGetDatum(construct_md_array(b->row, NULL, 1, dims, lbs, JSONBOID, -1, false, TYPALIGN_INT));
-	if (SPI_execute_with_args(psprintf("SELECT %s.%s($1, $2, $3)", ki_ext_schema(), function),
+	if (SPI_execute_with_args(psprintf("SELECT _kernelindex.%s($1, $2, $3)", function),
 							  3, types, args, NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "%s failed", function);
 	n = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
@@ -270,10 +270,10 @@ ki_import_flush(import_state *st)
 			st->c.present++;
 	}
 	st->nlines = 0;
-	n = batch_insert(&st->plain, "kbench__store_catalog_rows");
+	n = batch_insert(&st->plain, "store_catalog_rows");
 	st->c.inserted += (int64) n;
 	st->c.present -= (int64) n; /* every plain row was counted present when kept */
-	batch_insert(&st->source, "kbench__store_source_rows");
+	batch_insert(&st->source, "store_source_rows");
 	flush_rejections(st);
 	MemoryContextReset(st->batchcxt);
 	memset(&st->plain, 0, sizeof(st->plain));
@@ -297,7 +297,7 @@ apply_withdrawals(import_state *st)
 {
 	ListCell   *lc;
 	Oid			types[5] = {TEXTOID, TIMESTAMPTZOID, TEXTOID, TEXTOID, TEXTOID};
-	char	   *sql = psprintf("SELECT %s.kbench__withdraw($1, $2, $3, $4, $5)", ki_ext_schema());
+	char	   *sql = pstrdup("SELECT _kernelindex.withdraw($1, $2, $3, $4, $5)");
 
 	foreach(lc, st->withdrawals)
 	{
@@ -319,7 +319,7 @@ apply_withdrawals(import_state *st)
 		args[4] = w->supersession_reason ? CStringGetTextDatum(w->supersession_reason) : (Datum) 0;
 		nulls[4] = w->supersession_reason ? ' ' : 'n';
 		if (SPI_execute_with_args(sql, 5, types, args, nulls, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
-			elog(ERROR, "kbench__withdraw failed");
+			elog(ERROR, "_kernelindex.withdraw failed");
 		if (!DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))
 			ki_import_reject(st, w->lineno,
 							 psprintf("supersession: run %s is not in the catalog", ki_import_clip(w->superseded_by)), false);

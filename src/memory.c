@@ -111,8 +111,8 @@ ki_memory_batch_flush(ki_memory_batch *b, int64 *inserted, int64 *present)
 								  construct_md_array(b->values[c], b->nulls[c], 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
 	}
 	/* in the order staged, as one INSERT a row stored them (sql/15_memory.sql) */
-	if (SPI_execute_with_args(psprintf("SELECT %s.kbench__store_memory_observations($1, $2, $3, $4, $5, $6, $7, $8, "
-									   "$9, $10, $11, $12, $13)", ki_ext_schema()),
+	if (SPI_execute_with_args("SELECT _kernelindex.store_memory_observations($1, $2, $3, $4, $5, $6, $7, $8, "
+									   "$9, $10, $11, $12, $13)",
 							  MB_NCOLS, types, args, NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not store the memory observations");
 	{
@@ -195,7 +195,7 @@ ki_import_memory_row(ki_arena *a, ki_value *row, bool *inserted)
 	if (import_plan == NULL)
 	{
 		Oid			types[1] = {JSONBOID};
-		SPIPlanPtr	plan = SPI_prepare(psprintf("SELECT %s.kbench__memory_import($1)", ki_ext_schema()), 1, types);
+		SPIPlanPtr	plan = SPI_prepare("SELECT _kernelindex.memory_import($1)", 1, types);
 
 		if (plan == NULL)
 			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));

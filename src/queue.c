@@ -519,8 +519,8 @@ kbench__queue_reproduction(PG_FUNCTION_ARGS)
 	run = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	args[0] = CStringGetTextDatum(run);
 	SPI_connect();
-	if (ki_spi_as_owner(psprintf("SELECT q.operation, q.mode, q.workload::pg_catalog.text, q.implementation"
-								 " FROM %s.kbench__reproduction_request($1) q", ki_ext_schema()),
+	if (ki_spi_as_owner("SELECT q.operation, q.mode, q.workload::pg_catalog.text, q.implementation"
+						" FROM _kernelindex.reproduction_request($1) q",
 						1, types, args, NULL, true) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the reproduction request");
 	if (SPI_processed == 1)

@@ -41,9 +41,9 @@ typedef enum store_group
 } store_group;
 
 static const char *const group_function[G_NGROUPS] = {
-	"kbench__store_operations", "kbench__store_projects", "kbench__store_workloads",
-	"kbench__store_implementations", "kbench__store_protocols", "kbench__store_environments",
-	"kbench__store_serving", "kbench__store_runs",
+	"store_operations", "store_projects", "store_workloads",
+	"store_implementations", "store_protocols", "store_environments",
+	"store_serving", "store_runs",
 };
 
 typedef struct store_entry
@@ -230,7 +230,7 @@ flush_list(ki_store *s, store_group g)
 	args[1] = PointerGetDatum(construct_md_array(manifests, NULL, 1, dims, lbs, JSONBOID, -1, false, TYPALIGN_INT));
 	args[2] = text_array(sources, source_nulls, l->count);
 	args[3] = text_array(extra, extra_nulls, l->count);
-	if (SPI_execute_with_args(psprintf("SELECT d FROM %s.%s($1, $2, $3%s) d", ki_ext_schema(), group_function[g],
+	if (SPI_execute_with_args(psprintf("SELECT d FROM _kernelindex.%s($1, $2, $3%s) d", group_function[g],
 									   nargs == 4 ? ", $4" : ""),
 							  nargs, types, args, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "%s failed", group_function[g]);

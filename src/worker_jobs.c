@@ -114,9 +114,9 @@ ki_claim_job(const char *device, claimed_job *job, MemoryContext cxt)
 		warned = false;
 	if (why == NULL && plan == NULL)
 	{
-		plan = SPI_prepare(psprintf("SELECT id, operation, mode, workload::text, implementation, protocol::text,"
-									" extract(epoch FROM timeout) * 1000, comparison::text, attempts FROM %s.kbench__claim($1, $2)",
-									ki_worker_schema), 2, types);
+		plan = SPI_prepare("SELECT id, operation, mode, workload::text, implementation, protocol::text,"
+						   " extract(epoch FROM timeout) * 1000, comparison::text, attempts FROM _kernelindex.claim($1, $2)",
+						   2, types);
 		if (plan == NULL)
 			elog(ERROR, "could not prepare the claim: %s", SPI_result_code_string(SPI_result));
 		SPI_keepplan(plan);
@@ -373,5 +373,5 @@ ki_apply_retention(void)
 				psprintf("SELECT %s.kbench_prune_jobs(pg_catalog.make_interval(secs => %d))", ki_worker_schema, ki_retention_s));
 	/* and the jobs of kbench agents gone silent, should no agent be left to claim (sql/85_fleet.sql) */
 	ki_run_in_xact("recovering the jobs of lost agents",
-					   psprintf("SELECT %s.kbench__recover_agent_jobs()", ki_worker_schema));
+					   pstrdup("SELECT _kernelindex.recover_agent_jobs()"));
 }

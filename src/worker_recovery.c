@@ -105,6 +105,6 @@ ki_recover_orphaned_jobs(void)
 						 " worker_pid = NULL, phase = CASE WHEN status = 'running' THEN NULL ELSE phase END"
 						 " WHERE status IN ('queued', 'running') AND device NOT IN (%s)"
 						 /* nor those of kbench agents, nor devices agents serve (sql/85_fleet.sql) */
-						 " AND agent IS NULL AND %s.kbench__agent_route(device) IS NULL",
-						 ki_worker_schema, served.data, ki_worker_schema));
+						 " AND agent IS NULL AND _kernelindex.agent_route(device) IS NULL",
+						 ki_worker_schema, served.data));
 }

@@ -2,7 +2,7 @@
 -- table is sql/schema/15_memory.sql.
 
 -- Refuse UPDATE, DELETE and TRUNCATE: observations are never changed or removed.
-CREATE OR REPLACE FUNCTION kbench__memory_append_only() RETURNS trigger
+CREATE OR REPLACE FUNCTION _kernelindex.memory_append_only() RETURNS trigger
 	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 BEGIN
 	RAISE EXCEPTION 'cannot % kbench_memory_observations: memory observations are append-only', lower(TG_OP)
@@ -10,17 +10,17 @@ BEGIN
 		      DETAIL = 'A memory observation records a measurement; it is never changed or removed.',
 		      HINT = 'Import the corrected measurement under an external id of its own.';
 END $$;
-REVOKE EXECUTE ON FUNCTION kbench__memory_append_only() FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION _kernelindex.memory_append_only() FROM PUBLIC;
 
 CREATE OR REPLACE TRIGGER append_only BEFORE UPDATE OR DELETE ON kbench_memory_observations
-	FOR EACH ROW EXECUTE FUNCTION kbench__memory_append_only();
+	FOR EACH ROW EXECUTE FUNCTION _kernelindex.memory_append_only();
 CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_memory_observations
-	FOR EACH STATEMENT EXECUTE FUNCTION kbench__memory_append_only();
+	FOR EACH STATEMENT EXECUTE FUNCTION _kernelindex.memory_append_only();
 
 -- The Liger import's memory observations (their manifests already stored),
 -- as arrays, stored in the order given by one INSERT; how many were new.
 -- Internal: src/memory.c calls it.
-CREATE OR REPLACE FUNCTION kbench__store_memory_observations(external_ids text[], operations text[], workloads text[],
+CREATE OR REPLACE FUNCTION _kernelindex.store_memory_observations(external_ids text[], operations text[], workloads text[],
 	implementations text[], protocols text[], environments text[], passes text[], p50s bigint[], p20s bigint[],
 	p80s bigint[], versions text[], observed text[], lines bigint[]) RETURNS bigint
 	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
@@ -37,13 +37,13 @@ CREATE OR REPLACE FUNCTION kbench__store_memory_observations(external_ids text[]
 		ON CONFLICT DO NOTHING RETURNING 1)
 	SELECT count(*) FROM ins
 $$;
-REVOKE EXECUTE ON FUNCTION kbench__store_memory_observations(text[], text[], text[], text[], text[], text[], text[],
+REVOKE EXECUTE ON FUNCTION _kernelindex.store_memory_observations(text[], text[], text[], text[], text[], text[], text[],
 	bigint[], bigint[], bigint[], text[], text[], bigint[]) FROM PUBLIC;
 
 -- One memory_observations row of a catalog export (its manifests already
 -- stored by the caller): 'inserted', 'present', or why it is rejected.
 -- Internal: src/memory.c calls it.
-CREATE OR REPLACE FUNCTION kbench__memory_import(r jsonb, OUT outcome text)
+CREATE OR REPLACE FUNCTION _kernelindex.memory_import(r jsonb, OUT outcome text)
 	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 DECLARE
 	n int;
@@ -102,12 +102,12 @@ BEGIN
 	END;
 	outcome := CASE WHEN n > 0 THEN 'inserted' ELSE 'present' END;
 END $$;
-REVOKE EXECUTE ON FUNCTION kbench__memory_import(jsonb) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION _kernelindex.memory_import(jsonb) FROM PUBLIC;
 
 -- A memory observation as a row of the catalog export, carrying its
 -- protocol's and environment's manifests (the export has no table of its
 -- own for them; the other three travel in theirs).
-CREATE OR REPLACE FUNCTION kbench__memory_export_row(m kbench_memory_observations, protocol jsonb, environment jsonb)
+CREATE OR REPLACE FUNCTION _kernelindex.memory_export_row(m kbench_memory_observations, protocol jsonb, environment jsonb)
 	RETURNS jsonb LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
 	RETURN jsonb_strip_nulls(jsonb_build_object(
 		'source', m.source, 'externalId', m.external_id,

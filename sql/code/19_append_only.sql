@@ -11,7 +11,7 @@
 -- check their target exists (they name the run in the transaction-local
 -- setting kbench.withdrawal for the one UPDATE they make).  Nothing short
 -- of a superuser disabling the triggers changes a stored row otherwise.
-CREATE OR REPLACE FUNCTION kbench__immutable() RETURNS trigger
+CREATE OR REPLACE FUNCTION _kernelindex.immutable() RETURNS trigger
 	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 DECLARE
 	o jsonb := to_jsonb(OLD);
@@ -75,7 +75,7 @@ BEGIN
 END $$;
 
 -- Refuse DELETE and TRUNCATE.
-CREATE OR REPLACE FUNCTION kbench__no_delete() RETURNS trigger
+CREATE OR REPLACE FUNCTION _kernelindex.no_delete() RETURNS trigger
 	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 BEGIN
 	RAISE EXCEPTION 'cannot % %: the catalog is append-only', CASE TG_OP WHEN 'TRUNCATE' THEN 'truncate' ELSE 'delete from' END, TG_TABLE_NAME

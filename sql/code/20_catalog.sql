@@ -2,12 +2,12 @@
 -- sql/schema/20_catalog.sql (src/catalog.c).
 
 -- A duration statistic of latencyNs as bigint ns.
-CREATE OR REPLACE FUNCTION kbench__ns(jsonb) RETURNS bigint
+CREATE OR REPLACE FUNCTION _kernelindex.ns(jsonb) RETURNS bigint
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
 	RETURN CASE WHEN jsonb_typeof($1) = 'number' THEN round(($1)::numeric)::bigint END;
 
 -- A latency measurement of a run's measurements list, converted to ns.
-CREATE OR REPLACE FUNCTION kbench__measurement_ns(spec jsonb, statistic text) RETURNS bigint
+CREATE OR REPLACE FUNCTION _kernelindex.measurement_ns(spec jsonb, statistic text) RETURNS bigint
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
 	RETURN (SELECT round((m->>'value')::numeric * CASE m->>'unit'
 	                WHEN 'ns' THEN 1 WHEN 'us' THEN 1e3 WHEN 'ms' THEN 1e6 WHEN 's' THEN 1e9 END)::bigint
@@ -26,13 +26,13 @@ CREATE OR REPLACE FUNCTION kbench_run_of(digest text, manifest jsonb) RETURNS kb
 		(s->>'status')::kbench_status,
 		(s->>'observedAt')::timestamptz,
 		ps,
-		coalesce(kbench__ns(l->ps), kbench__measurement_ns(s, ps),
-		         CASE WHEN ps IS NULL THEN coalesce(kbench__ns(l->'median'), kbench__ns(l->'mean')) END),
-		kbench__ns(l->'median'), kbench__ns(l->'mean'), kbench__ns(l->'minimum'), kbench__ns(l->'maximum'),
-		kbench__ns(l->'mad'),
-		coalesce(kbench__measurement_ns(s, 'p20'), kbench__ns(l->'p05')),
-		coalesce(kbench__measurement_ns(s, 'p80'), kbench__ns(l->'p95')),
-		kbench__ns(l->'confidence95'->0), kbench__ns(l->'confidence95'->1),
+		coalesce(_kernelindex.ns(l->ps), _kernelindex.measurement_ns(s, ps),
+		         CASE WHEN ps IS NULL THEN coalesce(_kernelindex.ns(l->'median'), _kernelindex.ns(l->'mean')) END),
+		_kernelindex.ns(l->'median'), _kernelindex.ns(l->'mean'), _kernelindex.ns(l->'minimum'), _kernelindex.ns(l->'maximum'),
+		_kernelindex.ns(l->'mad'),
+		coalesce(_kernelindex.measurement_ns(s, 'p20'), _kernelindex.ns(l->'p05')),
+		coalesce(_kernelindex.measurement_ns(s, 'p80'), _kernelindex.ns(l->'p95')),
+		_kernelindex.ns(l->'confidence95'->0), _kernelindex.ns(l->'confidence95'->1),
 		(s->'timing'->>'samples')::bigint,
 		s->'sourceNative'->>'source', s->'sourceNative'->>'externalId')::kbench_run_row
 	   FROM (SELECT manifest->'spec' AS s, manifest->'spec'->'timing'->'latencyNs' AS l,
@@ -44,7 +44,7 @@ CREATE OR REPLACE FUNCTION kbench_protocol_of(digest text, manifest jsonb) RETUR
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
 	RETURN ROW(digest, manifest->'spec'->'comparability'->>'family', manifest->'spec'->'harness'->>'name',
 	           manifest->'spec'->'measurement'->>'timer', manifest->'spec'->'measurement'->>'primaryStatistic',
-	           kbench__ns(manifest->'spec'->'measurement'->'warmupDuration'))::kbench_protocol_row;
+	           _kernelindex.ns(manifest->'spec'->'measurement'->'warmupDuration'))::kbench_protocol_row;
 
 -- The typed environment of a normalized ExecutionEnvironment manifest.
 CREATE OR REPLACE FUNCTION kbench_environment_of(digest text, manifest jsonb) RETURNS kbench_environment_row
@@ -58,53 +58,53 @@ CREATE OR REPLACE FUNCTION kbench_environment_of(digest text, manifest jsonb) RE
 -- Append-only: identity never changes, runs are never deleted.
 --------------------------------------------------------------------------
 
--- The guards (kbench__immutable, kbench__no_delete): sql/code/19_append_only.sql.
+-- The guards (_kernelindex.immutable, _kernelindex.no_delete): sql/code/19_append_only.sql.
 
 CREATE OR REPLACE TRIGGER immutable BEFORE UPDATE ON kbench_runs
-	FOR EACH ROW EXECUTE FUNCTION kbench__immutable('unresolved', 'retracted_at', 'retraction_reason', 'superseded_by', 'supersession_reason');
+	FOR EACH ROW EXECUTE FUNCTION _kernelindex.immutable('unresolved', 'retracted_at', 'retraction_reason', 'superseded_by', 'supersession_reason');
 CREATE OR REPLACE TRIGGER immutable BEFORE UPDATE ON kbench_workloads
-	FOR EACH ROW EXECUTE FUNCTION kbench__immutable('operation_resolved');
+	FOR EACH ROW EXECUTE FUNCTION _kernelindex.immutable('operation_resolved');
 CREATE OR REPLACE TRIGGER immutable BEFORE UPDATE ON kbench_implementations
-	FOR EACH ROW EXECUTE FUNCTION kbench__immutable('operation_resolved');
+	FOR EACH ROW EXECUTE FUNCTION _kernelindex.immutable('operation_resolved');
 CREATE OR REPLACE TRIGGER immutable BEFORE UPDATE ON kbench_operations
-	FOR EACH ROW EXECUTE FUNCTION kbench__immutable();
+	FOR EACH ROW EXECUTE FUNCTION _kernelindex.immutable();
 CREATE OR REPLACE TRIGGER immutable BEFORE UPDATE ON kbench_projects
-	FOR EACH ROW EXECUTE FUNCTION kbench__immutable();
+	FOR EACH ROW EXECUTE FUNCTION _kernelindex.immutable();
 CREATE OR REPLACE TRIGGER immutable BEFORE UPDATE ON kbench_protocols
-	FOR EACH ROW EXECUTE FUNCTION kbench__immutable();
+	FOR EACH ROW EXECUTE FUNCTION _kernelindex.immutable();
 CREATE OR REPLACE TRIGGER immutable BEFORE UPDATE ON kbench_environments
-	FOR EACH ROW EXECUTE FUNCTION kbench__immutable();
+	FOR EACH ROW EXECUTE FUNCTION _kernelindex.immutable();
 CREATE OR REPLACE TRIGGER immutable BEFORE UPDATE ON kbench_serving_manifests
-	FOR EACH ROW EXECUTE FUNCTION kbench__immutable();
+	FOR EACH ROW EXECUTE FUNCTION _kernelindex.immutable();
 CREATE OR REPLACE TRIGGER immutable BEFORE UPDATE ON kbench_measurements
-	FOR EACH ROW EXECUTE FUNCTION kbench__immutable();
+	FOR EACH ROW EXECUTE FUNCTION _kernelindex.immutable();
 CREATE OR REPLACE TRIGGER immutable BEFORE UPDATE ON kbench_catalog_rows
-	FOR EACH ROW EXECUTE FUNCTION kbench__immutable();
+	FOR EACH ROW EXECUTE FUNCTION _kernelindex.immutable();
 CREATE OR REPLACE TRIGGER immutable BEFORE UPDATE ON kbench_catalog_source_rows
-	FOR EACH ROW EXECUTE FUNCTION kbench__immutable();
+	FOR EACH ROW EXECUTE FUNCTION _kernelindex.immutable();
 
-CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_runs FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
-CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_measurements FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
-CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_operations FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
-CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_workloads FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
-CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_implementations FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
-CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_protocols FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
-CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_environments FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
-CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_projects FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
-CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_serving_manifests FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
-CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_catalog_rows FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
-CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_catalog_source_rows FOR EACH ROW EXECUTE FUNCTION kbench__no_delete();
-CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_runs FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
-CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_measurements FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
-CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_operations FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
-CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_workloads FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
-CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_implementations FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
-CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_protocols FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
-CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_environments FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
-CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_projects FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
-CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_serving_manifests FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
-CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_catalog_rows FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
-CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_catalog_source_rows FOR EACH STATEMENT EXECUTE FUNCTION kbench__no_delete();
+CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_runs FOR EACH ROW EXECUTE FUNCTION _kernelindex.no_delete();
+CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_measurements FOR EACH ROW EXECUTE FUNCTION _kernelindex.no_delete();
+CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_operations FOR EACH ROW EXECUTE FUNCTION _kernelindex.no_delete();
+CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_workloads FOR EACH ROW EXECUTE FUNCTION _kernelindex.no_delete();
+CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_implementations FOR EACH ROW EXECUTE FUNCTION _kernelindex.no_delete();
+CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_protocols FOR EACH ROW EXECUTE FUNCTION _kernelindex.no_delete();
+CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_environments FOR EACH ROW EXECUTE FUNCTION _kernelindex.no_delete();
+CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_projects FOR EACH ROW EXECUTE FUNCTION _kernelindex.no_delete();
+CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_serving_manifests FOR EACH ROW EXECUTE FUNCTION _kernelindex.no_delete();
+CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_catalog_rows FOR EACH ROW EXECUTE FUNCTION _kernelindex.no_delete();
+CREATE OR REPLACE TRIGGER append_only BEFORE DELETE ON kbench_catalog_source_rows FOR EACH ROW EXECUTE FUNCTION _kernelindex.no_delete();
+CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_runs FOR EACH STATEMENT EXECUTE FUNCTION _kernelindex.no_delete();
+CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_measurements FOR EACH STATEMENT EXECUTE FUNCTION _kernelindex.no_delete();
+CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_operations FOR EACH STATEMENT EXECUTE FUNCTION _kernelindex.no_delete();
+CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_workloads FOR EACH STATEMENT EXECUTE FUNCTION _kernelindex.no_delete();
+CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_implementations FOR EACH STATEMENT EXECUTE FUNCTION _kernelindex.no_delete();
+CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_protocols FOR EACH STATEMENT EXECUTE FUNCTION _kernelindex.no_delete();
+CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_environments FOR EACH STATEMENT EXECUTE FUNCTION _kernelindex.no_delete();
+CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_projects FOR EACH STATEMENT EXECUTE FUNCTION _kernelindex.no_delete();
+CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_serving_manifests FOR EACH STATEMENT EXECUTE FUNCTION _kernelindex.no_delete();
+CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_catalog_rows FOR EACH STATEMENT EXECUTE FUNCTION _kernelindex.no_delete();
+CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON kbench_catalog_source_rows FOR EACH STATEMENT EXECUTE FUNCTION _kernelindex.no_delete();
 
 -- Retraction and supersession: sql/code/20_withdrawal.sql.
 

@@ -55,7 +55,7 @@ CREATE OR REPLACE FUNCTION kbench_export_catalog() RETURNS SETOF text
 		UNION ALL
 		SELECT 7, c.table_name, c.row_id, c.row FROM kbench_catalog_rows c
 		UNION ALL
-		SELECT 8, 'memory_observations', m.source || '/' || m.external_id, kbench__memory_export_row(m, p.manifest, e.manifest)
+		SELECT 8, 'memory_observations', m.source || '/' || m.external_id, _kernelindex.memory_export_row(m, p.manifest, e.manifest)
 		  FROM kbench_memory_observations m
 		  LEFT JOIN kbench_protocols p ON p.digest = m.protocol_digest
 		  LEFT JOIN kbench_environments e ON e.digest = m.environment_digest

@@ -2,12 +2,12 @@
 -- Import rejections are marked with the role that ran the import, which
 -- (with kbench_admin and pg_read_all_data) alone reads them, by the policy
 -- below; the table is in sql/schema/20_catalog.sql.  A trigger, so
--- that every writer of kbench_import_rejections (kbench__store_rejections,
+-- that every writer of kbench_import_rejections (_kernelindex.store_rejections,
 -- a 0.1.0 database's row-at-a-time INSERT) marks them.  The row-level
 -- security, the policy and the trigger are code: re-run by every update.
 --------------------------------------------------------------------------
 
-CREATE OR REPLACE FUNCTION kbench__import_rejection_role() RETURNS trigger
+CREATE OR REPLACE FUNCTION _kernelindex.import_rejection_role() RETURNS trigger
 	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 BEGIN
 	-- a row given its role keeps it (pg_restore loads this table before kbench_imports)
@@ -17,7 +17,7 @@ BEGIN
 END $$;
 
 CREATE OR REPLACE TRIGGER imported_by BEFORE INSERT ON kbench_import_rejections
-	FOR EACH ROW EXECUTE FUNCTION kbench__import_rejection_role();
+	FOR EACH ROW EXECUTE FUNCTION _kernelindex.import_rejection_role();
 
 -- Who reads them (issue 24): a reason quotes up to 200 characters of its
 -- line, which may come from a server file the importer could read and

@@ -9,20 +9,20 @@
 -- gives them, written so that the planner inlines it into the store's
 -- INSERT (a set-returning SQL function of one SELECT, the measurements read
 -- in one pass): no function call per run.
-CREATE OR REPLACE FUNCTION kbench__run_columns(digest text, manifest jsonb) RETURNS SETOF kbench_run_row
+CREATE OR REPLACE FUNCTION _kernelindex.run_columns(digest text, manifest jsonb) RETURNS SETOF kbench_run_row
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 	SELECT digest,
 	       x.s->>'implementationDigest', x.s->>'workloadDigest', x.s->>'protocolDigest', x.s->>'environmentDigest',
 	       (x.s->>'status')::kbench_status,
 	       (x.s->>'observedAt')::timestamptz,
 	       x.ps,
-	       coalesce(kbench__ns(x.l->x.ps), (m.ns)[1],
-	                CASE WHEN x.ps IS NULL THEN coalesce(kbench__ns(x.l->'median'), kbench__ns(x.l->'mean')) END),
-	       kbench__ns(x.l->'median'), kbench__ns(x.l->'mean'), kbench__ns(x.l->'minimum'), kbench__ns(x.l->'maximum'),
-	       kbench__ns(x.l->'mad'),
-	       coalesce((m.p20)[1], kbench__ns(x.l->'p05')),
-	       coalesce((m.p80)[1], kbench__ns(x.l->'p95')),
-	       kbench__ns(x.l->'confidence95'->0), kbench__ns(x.l->'confidence95'->1),
+	       coalesce(_kernelindex.ns(x.l->x.ps), (m.ns)[1],
+	                CASE WHEN x.ps IS NULL THEN coalesce(_kernelindex.ns(x.l->'median'), _kernelindex.ns(x.l->'mean')) END),
+	       _kernelindex.ns(x.l->'median'), _kernelindex.ns(x.l->'mean'), _kernelindex.ns(x.l->'minimum'), _kernelindex.ns(x.l->'maximum'),
+	       _kernelindex.ns(x.l->'mad'),
+	       coalesce((m.p20)[1], _kernelindex.ns(x.l->'p05')),
+	       coalesce((m.p80)[1], _kernelindex.ns(x.l->'p95')),
+	       _kernelindex.ns(x.l->'confidence95'->0), _kernelindex.ns(x.l->'confidence95'->1),
 	       (x.s->'timing'->>'samples')::bigint,
 	       x.s->'sourceNative'->>'source', x.s->'sourceNative'->>'externalId'
 	  FROM (SELECT manifest->'spec' AS s, manifest->'spec'->'timing'->'latencyNs' AS l,
@@ -42,7 +42,7 @@ CREATE OR REPLACE FUNCTION kbench__run_columns(digest text, manifest jsonb) RETU
 	                  AND t.v->>'metric' IN ('latency', 'time', 'duration', 'score', 'runtime')) e) m
 $$;
 
-CREATE OR REPLACE FUNCTION kbench__store_operations(d text[], m jsonb[], src text[]) RETURNS SETOF text
+CREATE OR REPLACE FUNCTION _kernelindex.store_operations(d text[], m jsonb[], src text[]) RETURNS SETOF text
 	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 	WITH ins AS (
 		INSERT INTO kbench_operations (digest, name, family, manifest, source)
@@ -58,7 +58,7 @@ CREATE OR REPLACE FUNCTION kbench__store_operations(d text[], m jsonb[], src tex
 	SELECT digest FROM ins
 $$;
 
-CREATE OR REPLACE FUNCTION kbench__store_projects(d text[], m jsonb[], src text[]) RETURNS SETOF text
+CREATE OR REPLACE FUNCTION _kernelindex.store_projects(d text[], m jsonb[], src text[]) RETURNS SETOF text
 	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 	INSERT INTO kbench_projects (digest, name, repository, manifest, source)
 	SELECT x.d, x.m->'spec'->>'name', x.m->'spec'->>'repository', x.m, x.src
@@ -66,7 +66,7 @@ CREATE OR REPLACE FUNCTION kbench__store_projects(d text[], m jsonb[], src text[
 	ON CONFLICT DO NOTHING RETURNING digest
 $$;
 
-CREATE OR REPLACE FUNCTION kbench__store_workloads(d text[], m jsonb[], src text[], k text[]) RETURNS SETOF text
+CREATE OR REPLACE FUNCTION _kernelindex.store_workloads(d text[], m jsonb[], src text[], k text[]) RETURNS SETOF text
 	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 	WITH ins AS (
 		INSERT INTO kbench_workloads (digest, kind, name, operation_digest, operation_resolved, axes, dtypes, manifest, source)
@@ -84,7 +84,7 @@ CREATE OR REPLACE FUNCTION kbench__store_workloads(d text[], m jsonb[], src text
 	SELECT digest FROM ins
 $$;
 
-CREATE OR REPLACE FUNCTION kbench__store_implementations(d text[], m jsonb[], src text[]) RETURNS SETOF text
+CREATE OR REPLACE FUNCTION _kernelindex.store_implementations(d text[], m jsonb[], src text[]) RETURNS SETOF text
 	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 	WITH ins AS (
 		INSERT INTO kbench_implementations (digest, name, operation_digest, operation_resolved, language, version,
@@ -103,7 +103,7 @@ CREATE OR REPLACE FUNCTION kbench__store_implementations(d text[], m jsonb[], sr
 	SELECT digest FROM ins
 $$;
 
-CREATE OR REPLACE FUNCTION kbench__store_protocols(d text[], m jsonb[], src text[]) RETURNS SETOF text
+CREATE OR REPLACE FUNCTION _kernelindex.store_protocols(d text[], m jsonb[], src text[]) RETURNS SETOF text
 	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 	WITH ins AS (
 		INSERT INTO kbench_protocols (digest, family, harness, timer, primary_statistic, warmup_ns, name, manifest, source)
@@ -118,7 +118,7 @@ CREATE OR REPLACE FUNCTION kbench__store_protocols(d text[], m jsonb[], src text
 	SELECT digest FROM ins
 $$;
 
-CREATE OR REPLACE FUNCTION kbench__store_environments(d text[], m jsonb[], src text[]) RETURNS SETOF text
+CREATE OR REPLACE FUNCTION _kernelindex.store_environments(d text[], m jsonb[], src text[]) RETURNS SETOF text
 	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 	WITH ins AS (
 		INSERT INTO kbench_environments (digest, vendor, product, architecture, form_factor, memory_bytes,
@@ -135,7 +135,7 @@ CREATE OR REPLACE FUNCTION kbench__store_environments(d text[], m jsonb[], src t
 	SELECT digest FROM ins
 $$;
 
-CREATE OR REPLACE FUNCTION kbench__store_serving(d text[], m jsonb[], src text[], k text[]) RETURNS SETOF text
+CREATE OR REPLACE FUNCTION _kernelindex.store_serving(d text[], m jsonb[], src text[], k text[]) RETURNS SETOF text
 	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 	INSERT INTO kbench_serving_manifests (digest, kind, name, manifest, source)
 	SELECT x.d, x.k, x.m->'metadata'->>'name', x.m, x.src
@@ -145,7 +145,7 @@ $$;
 
 -- Runs, in arrival order (the record history follows it), with their
 -- measurements; raw: the kept raw samples as int8[] text, or NULL.
-CREATE OR REPLACE FUNCTION kbench__store_runs(d text[], m jsonb[], src text[], raw text[]) RETURNS SETOF text
+CREATE OR REPLACE FUNCTION _kernelindex.store_runs(d text[], m jsonb[], src text[], raw text[]) RETURNS SETOF text
 	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET enable_memoize = off SET work_mem = '64MB' AS $$
 	WITH ins AS (
 		INSERT INTO kbench_runs (digest, implementation_digest, workload_digest, protocol_digest, environment_digest,
@@ -165,7 +165,7 @@ CREATE OR REPLACE FUNCTION kbench__store_runs(d text[], m jsonb[], src text[], r
 		       CASE WHEN EXISTS (SELECT 1 FROM kbench_environments e WHERE e.digest = r.environment_digest)
 		            THEN '{}'::text[] ELSE '{environment}' END
 		  FROM unnest(d, m, src, raw) WITH ORDINALITY x(d, m, src, raw, n)
-		 CROSS JOIN LATERAL kbench__run_columns(x.d, x.m) r
+		 CROSS JOIN LATERAL _kernelindex.run_columns(x.d, x.m) r
 		 ORDER BY x.n
 		ON CONFLICT DO NOTHING RETURNING digest, manifest->'spec'->'measurements' AS measurements),
 	meas AS (
@@ -180,7 +180,7 @@ $$;
 
 -- The export's rows that carry no manifest, and its own rows beside the
 -- manifests, as they came (first one wins); how many were new.
-CREATE OR REPLACE FUNCTION kbench__store_catalog_rows(t text[], id text[], r jsonb[]) RETURNS bigint
+CREATE OR REPLACE FUNCTION _kernelindex.store_catalog_rows(t text[], id text[], r jsonb[]) RETURNS bigint
 	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 	WITH ins AS (
 		INSERT INTO kbench_catalog_rows (table_name, row_id, row)
@@ -189,7 +189,7 @@ CREATE OR REPLACE FUNCTION kbench__store_catalog_rows(t text[], id text[], r jso
 	SELECT count(*) FROM ins
 $$;
 
-CREATE OR REPLACE FUNCTION kbench__store_source_rows(d text[], t text[], r jsonb[]) RETURNS bigint
+CREATE OR REPLACE FUNCTION _kernelindex.store_source_rows(d text[], t text[], r jsonb[]) RETURNS bigint
 	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 	WITH ins AS (
 		INSERT INTO kbench_catalog_source_rows (digest, table_name, row)
@@ -199,7 +199,7 @@ CREATE OR REPLACE FUNCTION kbench__store_source_rows(d text[], t text[], r jsonb
 $$;
 
 -- The lines an import rejected or skipped, with why.
-CREATE OR REPLACE FUNCTION kbench__store_rejections(import_id bigint, line bigint[], reason text[], skipped boolean[]) RETURNS bigint
+CREATE OR REPLACE FUNCTION _kernelindex.store_rejections(import_id bigint, line bigint[], reason text[], skipped boolean[]) RETURNS bigint
 	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 	WITH ins AS (
 		INSERT INTO kbench_import_rejections (import_id, line, reason, skipped)
@@ -208,11 +208,11 @@ CREATE OR REPLACE FUNCTION kbench__store_rejections(import_id bigint, line bigin
 	SELECT count(*) FROM ins
 $$;
 
-REVOKE EXECUTE ON FUNCTION kbench__store_catalog_rows(text[], text[], jsonb[]), kbench__store_source_rows(text[], text[], jsonb[]),
-	kbench__store_rejections(bigint, bigint[], text[], boolean[]) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION _kernelindex.store_catalog_rows(text[], text[], jsonb[]), _kernelindex.store_source_rows(text[], text[], jsonb[]),
+	_kernelindex.store_rejections(bigint, bigint[], text[], boolean[]) FROM PUBLIC;
 
-REVOKE EXECUTE ON FUNCTION kbench__run_columns(text, jsonb), kbench__store_operations(text[], jsonb[], text[]), kbench__store_projects(text[], jsonb[], text[]),
-	kbench__store_workloads(text[], jsonb[], text[], text[]), kbench__store_implementations(text[], jsonb[], text[]),
-	kbench__store_protocols(text[], jsonb[], text[]), kbench__store_environments(text[], jsonb[], text[]),
-	kbench__store_serving(text[], jsonb[], text[], text[]), kbench__store_runs(text[], jsonb[], text[], text[])
+REVOKE EXECUTE ON FUNCTION _kernelindex.run_columns(text, jsonb), _kernelindex.store_operations(text[], jsonb[], text[]), _kernelindex.store_projects(text[], jsonb[], text[]),
+	_kernelindex.store_workloads(text[], jsonb[], text[], text[]), _kernelindex.store_implementations(text[], jsonb[], text[]),
+	_kernelindex.store_protocols(text[], jsonb[], text[]), _kernelindex.store_environments(text[], jsonb[], text[]),
+	_kernelindex.store_serving(text[], jsonb[], text[], text[]), _kernelindex.store_runs(text[], jsonb[], text[], text[])
 	FROM PUBLIC;

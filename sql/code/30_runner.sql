@@ -4,7 +4,7 @@
 REVOKE ALL ON kbench_jobs FROM PUBLIC;
 GRANT SELECT ON kbench_jobs TO PUBLIC;
 
--- The claim (kbench__claim) and queueing a job (kbench_run): below.
+-- The claim (_kernelindex.claim) and queueing a job (kbench_run): below.
 
 -- Delete finished jobs older than the retention (kernelindex.history_retention
 -- when not given); their runs stay in the catalog.  The CPU worker calls it
@@ -35,7 +35,7 @@ CREATE OR REPLACE FUNCTION kbench_cancel(job_id bigint)
 -- The workers and what they are doing now (from shared memory): the view
 -- kbench_workers, over an internal function that writes nothing (STABLE), so
 -- PUBLIC, who reads the view and must run the function, may run it.
-CREATE OR REPLACE FUNCTION kbench__workers(OUT pid int, OUT device text, OUT product text, OUT state text,
+CREATE OR REPLACE FUNCTION _kernelindex.workers(OUT pid int, OUT device text, OUT product text, OUT state text,
 	OUT job_id bigint, OUT progress real, OUT started_at timestamptz)
 	RETURNS SETOF record AS 'MODULE_PATHNAME', 'kbench_workers' LANGUAGE C STABLE;
 -- (The view, workers and agents together: sql/code/85_fleet.sql.)
@@ -46,7 +46,7 @@ CREATE OR REPLACE FUNCTION kbench_registry() RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'kbench_registry' LANGUAGE C STABLE;
 -- Claim the oldest queued job of any of the devices for a worker or an
 -- agent: the one place jobs change hands.  A worker gives its device
--- (kbench__claim('cuda:0', pid) below) and its pid; an agent (kbench_agent_claim,
+-- (_kernelindex.claim('cuda:0', pid) below) and its pid; an agent (kbench_agent_claim,
 -- sql/code/85_fleet.sql) the names its devices answer to, its pid and its name.
 -- FOR UPDATE SKIP LOCKED lets concurrent claimers take different jobs
 -- without waiting on each other (specs/claim.spec).  An agent never
@@ -54,7 +54,7 @@ CREATE OR REPLACE FUNCTION kbench_registry() RETURNS jsonb
 -- with no device (worker_only: kbench_run picked a worker's device).
 -- (PL/pgSQL, whose body is not checked against the table when it is made:
 -- the 0.1.0 -> 0.2.0 upgrade makes it before 0.3.0 adds worker_only.)
-CREATE OR REPLACE FUNCTION kbench__claim(p_devices text[], p_pid int, p_agent text DEFAULT NULL) RETURNS SETOF kbench_jobs
+CREATE OR REPLACE FUNCTION _kernelindex.claim(p_devices text[], p_pid int, p_agent text DEFAULT NULL) RETURNS SETOF kbench_jobs
 	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp AS $$
 DECLARE
 	j kbench_jobs;
@@ -69,14 +69,14 @@ BEGIN
 		RETURN NEXT j;
 	END IF;
 END $$;
-REVOKE ALL ON FUNCTION kbench__claim(text[], int, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION _kernelindex.claim(text[], int, text) FROM PUBLIC;
 -- The in-server worker's form, one device (as 0.1.0's, which a worker of
 -- this library still finds before ALTER EXTENSION ... UPDATE).
-CREATE OR REPLACE FUNCTION kbench__claim(p_device text, p_pid int) RETURNS SETOF kbench_jobs
+CREATE OR REPLACE FUNCTION _kernelindex.claim(p_device text, p_pid int) RETURNS SETOF kbench_jobs
 	LANGUAGE sql SET search_path = @extschema@, pg_temp AS $$
-	SELECT * FROM kbench__claim(ARRAY[p_device], p_pid, NULL)
+	SELECT * FROM _kernelindex.claim(ARRAY[p_device], p_pid, NULL)
 $$;
-REVOKE ALL ON FUNCTION kbench__claim(text, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION _kernelindex.claim(text, int) FROM PUBLIC;
 -- Queue a benchmark.  The workload names the operation's axes and its dtype:
 --   SELECT kbench_run('layer_norm', 'backward', '{"rows": 4096, "hidden": 4096, "dtype": "fp32"}');
 -- device NULL picks the best device a worker serves (the first GPU, else the

@@ -7,18 +7,18 @@ GRANT SELECT ON kbench_registered_implementations TO PUBLIC;
 -- ImplementationRevision of the entry's file (entry, language, version, the
 -- sha256 of the file: a changed file is a new revision) and returns its
 -- digest.  Runs as the extension's owner; EXECUTE for kbench_admin only.
-CREATE OR REPLACE FUNCTION kbench__register_implementation(name text, operation text, entry text, version text DEFAULT NULL)
+CREATE OR REPLACE FUNCTION _kernelindex.register_implementation(name text, operation text, entry text, version text DEFAULT NULL)
 	RETURNS text AS 'MODULE_PATHNAME', 'kbench_register_implementation'
 	LANGUAGE C VOLATILE SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp;
-REVOKE ALL ON FUNCTION kbench__register_implementation(text, text, text, text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION kbench__register_implementation(text, text, text, text) TO kbench_admin;
+REVOKE ALL ON FUNCTION _kernelindex.register_implementation(text, text, text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION _kernelindex.register_implementation(text, text, text, text) TO kbench_admin;
 
 -- Register code to run, for kbench_admin only:
 --   SELECT kbench_register_implementation('my-ln', 'layer_norm', 'python:/srv/kbench/ln.py:layer_norm', '1.0');
 -- Everyone may call this front (SECURITY INVOKER), so that a caller who is
 -- not kbench_admin is told which role registers code (issue 29), rather
 -- than PostgreSQL's bare "permission denied for function"; the privilege
--- itself is still the one on kbench__register_implementation.
+-- itself is still the one on _kernelindex.register_implementation.
 CREATE OR REPLACE FUNCTION kbench_register_implementation(name text, operation text, entry text, version text DEFAULT NULL)
 	RETURNS text LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 BEGIN
@@ -28,7 +28,7 @@ BEGIN
 			DETAIL = 'Registered code runs as the server''s operating-system user, so only kbench_admin registers it.',
 			HINT = format('A superuser (or an admin of kbench_admin) grants it: GRANT kbench_admin TO %I;  Or ask one to register the code.', current_user);
 	END IF;
-	RETURN @extschema@.kbench__register_implementation(name, operation, entry, version);
+	RETURN _kernelindex.register_implementation(name, operation, entry, version);
 END $$;
 REVOKE ALL ON FUNCTION kbench_register_implementation(text, text, text, text) FROM PUBLIC, kbench_admin;
 GRANT EXECUTE ON FUNCTION kbench_register_implementation(text, text, text, text) TO PUBLIC;

@@ -16,7 +16,7 @@
 --------------------------------------------------------------------------
 
 -- The short operation key of an operation name: 'liger-layer-norm' -> 'layer_norm'.
-CREATE OR REPLACE FUNCTION kbench__op_key(name text) RETURNS text
+CREATE OR REPLACE FUNCTION _kernelindex.op_key(name text) RETURNS text
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 	RETURN regexp_replace(replace(lower(name), '-', '_'), '^liger_', '');
 
@@ -28,26 +28,26 @@ CREATE OR REPLACE FUNCTION kbench_protocol_mode(protocol_name text) RETURNS text
 COMMENT ON FUNCTION kbench_protocol_mode(text) IS 'the timed pass (forward, backward, full) a protocol''s name ends with, or NULL';
 
 -- The floating-point dtype of a workload (its dtypes less the integer ones).
-CREATE OR REPLACE FUNCTION kbench__float_dtype(dtypes text[]) RETURNS text
+CREATE OR REPLACE FUNCTION _kernelindex.float_dtype(dtypes text[]) RETURNS text
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
 	RETURN (SELECT d FROM unnest(dtypes) d
 	         WHERE d IN ('fp64', 'fp32', 'tf32', 'bf16', 'fp16', 'fp8_e4m3', 'fp8_e5m2', 'fp8')
 	         ORDER BY array_position(ARRAY['fp64', 'fp32', 'tf32', 'bf16', 'fp16', 'fp8_e4m3', 'fp8_e5m2', 'fp8'], d)
 	         LIMIT 1);
 
-CREATE OR REPLACE FUNCTION kbench__dtype_bytes(dtype text) RETURNS int
+CREATE OR REPLACE FUNCTION _kernelindex.dtype_bytes(dtype text) RETURNS int
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 	RETURN CASE WHEN dtype = 'fp64' THEN 8 WHEN dtype IN ('fp32', 'tf32') THEN 4
 	            WHEN dtype IN ('bf16', 'fp16') THEN 2 WHEN dtype LIKE 'fp8%' THEN 1 END;
 
 -- A workload's axes as numbers in axis-name order, for sorting sweeps.
-CREATE OR REPLACE FUNCTION kbench__axes_key(axes jsonb) RETURNS numeric[]
+CREATE OR REPLACE FUNCTION _kernelindex.axes_key(axes jsonb) RETURNS numeric[]
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
 	RETURN (SELECT array_agg(CASE WHEN jsonb_typeof(value) = 'number' THEN value::numeric END ORDER BY key)
 	          FROM jsonb_each(coalesce(axes, '{}')));
 
 -- Slug form (as the Liger import names things): 'Hugging Face' -> 'hugging-face'.
-CREATE OR REPLACE FUNCTION kbench__slug(s text) RETURNS text
+CREATE OR REPLACE FUNCTION _kernelindex.slug(s text) RETURNS text
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 	RETURN btrim(regexp_replace(lower(s), '[^a-z0-9]+', '-', 'g'), '-');
 

@@ -10,7 +10,7 @@
 -- five-call estimate is known).  Only the jobs the caller may see
 -- (row-level security on kbench_jobs, read as the caller).  STABLE: it
 -- writes nothing, so the view's readers (PUBLIC) may execute it.
-CREATE OR REPLACE FUNCTION kbench__job_progress(OUT job_id bigint, OUT phase text, OUT progress real, OUT rest_s float8)
+CREATE OR REPLACE FUNCTION _kernelindex.job_progress(OUT job_id bigint, OUT phase text, OUT progress real, OUT rest_s float8)
 	RETURNS SETOF record AS 'MODULE_PATHNAME', 'kbench__job_progress' LANGUAGE C STABLE;
 -- The job list, at a glance: what runs where, how far along, what came out.
 -- security_invoker: the caller's row-level security applies (their own jobs).
@@ -44,7 +44,7 @@ CREATE OR REPLACE VIEW kbench_job_status WITH (security_invoker = true) AS
 	            WHEN x.ratio = 0 OR abs(x.ratio) = 'Infinity'::float8 OR x.ratio = 'NaN'::float8 THEN x.ratio::numeric
 	            ELSE round(x.ratio::numeric, 2 - floor(log(abs(x.ratio)))::int) END AS tolerance_ratio
 	  FROM kbench_jobs j
-	  LEFT JOIN kbench__job_progress() w ON w.job_id = j.id
+	  LEFT JOIN _kernelindex.job_progress() w ON w.job_id = j.id
 	  LEFT JOIN kbench_runs r ON r.digest = j.run_digest
 	  LEFT JOIN kbench_implementations i ON i.digest = r.implementation_digest
 	  CROSS JOIN LATERAL (SELECT

@@ -16,20 +16,20 @@
 -- A digest prefix as typed ('sha256:f7a72ed4c0b1...', 'f7a72ed4c0b1') as the
 -- start of a stored digest ('sha256:f7a72ed4c0b1'), or NULL when it is not one
 -- (fewer than 12 hex digits, other characters).
-CREATE OR REPLACE FUNCTION kbench__digest_prefix(s text) RETURNS text
+CREATE OR REPLACE FUNCTION _kernelindex.digest_prefix(s text) RETURNS text
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 	RETURN CASE WHEN lower(btrim(s)) ~ '^(sha256:)?[0-9a-f]{12,64}(\.\.\.|…)?$'
 	            THEN 'sha256:' || substring(lower(btrim(s)) FROM '^(?:sha256:)?([0-9a-f]{12,64})') END;
 
 -- The words of a name, lower case: 'NVIDIA GeForce RTX 3090' -> {nvidia,geforce,rtx,3090}.
-CREATE OR REPLACE FUNCTION kbench__words(s text) RETURNS text[]
+CREATE OR REPLACE FUNCTION _kernelindex.words(s text) RETURNS text[]
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 	RETURN ARRAY(SELECT w FROM regexp_split_to_table(lower(s), '[^a-z0-9.]+') w WHERE w <> '');
 
 -- Up to five of the candidates nearest to what was typed (most shared
 -- three-letter runs first; those sharing none only when none shares any),
 -- for a HINT.
-CREATE OR REPLACE FUNCTION kbench__near(typed text, candidates text[]) RETURNS text
+CREATE OR REPLACE FUNCTION _kernelindex.near(typed text, candidates text[]) RETURNS text
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
 	RETURN (SELECT string_agg(c, ', ' ORDER BY score DESC, c)
 	          FROM (SELECT c, score FROM (
@@ -45,7 +45,7 @@ CREATE OR REPLACE FUNCTION kbench__near(typed text, candidates text[]) RETURNS t
 -- least half of the typed name's three-letter runs, nearest first, as 'Did
 -- you mean ...?', else that none is near and the names there are (up to 8)
 -- or which query lists them (never names that merely share a few letters).
-CREATE OR REPLACE FUNCTION kbench__near_hint(typed text, candidates text[], listing text) RETURNS text
+CREATE OR REPLACE FUNCTION _kernelindex.near_hint(typed text, candidates text[], listing text) RETURNS text
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
 	RETURN (WITH t AS (SELECT lower(regexp_replace(coalesce(typed, ''), '[-_ ]+', '', 'g')) AS t),
 	             g AS (SELECT DISTINCT substr(t, i, 3) AS g FROM t, generate_series(1, greatest(length(t) - 2, 1)) i),
@@ -62,12 +62,12 @@ CREATE OR REPLACE FUNCTION kbench__near_hint(typed text, candidates text[], list
 
 -- The digests of an operation named by its name ('liger-layer-norm'), its
 -- short name ('layer_norm'), its digest or a unique digest prefix.
-CREATE OR REPLACE FUNCTION kbench__resolve_operation(operation text) RETURNS text[]
+CREATE OR REPLACE FUNCTION _kernelindex.resolve_operation(operation text) RETURNS text[]
 	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
 DECLARE
 	found text[];
 	names text[];
-	p text := kbench__digest_prefix(operation);
+	p text := _kernelindex.digest_prefix(operation);
 BEGIN
 	IF operation IS NULL OR btrim(operation) = '' THEN
 		RAISE EXCEPTION 'an operation is required' USING ERRCODE = 'null_value_not_allowed',
@@ -78,12 +78,12 @@ BEGIN
 	    OR (p IS NOT NULL AND starts_with(digest, p));
 	IF found IS NULL THEN
 		SELECT array_agg(digest ORDER BY digest), array_agg(DISTINCT name) INTO found, names FROM kbench_operations
-		 WHERE kbench__op_key(name) = kbench__op_key(operation);
+		 WHERE _kernelindex.op_key(name) = _kernelindex.op_key(operation);
 	END IF;
 	IF found IS NULL THEN
 		RAISE EXCEPTION 'unknown operation "%"', operation USING ERRCODE = 'undefined_object',
 			DETAIL = 'No operation in the catalog has that name, short name or digest.',
-			HINT = kbench__near_hint(operation, ARRAY(SELECT DISTINCT kbench__op_key(name) FROM kbench_operations),
+			HINT = _kernelindex.near_hint(operation, ARRAY(SELECT DISTINCT _kernelindex.op_key(name) FROM kbench_operations),
 			                         'SELECT DISTINCT name FROM kbench_operations');
 	END IF;
 	IF cardinality(names) > 1 THEN
@@ -100,13 +100,13 @@ END $$;
 -- ('Transformers'), in any case.  role names the argument in errors.  All
 -- digests returned share one name, but for a provider with no operation
 -- named (op_digests NULL): then one name per operation ('liger' everywhere).
-CREATE OR REPLACE FUNCTION kbench__resolve_implementation(op_digests text[], implementation text, role text DEFAULT NULL)
+CREATE OR REPLACE FUNCTION _kernelindex.resolve_implementation(op_digests text[], implementation text, role text DEFAULT NULL)
 	RETURNS text[] LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
 DECLARE
 	found text[];
 	names text[];
 	per_op boolean;
-	p text := kbench__digest_prefix(implementation);
+	p text := _kernelindex.digest_prefix(implementation);
 BEGIN
 	IF implementation IS NULL OR btrim(implementation) = '' THEN
 		RAISE EXCEPTION 'a %implementation is required', coalesce(role || ' ', '') USING ERRCODE = 'null_value_not_allowed';
@@ -123,7 +123,7 @@ BEGIN
 		  INTO found, names, per_op
 		  FROM kbench_implementations
 		 WHERE (op_digests IS NULL OR operation_digest = ANY (op_digests))
-		   AND (name LIKE '%-' || kbench__slug(implementation)
+		   AND (name LIKE '%-' || _kernelindex.slug(implementation)
 		        OR lower(split_part(manifest->'metadata'->>'title', ' · ', 2)) = lower(btrim(implementation)));
 		IF found IS NOT NULL AND op_digests IS NULL AND NOT per_op THEN
 			RETURN found;
@@ -138,7 +138,7 @@ BEGIN
 		RAISE EXCEPTION 'unknown %implementation "%"', coalesce(role || ' ', ''), implementation USING ERRCODE = 'undefined_object',
 			DETAIL = CASE WHEN op_digests IS NULL THEN 'No implementation in the catalog has that name or digest.'
 			              ELSE 'No implementation of the operation has that name, provider or digest.' END,
-			HINT = kbench__near_hint(implementation,
+			HINT = _kernelindex.near_hint(implementation,
 			                         ARRAY(SELECT DISTINCT name FROM kbench_implementations
 			                                WHERE op_digests IS NULL OR operation_digest = ANY (op_digests)),
 			                         'SELECT DISTINCT name FROM kbench_implementations');
@@ -153,12 +153,12 @@ END $$;
 
 -- The protocol digests of a timed pass ('forward', 'backward', 'full', any
 -- case) or of a protocol named by name, digest or digest prefix; NULL for any.
-CREATE OR REPLACE FUNCTION kbench__resolve_protocols(mode text) RETURNS text[]
+CREATE OR REPLACE FUNCTION _kernelindex.resolve_protocols(mode text) RETURNS text[]
 	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
 DECLARE
 	found text[];
 	m text := lower(btrim(mode));
-	p text := kbench__digest_prefix(mode);
+	p text := _kernelindex.digest_prefix(mode);
 BEGIN
 	IF mode IS NULL THEN
 		RETURN NULL;
@@ -169,13 +169,13 @@ BEGIN
 	IF found IS NULL THEN
 		RAISE EXCEPTION 'unknown mode "%"', mode USING ERRCODE = 'undefined_object',
 			DETAIL = 'A mode is forward, backward or full, or the name or digest of a protocol in the catalog.',
-			HINT = format('Did you mean %s?', kbench__near(mode, ARRAY['forward', 'backward', 'full']));
+			HINT = format('Did you mean %s?', _kernelindex.near(mode, ARRAY['forward', 'backward', 'full']));
 	END IF;
 	RETURN found;
 END $$;
 
 -- Whether an environment is a CPU one (what device => 'cpu' runs on).
-CREATE OR REPLACE FUNCTION kbench__is_cpu(e kbench_environments) RETURNS boolean
+CREATE OR REPLACE FUNCTION _kernelindex.is_cpu(e kbench_environments) RETURNS boolean
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
 	RETURN e.name LIKE 'kbench-cpu-%' OR e.architecture IN ('x86_64', 'aarch64', 'arm64', 'ppc64le', 's390x', 'riscv64');
 
@@ -183,9 +183,9 @@ CREATE OR REPLACE FUNCTION kbench__is_cpu(e kbench_environments) RETURNS boolean
 -- environment, else its product without the vendor and brand words
 -- ('NVIDIA H100' -> 'h100', 'NVIDIA GeForce RTX 3090' -> 'rtx 3090').  The
 -- views' device_key column.
-CREATE OR REPLACE FUNCTION kbench__device_key(e kbench_environments) RETURNS text
+CREATE OR REPLACE FUNCTION _kernelindex.device_key(e kbench_environments) RETURNS text
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
-	RETURN CASE WHEN kbench__is_cpu(e) THEN 'cpu'
+	RETURN CASE WHEN _kernelindex.is_cpu(e) THEN 'cpu'
 	            ELSE regexp_replace(lower(e.product), '^(nvidia|amd|intel|apple) +((geforce|instinct|radeon|tesla) +)?', '') END;
 
 -- The environment digests of a device: a digest or a unique prefix, 'cpu',
@@ -193,13 +193,13 @@ CREATE OR REPLACE FUNCTION kbench__device_key(e kbench_environments) RETURNS tex
 -- HBM3', 'h100', 'RTX 3090', '3090') or of its kbench_devices row's name
 -- ('H100 SXM5'); NULL for any.  Words that fit more than
 -- one product are ambiguous.
-CREATE OR REPLACE FUNCTION kbench__resolve_environments(environment text) RETURNS text[]
+CREATE OR REPLACE FUNCTION _kernelindex.resolve_environments(environment text) RETURNS text[]
 	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
 DECLARE
 	found text[];
 	products text[];
-	p text := kbench__digest_prefix(environment);
-	w text[] := kbench__words(environment);
+	p text := _kernelindex.digest_prefix(environment);
+	w text[] := _kernelindex.words(environment);
 BEGIN
 	IF environment IS NULL THEN
 		RETURN NULL;
@@ -211,7 +211,7 @@ BEGIN
 	SELECT array_agg(digest ORDER BY digest), array_agg(DISTINCT product) INTO found, products FROM kbench_environments e
 	 WHERE digest = environment OR (p IS NOT NULL AND starts_with(digest, p));
 	IF found IS NULL AND w = ARRAY['cpu'] THEN
-		SELECT array_agg(digest ORDER BY digest), ARRAY['cpu'] INTO found FROM kbench_environments e WHERE kbench__is_cpu(e);
+		SELECT array_agg(digest ORDER BY digest), ARRAY['cpu'] INTO found FROM kbench_environments e WHERE _kernelindex.is_cpu(e);
 		IF found IS NULL THEN
 			RAISE EXCEPTION 'no CPU run is in the catalog' USING ERRCODE = 'undefined_object',
 				HINT = 'Queue one with kbench_run(..., device => ''cpu'').';
@@ -219,16 +219,16 @@ BEGIN
 	END IF;
 	IF found IS NULL THEN
 		SELECT array_agg(digest ORDER BY digest), array_agg(DISTINCT product) INTO found, products FROM kbench_environments e
-		 WHERE w <@ (kbench__words(coalesce(vendor, '') || ' ' || coalesce(product, '') || ' ' || coalesce(form_factor, ''))
-		             || kbench__words(coalesce(name, ''))
+		 WHERE w <@ (_kernelindex.words(coalesce(vendor, '') || ' ' || coalesce(product, '') || ' ' || coalesce(form_factor, ''))
+		             || _kernelindex.words(coalesce(name, ''))
 		             -- and its datasheet row's name (kbench_devices: 'H100 SXM5 80GB', the
 		             -- docs' spelling, for the form factor '80GB HBM3')
-		             || kbench__words(coalesce((kbench_device_of(e.digest)).name, '')));
+		             || _kernelindex.words(coalesce((kbench_device_of(e.digest)).name, '')));
 	END IF;
 	IF found IS NULL THEN
 		RAISE EXCEPTION 'unknown environment "%"', environment USING ERRCODE = 'undefined_object',
 			DETAIL = 'No environment in the catalog has that digest, or those words in its vendor, product, form factor or name.',
-			HINT = kbench__near_hint(environment, ARRAY(SELECT DISTINCT product FROM kbench_environments WHERE product IS NOT NULL),
+			HINT = _kernelindex.near_hint(environment, ARRAY(SELECT DISTINCT product FROM kbench_environments WHERE product IS NOT NULL),
 			                         'SELECT DISTINCT product, form_factor FROM kbench_environments');
 	END IF;
 	IF cardinality(products) > 1 THEN
@@ -240,11 +240,11 @@ BEGIN
 END $$;
 
 -- A run by its digest or a unique digest prefix of 12 or more hex digits.
-CREATE OR REPLACE FUNCTION kbench__resolve_run(run text, role text DEFAULT NULL) RETURNS text
+CREATE OR REPLACE FUNCTION _kernelindex.resolve_run(run text, role text DEFAULT NULL) RETURNS text
 	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
 DECLARE
 	found text[];
-	p text := kbench__digest_prefix(run);
+	p text := _kernelindex.digest_prefix(run);
 BEGIN
 	IF run IS NULL OR btrim(run) = '' THEN
 		RAISE EXCEPTION 'a %run is required', coalesce(role || ' ', '') USING ERRCODE = 'null_value_not_allowed',
@@ -278,11 +278,11 @@ BEGIN
 END $$;
 
 -- A workload by its digest, a unique digest prefix or its name.
-CREATE OR REPLACE FUNCTION kbench__resolve_workload(workload text) RETURNS text
+CREATE OR REPLACE FUNCTION _kernelindex.resolve_workload(workload text) RETURNS text
 	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
 DECLARE
 	found text[];
-	p text := kbench__digest_prefix(workload);
+	p text := _kernelindex.digest_prefix(workload);
 BEGIN
 	IF workload IS NULL OR btrim(workload) = '' THEN
 		RAISE EXCEPTION 'a workload is required' USING ERRCODE = 'null_value_not_allowed';

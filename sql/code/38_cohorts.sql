@@ -6,9 +6,9 @@ CREATE OR REPLACE FUNCTION kbench_cohort_of(run_digest text) RETURNS kbench_coho
 DECLARE
 	c kbench_cohort;
 BEGIN
-	-- a digest or a unique prefix of it (kbench__resolve_run); an unknown run is an error
+	-- a digest or a unique prefix of it (_kernelindex.resolve_run); an unknown run is an error
 	SELECT r.workload_digest, r.protocol_digest, r.environment_digest INTO c
-	  FROM kbench_runs r WHERE r.digest = kbench__resolve_run(run_digest);
+	  FROM kbench_runs r WHERE r.digest = _kernelindex.resolve_run(run_digest);
 	RETURN c;
 END $$;
 COMMENT ON FUNCTION kbench_cohort_of(text) IS 'the cohort (comparison key) of a run';
@@ -17,12 +17,12 @@ COMMENT ON FUNCTION kbench_cohort_of(text) IS 'the cohort (comparison key) of a 
 CREATE OR REPLACE VIEW kbench_cohort_runs AS
 SELECT r.workload_digest, r.protocol_digest, r.environment_digest,
        o.name AS operation, kbench_protocol_mode(p.name) AS mode, w.name AS workload, w.axes,
-       kbench__float_dtype(w.dtypes) AS dtype,
+       _kernelindex.float_dtype(w.dtypes) AS dtype,
        e.product, e.form_factor,
        r.implementation_digest, i.name AS implementation, i.version,
        r.digest AS run_digest, r.observed_at, r.primary_statistic, r.primary_ns, r.p20_ns, r.p80_ns,
        (kbench_run_spread(r)).low_ns, (kbench_run_spread(r)).high_ns,
-       kbench__op_key(o.name) AS operation_key, kbench__device_key(e) AS device_key
+       _kernelindex.op_key(o.name) AS operation_key, _kernelindex.device_key(e) AS device_key
   FROM kbench_runs r
   LEFT JOIN kbench_workloads w ON w.digest = r.workload_digest
   LEFT JOIN kbench_operations o ON o.digest = w.operation_digest

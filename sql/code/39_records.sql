@@ -3,7 +3,7 @@
 
 -- After a run is retracted or superseded: its implementation's best and, if
 -- it led its cohort, the cohort's leader are recomputed.
-CREATE OR REPLACE FUNCTION kbench__records_after_withdrawal() RETURNS trigger
+CREATE OR REPLACE FUNCTION _kernelindex.records_after_withdrawal() RETURNS trigger
 	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp AS $$
 DECLARE
 	cur record;
@@ -55,7 +55,7 @@ END $$;
 CREATE OR REPLACE TRIGGER records_withdrawal AFTER UPDATE OF retracted_at, superseded_by ON kbench_runs
 	FOR EACH ROW
 	WHEN ((OLD.retracted_at IS NULL AND NEW.retracted_at IS NOT NULL) OR (OLD.superseded_by IS NULL AND NEW.superseded_by IS NOT NULL))
-	EXECUTE FUNCTION kbench__records_after_withdrawal();
+	EXECUTE FUNCTION _kernelindex.records_after_withdrawal();
 
 -- Recompute the derived record tables from kbench_runs: after a bulk load
 -- made with the trigger disabled (bench/synthetic_history.sql), or to start
@@ -121,7 +121,7 @@ GRANT SELECT ON kbench_cohort_bests, kbench_record_history TO PUBLIC;
 -- A restore (pg_dump keeps the history) loads the history before the runs:
 -- no restored run beats the leader the history ends with, so the restore
 -- adds nothing to it.
-CREATE OR REPLACE FUNCTION kbench__records_after_insert() RETURNS trigger
+CREATE OR REPLACE FUNCTION _kernelindex.records_after_insert() RETURNS trigger
 	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp SET work_mem = '64MB' AS $$
 BEGIN
 	PERFORM pg_catalog.pg_advisory_xact_lock(27497, k)
@@ -179,4 +179,4 @@ BEGIN
 END $$;
 
 CREATE OR REPLACE TRIGGER records AFTER INSERT ON kbench_runs REFERENCING NEW TABLE AS kbench_new_runs
-	FOR EACH STATEMENT EXECUTE FUNCTION kbench__records_after_insert();
+	FOR EACH STATEMENT EXECUTE FUNCTION _kernelindex.records_after_insert();

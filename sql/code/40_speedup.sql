@@ -2,7 +2,7 @@
 -- Speedup against a named baseline
 --------------------------------------------------------------------------
 
-CREATE OR REPLACE FUNCTION kbench__geomean_step(state float8[], x float8) RETURNS float8[]
+CREATE OR REPLACE FUNCTION _kernelindex.geomean_step(state float8[], x float8) RETURNS float8[]
 	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 BEGIN
 	IF x IS NULL THEN
@@ -14,20 +14,20 @@ BEGIN
 	RETURN ARRAY[state[1] + ln(x), state[2] + 1];
 END $$;
 
-CREATE OR REPLACE FUNCTION kbench__geomean_combine(a float8[], b float8[]) RETURNS float8[]
+CREATE OR REPLACE FUNCTION _kernelindex.geomean_combine(a float8[], b float8[]) RETURNS float8[]
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 	RETURN ARRAY[a[1] + b[1], a[2] + b[2]];
 
-CREATE OR REPLACE FUNCTION kbench__geomean_final(state float8[]) RETURNS float8
+CREATE OR REPLACE FUNCTION _kernelindex.geomean_final(state float8[]) RETURNS float8
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 	RETURN CASE WHEN state[2] > 0 THEN exp(state[1] / state[2]) END;
 
 CREATE OR REPLACE AGGREGATE kbench_geomean(float8) (
-	SFUNC = kbench__geomean_step,
+	SFUNC = _kernelindex.geomean_step,
 	STYPE = float8[],
 	INITCOND = '{0,0}',
-	COMBINEFUNC = kbench__geomean_combine,
-	FINALFUNC = kbench__geomean_final,
+	COMBINEFUNC = _kernelindex.geomean_combine,
+	FINALFUNC = _kernelindex.geomean_final,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE kbench_geomean(float8) IS 'geometric mean of positive values (NULLs ignored; NULL when there are none)';
@@ -50,8 +50,8 @@ DECLARE
 	ops text[];
 	base text[];
 	cand text[];
-	protos text[] := kbench__resolve_protocols(mode);
-	envs text[] := kbench__resolve_environments(environment);
+	protos text[] := _kernelindex.resolve_protocols(mode);
+	envs text[] := _kernelindex.resolve_environments(environment);
 	op text;
 	both_found int := 0;
 BEGIN
@@ -59,12 +59,12 @@ BEGIN
 		IF baseline IS NULL OR candidate IS NULL THEN
 			RAISE EXCEPTION 'a baseline and a candidate are required' USING ERRCODE = 'null_value_not_allowed';
 		END IF;
-		FOR op IN SELECT DISTINCT kbench__op_key(o.name) FROM kbench_operations o
+		FOR op IN SELECT DISTINCT _kernelindex.op_key(o.name) FROM kbench_operations o
 		           WHERE EXISTS (SELECT 1 FROM kbench_implementations i WHERE i.operation_digest = o.digest) ORDER BY 1 LOOP
 			BEGIN
-				ops := kbench__resolve_operation(op);
-				PERFORM kbench__resolve_implementation(ops, baseline, 'baseline'),
-				        kbench__resolve_implementation(ops, candidate, 'candidate');
+				ops := _kernelindex.resolve_operation(op);
+				PERFORM _kernelindex.resolve_implementation(ops, baseline, 'baseline'),
+				        _kernelindex.resolve_implementation(ops, candidate, 'candidate');
 			EXCEPTION WHEN undefined_object OR ambiguous_parameter THEN
 				CONTINUE;            -- this operation lacks one side: skipped
 			END;
@@ -77,9 +77,9 @@ BEGIN
 		END IF;
 		RETURN;
 	END IF;
-	ops := kbench__resolve_operation(operation);
-	base := kbench__resolve_implementation(ops, baseline, 'baseline');
-	cand := kbench__resolve_implementation(ops, candidate, 'candidate');
+	ops := _kernelindex.resolve_operation(operation);
+	base := _kernelindex.resolve_implementation(ops, baseline, 'baseline');
+	cand := _kernelindex.resolve_implementation(ops, candidate, 'candidate');
 	RETURN QUERY
 	WITH wl AS (
 		SELECT w.digest, w.name, w.axes, w.dtypes FROM kbench_workloads w WHERE w.operation_digest = ANY (ops)
@@ -96,11 +96,11 @@ BEGIN
 		 ORDER BY b.workload_digest, b.protocol_digest, b.environment_digest, b.implementation_digest = ANY (base),
 		          b.primary_ns, b.observed_at, b.run_digest
 	)
-	SELECT wl.name, wl.axes, kbench__float_dtype(wl.dtypes), p.name,
+	SELECT wl.name, wl.axes, _kernelindex.float_dtype(wl.dtypes), p.name,
 	       concat_ws(' ', e.product, e.form_factor),
 	       bi.name, bb.run_digest, bb.median_ns, ci.name, cb.run_digest, cb.median_ns,
 	       bb.median_ns::float8 / cb.median_ns,
-	       (SELECT kbench__op_key(o.name) FROM kbench_operations o WHERE o.digest = ops[1]),
+	       (SELECT _kernelindex.op_key(o.name) FROM kbench_operations o WHERE o.digest = ops[1]),
 	       kbench_protocol_mode(p.name)
 	  FROM best bb
 	  JOIN best cb ON cb.workload_digest = bb.workload_digest AND cb.protocol_digest = bb.protocol_digest
@@ -111,7 +111,7 @@ BEGIN
 	  LEFT JOIN kbench_implementations bi ON bi.digest = bb.implementation_digest
 	  LEFT JOIN kbench_implementations ci ON ci.digest = cb.implementation_digest
 	 WHERE bb.is_base
-	 ORDER BY 5, 4, 3, kbench__axes_key(wl.axes), 1;
+	 ORDER BY 5, 4, 3, _kernelindex.axes_key(wl.axes), 1;
 END $$;
 COMMENT ON FUNCTION kbench_speedup(text, text, text, text, text) IS 'per workload (and protocol, device): baseline and candidate best medians in one cohort and speedup = baseline / candidate';
 

@@ -4,7 +4,7 @@
 
 -- Complementary error function (Numerical Recipes' erfcc: Chebyshev fit,
 -- fractional error below 1.2e-7 everywhere).
-CREATE OR REPLACE FUNCTION kbench__erfc(x float8) RETURNS float8
+CREATE OR REPLACE FUNCTION _kernelindex.erfc(x float8) RETURNS float8
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 	RETURN (SELECT CASE WHEN x >= 0 THEN a ELSE 2 - a END
 	          FROM (SELECT t * exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418
@@ -15,7 +15,7 @@ CREATE OR REPLACE FUNCTION kbench__erfc(x float8) RETURNS float8
 -- P(Z > z) for a standard normal Z.
 CREATE OR REPLACE FUNCTION kbench_normal_sf(z float8) RETURNS float8
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-	RETURN 0.5 * kbench__erfc(z / sqrt(2));
+	RETURN 0.5 * _kernelindex.erfc(z / sqrt(2));
 COMMENT ON FUNCTION kbench_normal_sf(float8) IS 'upper tail P(Z > z) of the standard normal distribution';
 
 -- The p-quantile of the standard normal (Acklam's rational approximation,
@@ -172,6 +172,6 @@ CREATE OR REPLACE FUNCTION kbench_mann_whitney(current bigint[], baseline bigint
 $$;
 COMMENT ON FUNCTION kbench_mann_whitney(bigint[], bigint[]) IS 'Mann-Whitney U test: U of current, normal z (tie and continuity corrected), one-sided p-value that current is larger';
 
-CREATE OR REPLACE FUNCTION kbench__median(v bigint[]) RETURNS float8
+CREATE OR REPLACE FUNCTION _kernelindex.median(v bigint[]) RETURNS float8
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 	RETURN (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(v) x);

@@ -29,7 +29,7 @@ SELECT r.workload_digest, r.protocol_digest, r.environment_digest,
 COMMENT ON VIEW kbench_series IS 'competing runs as points of series: (workload, protocol, environment, implementation name), ordered by observed_at';
 
 -- The points of the series that the filters select (NULL: any).
-CREATE OR REPLACE FUNCTION kbench__points(impls text[], ops text[], protos text[], envs text[], only_raw boolean, wls text[] DEFAULT NULL)
+CREATE OR REPLACE FUNCTION _kernelindex.points(impls text[], ops text[], protos text[], envs text[], only_raw boolean, wls text[] DEFAULT NULL)
 	RETURNS TABLE (wd text, pd text, ed text, fam text, rd text, oa timestamptz, x float8, raw bigint[])
 	LANGUAGE sql STABLE AS $$
 	SELECT r.workload_digest, r.protocol_digest, r.environment_digest, coalesce(i.name, r.implementation_digest),
@@ -46,14 +46,14 @@ $$;
 
 -- percent: the point against the median of the previous w points; flagged
 -- when slower by more than thr percent (and by min_change percent).
-CREATE OR REPLACE FUNCTION kbench__flags_percent(impls text[], ops text[], protos text[], envs text[], w int, thr float8, min_change float8, wls text[] DEFAULT NULL)
-	RETURNS SETOF kbench__flag LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION _kernelindex.flags_percent(impls text[], ops text[], protos text[], envs text[], w int, thr float8, min_change float8, wls text[] DEFAULT NULL)
+	RETURNS SETOF _kernelindex.flag LANGUAGE sql STABLE AS $$
 	SELECT wd, pd, ed, fam, rd, n, prev, x, base, (x - base) / base * 100, thr, NULL::float8, k::int,
 	       jsonb_build_object('window', k)
 	  FROM (SELECT p.*, row_number() OVER s AS n, lag(p.rd) OVER s AS prev,
-	               kbench__median(array_agg(p.x::bigint) OVER (s ROWS BETWEEN w PRECEDING AND 1 PRECEDING)) AS base,
+	               _kernelindex.median(array_agg(p.x::bigint) OVER (s ROWS BETWEEN w PRECEDING AND 1 PRECEDING)) AS base,
 	               count(*) OVER (s ROWS BETWEEN w PRECEDING AND 1 PRECEDING) AS k
-	          FROM kbench__points(impls, ops, protos, envs, false, wls) p
+	          FROM _kernelindex.points(impls, ops, protos, envs, false, wls) p
 	        WINDOW s AS (PARTITION BY p.wd, p.pd, p.ed, p.fam ORDER BY p.oa, p.rd)) q
 	 WHERE k >= 1 AND base > 0 AND (x - base) / base * 100 > thr AND (x - base) / base * 100 >= min_change
 $$;
@@ -62,8 +62,8 @@ $$;
 -- least(w, 10)), in units of the noise sigma estimated from their successive
 -- differences (von Neumann: sqrt(mean((x[i] - x[i-1])^2) / 2)), which an
 -- earlier step inside the window barely inflates; flagged when z > thr.
-CREATE OR REPLACE FUNCTION kbench__flags_zscore(impls text[], ops text[], protos text[], envs text[], w int, thr float8, min_change float8, wls text[] DEFAULT NULL)
-	RETURNS SETOF kbench__flag LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION _kernelindex.flags_zscore(impls text[], ops text[], protos text[], envs text[], w int, thr float8, min_change float8, wls text[] DEFAULT NULL)
+	RETURNS SETOF _kernelindex.flag LANGUAGE sql STABLE AS $$
 	SELECT wd, pd, ed, fam, rd, n, prev, x, m, z, thr, NULL::float8, k::int,
 	       jsonb_build_object('window', k, 'mean_ns', round(m::numeric, 1), 'sigma_ns', round(sd::numeric, 1))
 	  FROM (SELECT q.*, CASE WHEN sd > 0 THEN (x - m) / sd WHEN x > m THEN 'Infinity'::float8 ELSE 0 END AS z
@@ -73,7 +73,7 @@ CREATE OR REPLACE FUNCTION kbench__flags_zscore(impls text[], ops text[], protos
 	                       (avg(d.x::numeric) OVER f)::float8 AS m, count(*) OVER f AS k,
 	                       sqrt((avg(d.d2::numeric) OVER (s ROWS BETWEEN w - 1 PRECEDING AND 1 PRECEDING))::float8 / 2) AS sd
 	                  FROM (SELECT p.*, (p.x - lag(p.x) OVER (PARTITION BY p.wd, p.pd, p.ed, p.fam ORDER BY p.oa, p.rd)) ^ 2 AS d2
-	                          FROM kbench__points(impls, ops, protos, envs, false, wls) p) d
+	                          FROM _kernelindex.points(impls, ops, protos, envs, false, wls) p) d
 	                WINDOW s AS (PARTITION BY d.wd, d.pd, d.ed, d.fam ORDER BY d.oa, d.rd),
 	                       f AS (s ROWS BETWEEN w PRECEDING AND 1 PRECEDING)) q) q2
 	 WHERE k >= least(w, 10) AND z > thr AND (x - m) / m * 100 >= min_change
@@ -82,8 +82,8 @@ $$;
 -- ttest: the point against the two-sided conf-level Student-t prediction
 -- interval for one new observation from the previous w points (at least
 -- least(w, 8)): mean +- t(df = k - 1) * sd * sqrt(1 + 1/k); flagged above it.
-CREATE OR REPLACE FUNCTION kbench__flags_ttest(impls text[], ops text[], protos text[], envs text[], w int, conf float8, min_change float8, wls text[] DEFAULT NULL)
-	RETURNS SETOF kbench__flag LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION _kernelindex.flags_ttest(impls text[], ops text[], protos text[], envs text[], w int, conf float8, min_change float8, wls text[] DEFAULT NULL)
+	RETURNS SETOF _kernelindex.flag LANGUAGE sql STABLE AS $$
 	WITH tq AS MATERIALIZED (
 		SELECT df, kbench_t_quantile((1 + conf) / 2, df) AS t FROM generate_series(greatest(least(w, 8) - 1, 1), w - 1) df
 	)
@@ -94,7 +94,7 @@ CREATE OR REPLACE FUNCTION kbench__flags_ttest(impls text[], ops text[], protos 
 	  FROM (SELECT p.*, row_number() OVER s AS n, lag(p.rd) OVER s AS prev,
 	               (avg(p.x::numeric) OVER f)::float8 AS m, (stddev_samp(p.x::numeric) OVER f)::float8 AS sd,
 	               count(*) OVER f AS k
-	          FROM kbench__points(impls, ops, protos, envs, false, wls) p
+	          FROM _kernelindex.points(impls, ops, protos, envs, false, wls) p
 	        WINDOW s AS (PARTITION BY p.wd, p.pd, p.ed, p.fam ORDER BY p.oa, p.rd),
 	               f AS (s ROWS BETWEEN w PRECEDING AND 1 PRECEDING)) q
 	  JOIN tq ON tq.df = q.k - 1
@@ -104,18 +104,18 @@ $$;
 -- mwu: among the runs with raw samples, a run's samples against the pooled
 -- samples of the previous w such runs; flagged when the one-sided
 -- Mann-Whitney p-value is below alpha.
-CREATE OR REPLACE FUNCTION kbench__flags_mwu(impls text[], ops text[], protos text[], envs text[], w int, alpha float8, min_change float8, wls text[] DEFAULT NULL)
-	RETURNS SETOF kbench__flag LANGUAGE sql STABLE AS $$
+CREATE OR REPLACE FUNCTION _kernelindex.flags_mwu(impls text[], ops text[], protos text[], envs text[], w int, alpha float8, min_change float8, wls text[] DEFAULT NULL)
+	RETURNS SETOF _kernelindex.flag LANGUAGE sql STABLE AS $$
 	SELECT wd, pd, ed, fam, rd, n, prev, x, bm, t.z, alpha, t.p_value, k::int,
 	       jsonb_build_object('window', k, 'u', t.u, 'n_current', cardinality(raw), 'n_baseline', cardinality(base))
-	  FROM (SELECT q1.*, kbench__median(base) AS bm
+	  FROM (SELECT q1.*, _kernelindex.median(base) AS bm
 	          FROM (SELECT q.*, CASE WHEN w = 1 THEN q.prev_raw
 	                                 ELSE ARRAY(SELECT e::bigint FROM jsonb_array_elements(q.base_j) a,
 	                                                                  jsonb_array_elements_text(a) e) END AS base
 	                  FROM (SELECT p.wd, p.pd, p.ed, p.fam, p.rd, p.x, p.raw, row_number() OVER s AS n, lag(p.rd) OVER s AS prev,
 	                               count(*) OVER f AS k, lag(p.raw) OVER s AS prev_raw,
 	                               CASE WHEN w > 1 THEN jsonb_agg(p.raw) OVER f END AS base_j
-	                          FROM kbench__points(impls, ops, protos, envs, true, wls) p
+	                          FROM _kernelindex.points(impls, ops, protos, envs, true, wls) p
 	                        WINDOW s AS (PARTITION BY p.wd, p.pd, p.ed, p.fam ORDER BY p.oa, p.rd),
 	                               f AS (s ROWS BETWEEN w PRECEDING AND 1 PRECEDING)) q
 	                 WHERE q.k >= 1) q1) q2
@@ -128,24 +128,24 @@ GRANT SELECT ON kbench_series TO PUBLIC;
 -- What users name, resolved once for the series functions (errors as
 -- kbench_regressions raises them): kbench_regressions, kbench_change_points,
 -- kbench_alert_rule and the gate read the series they select through it.
-CREATE OR REPLACE FUNCTION kbench__series_filter(implementation text, operation text, mode text, environment text, in_workload text,
+CREATE OR REPLACE FUNCTION _kernelindex.series_filter(implementation text, operation text, mode text, environment text, in_workload text,
                                       OUT impls text[], OUT ops text[], OUT protos text[], OUT envs text[], OUT wls text[])
 	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp STABLE AS $$
 BEGIN
 	IF operation IS NOT NULL THEN
-		ops := kbench__resolve_operation(operation);
+		ops := _kernelindex.resolve_operation(operation);
 	END IF;
 	IF implementation IS NOT NULL THEN
-		impls := kbench__resolve_implementation(ops, implementation);
+		impls := _kernelindex.resolve_implementation(ops, implementation);
 		impls := ARRAY(SELECT DISTINCT i.digest FROM kbench_implementations i
 		                WHERE i.digest = ANY (impls)
 		                   OR i.name IN (SELECT j.name FROM kbench_implementations j WHERE j.digest = ANY (impls)));
 		IF impls = '{}' THEN
-			impls := kbench__resolve_implementation(ops, implementation);
+			impls := _kernelindex.resolve_implementation(ops, implementation);
 		END IF;
 	END IF;
-	protos := kbench__resolve_protocols(mode);
-	envs := kbench__resolve_environments(environment);
+	protos := _kernelindex.resolve_protocols(mode);
+	envs := _kernelindex.resolve_environments(environment);
 	IF in_workload IS NOT NULL THEN
 		SELECT array_agg(w.digest) INTO wls FROM kbench_workloads w WHERE w.name = in_workload OR w.digest = in_workload;
 		IF wls IS NULL THEN
@@ -154,7 +154,9 @@ BEGIN
 		END IF;
 	END IF;
 END $$;
-REVOKE ALL ON FUNCTION kbench__series_filter(text, text, text, text, text) FROM PUBLIC;
+-- STABLE, read-only: PUBLIC's kbench_regressions (and the analytics) call it
+-- under the caller's rights; 0.2.0 revoked it, so the grant is explicit.
+GRANT EXECUTE ON FUNCTION _kernelindex.series_filter(text, text, text, text, text) TO PUBLIC;
 
 -- Regressions of an implementation family (or of every family of an
 -- operation, or of the whole catalog) along each series.  Flagged points at
@@ -225,19 +227,19 @@ BEGIN
 			USING ERRCODE = 'invalid_parameter_value',
 			DETAIL = 'A flagged point must also be slower than its baseline by this much (default 1).';
 	END IF;
-	-- what the arguments name (kbench__series_filter raises the errors)
+	-- what the arguments name (_kernelindex.series_filter raises the errors)
 	SELECT f.impls, f.ops, f.protos, f.envs, f.wls INTO impls, ops, protos, envs, wls
-	  FROM kbench__series_filter(implementation, operation, mode, environment, in_workload) f;
+	  FROM _kernelindex.series_filter(implementation, operation, mode, environment, in_workload) f;
 
 	RETURN QUERY
 	WITH f AS (
-		SELECT * FROM kbench__flags_percent(impls, ops, protos, envs, w, thr, min_change_pct, wls) WHERE m = 'percent'
+		SELECT * FROM _kernelindex.flags_percent(impls, ops, protos, envs, w, thr, min_change_pct, wls) WHERE m = 'percent'
 		UNION ALL
-		SELECT * FROM kbench__flags_zscore(impls, ops, protos, envs, w, thr, min_change_pct, wls) WHERE m = 'zscore'
+		SELECT * FROM _kernelindex.flags_zscore(impls, ops, protos, envs, w, thr, min_change_pct, wls) WHERE m = 'zscore'
 		UNION ALL
-		SELECT * FROM kbench__flags_ttest(impls, ops, protos, envs, w, thr, min_change_pct, wls) WHERE m = 'ttest'
+		SELECT * FROM _kernelindex.flags_ttest(impls, ops, protos, envs, w, thr, min_change_pct, wls) WHERE m = 'ttest'
 		UNION ALL
-		SELECT * FROM kbench__flags_mwu(impls, ops, protos, envs, w, thr, min_change_pct, wls) WHERE m = 'mwu'
+		SELECT * FROM _kernelindex.flags_mwu(impls, ops, protos, envs, w, thr, min_change_pct, wls) WHERE m = 'mwu'
 	), g0 AS (
 		SELECT f.*, f.point - row_number() OVER (PARTITION BY f.workload_digest, f.protocol_digest, f.environment_digest, f.family
 		                                         ORDER BY f.point) AS stretch
@@ -267,7 +269,7 @@ BEGIN
 	       m, s.value_ns, s.baseline_ns, round(((s.value_ns - s.baseline_ns) / s.baseline_ns * 100)::numeric, 2)::float8,
 	       s.statistic, s.critical, s.p_value, s.compared, s.n, s.detail,
 	       s.workload_digest, s.protocol_digest, s.environment_digest,
-	       kbench__op_key(o.name), kbench_protocol_mode(p.name)
+	       _kernelindex.op_key(o.name), kbench_protocol_mode(p.name)
 	  FROM s
 	  JOIN kbench_runs r ON r.digest = s.run_digest
 	  LEFT JOIN kbench_workloads wl ON wl.digest = s.workload_digest

@@ -19,7 +19,7 @@ DECLARE
 	v jsonb;
 	result float8;
 BEGIN
-	IF NOT kbench__cost_expression_ok(expr) THEN
+	IF NOT _kernelindex.cost_expression_ok(expr) THEN
 		RAISE EXCEPTION 'invalid cost expression "%"', expr USING ERRCODE = 'invalid_parameter_value',
 			DETAIL = 'A cost expression is made of axis names, dtype_bytes, numbers, + - * /, parentheses, least() and greatest().';
 	END IF;
@@ -57,19 +57,19 @@ BEGIN
 	SELECT wl.axes, wl.dtypes, o.name INTO w FROM kbench_workloads wl JOIN kbench_operations o ON o.digest = wl.operation_digest
 	 WHERE wl.digest = workload_digest;
 	IF NOT FOUND THEN
-		-- a digest prefix or a name; an unknown workload is an error (kbench__resolve_workload)
+		-- a digest prefix or a name; an unknown workload is an error (_kernelindex.resolve_workload)
 		SELECT wl.axes, wl.dtypes, o.name INTO w FROM kbench_workloads wl JOIN kbench_operations o ON o.digest = wl.operation_digest
-		 WHERE wl.digest = kbench__resolve_workload(workload_digest);
+		 WHERE wl.digest = _kernelindex.resolve_workload(workload_digest);
 		IF NOT FOUND THEN
 			RETURN;
 		END IF;
 	END IF;
-	SELECT * INTO c FROM kbench_operation_costs k WHERE k.operation = kbench__op_key(w.name) AND k.mode = kbench_workload_cost.mode;
+	SELECT * INTO c FROM kbench_operation_costs k WHERE k.operation = _kernelindex.op_key(w.name) AND k.mode = kbench_workload_cost.mode;
 	IF NOT FOUND THEN
 		RETURN;
 	END IF;
-	bytes := kbench_cost_eval(c.bytes, w.axes, kbench__dtype_bytes(kbench__float_dtype(w.dtypes)));
-	flops := kbench_cost_eval(c.flops, w.axes, kbench__dtype_bytes(kbench__float_dtype(w.dtypes)));
+	bytes := kbench_cost_eval(c.bytes, w.axes, _kernelindex.dtype_bytes(_kernelindex.float_dtype(w.dtypes)));
+	flops := kbench_cost_eval(c.flops, w.axes, _kernelindex.dtype_bytes(_kernelindex.float_dtype(w.dtypes)));
 	compute := c.compute;
 END $$;
 COMMENT ON FUNCTION kbench_workload_cost(text, text) IS 'bytes moved and FLOPs done by one call of a workload''s pass (kbench_operation_costs), and which peak bounds the FLOPs';
@@ -78,7 +78,7 @@ COMMENT ON FUNCTION kbench_workload_cost(text, text) IS 'bytes moved and FLOPs d
 -- rate, and how close it is to its device's peaks and roofline.
 CREATE OR REPLACE VIEW kbench_roofline AS
 SELECT r.digest AS run_digest, o.name AS operation, kbench_protocol_mode(p.name) AS mode, w.name AS workload, w.axes,
-       kbench__float_dtype(w.dtypes) AS dtype, i.name AS implementation,
+       _kernelindex.float_dtype(w.dtypes) AS dtype, i.name AS implementation,
        concat_ws(' ', e.product, e.form_factor) AS environment, (d).name AS device,
        r.primary_ns, c.bytes, c.flops, c.flops / nullif(c.bytes, 0) AS arithmetic_intensity,
        round(c.bytes / (r.primary_ns * 1e-9)) AS achieved_bytes_per_s,       -- whole bytes/s, FLOP/s
@@ -93,21 +93,21 @@ SELECT r.digest AS run_digest, o.name AS operation, kbench_protocol_mode(p.name)
        1e9 * greatest(c.bytes / (d).peak_bandwidth_bytes_per_s, coalesce(c.flops / pk.peak_flops, 0)) AS floor_ns,
        100 * 1e9 * greatest(c.bytes / (d).peak_bandwidth_bytes_per_s, coalesce(c.flops / pk.peak_flops, 0)) / r.primary_ns AS pct_of_roofline,
        r.workload_digest, r.protocol_digest, r.environment_digest, r.implementation_digest,
-       kbench__op_key(o.name) AS operation_key, kbench__device_key(e) AS device_key
+       _kernelindex.op_key(o.name) AS operation_key, _kernelindex.device_key(e) AS device_key
   FROM kbench_runs r
   JOIN kbench_workloads w ON w.digest = r.workload_digest
   JOIN kbench_operations o ON o.digest = w.operation_digest
   JOIN kbench_protocols p ON p.digest = r.protocol_digest
-  JOIN kbench_operation_costs k ON k.operation = kbench__op_key(o.name) AND k.mode = kbench_protocol_mode(p.name)
+  JOIN kbench_operation_costs k ON k.operation = _kernelindex.op_key(o.name) AND k.mode = kbench_protocol_mode(p.name)
   CROSS JOIN LATERAL kbench_workload_cost(r.workload_digest, k.mode) c
   LEFT JOIN kbench_environments e ON e.digest = r.environment_digest
   LEFT JOIN kbench_implementations i ON i.digest = r.implementation_digest
   CROSS JOIN LATERAL (SELECT kbench_device_of(r.environment_digest) AS d) dv
   CROSS JOIN LATERAL (SELECT CASE WHEN c.compute = 'vector' THEN (d).peak_flops_fp32
-                                  WHEN kbench__float_dtype(w.dtypes) = 'bf16' THEN (d).peak_flops_bf16
-                                  WHEN kbench__float_dtype(w.dtypes) = 'fp16' THEN (d).peak_flops_fp16
-                                  WHEN kbench__float_dtype(w.dtypes) LIKE 'fp8%' THEN (d).peak_flops_fp8
-                                  WHEN kbench__float_dtype(w.dtypes) = 'tf32' THEN (d).peak_flops_tf32
+                                  WHEN _kernelindex.float_dtype(w.dtypes) = 'bf16' THEN (d).peak_flops_bf16
+                                  WHEN _kernelindex.float_dtype(w.dtypes) = 'fp16' THEN (d).peak_flops_fp16
+                                  WHEN _kernelindex.float_dtype(w.dtypes) LIKE 'fp8%' THEN (d).peak_flops_fp8
+                                  WHEN _kernelindex.float_dtype(w.dtypes) = 'tf32' THEN (d).peak_flops_tf32
                                   ELSE (d).peak_flops_fp32 END AS peak_flops) pk
  WHERE r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL;
 COMMENT ON VIEW kbench_roofline IS 'competing runs with achieved bytes/s and FLOP/s from kbench_operation_costs, against their device''s peaks (kbench_devices)';

@@ -12,7 +12,7 @@ CREATE OR REPLACE FUNCTION kbench_sweep(operation text, mode text, axis text, en
 	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
 #variable_conflict use_column
 DECLARE
-	ops text[] := kbench__resolve_operation(operation);
+	ops text[] := _kernelindex.resolve_operation(operation);
 	protos text[];
 	envs text[];
 	impls text[];
@@ -22,10 +22,10 @@ BEGIN
 		RAISE EXCEPTION 'a mode is required' USING ERRCODE = 'null_value_not_allowed',
 			HINT = 'Use forward, backward or full.';
 	END IF;
-	protos := kbench__resolve_protocols(mode);
-	envs := kbench__resolve_environments(environment);
+	protos := _kernelindex.resolve_protocols(mode);
+	envs := _kernelindex.resolve_environments(environment);
 	IF implementation IS NOT NULL THEN
-		impls := kbench__resolve_implementation(ops, implementation);
+		impls := _kernelindex.resolve_implementation(ops, implementation);
 	END IF;
 	SELECT string_agg(DISTINCT k, ', ' ORDER BY k) INTO known
 	  FROM kbench_workloads w, jsonb_object_keys(coalesce(w.axes, '{}')) k WHERE w.operation_digest = ANY (ops);
@@ -35,7 +35,7 @@ BEGIN
 	END IF;
 	RETURN QUERY
 	SELECT (w.axes ->> axis)::numeric, coalesce(i.name, b.implementation_digest), concat_ws(' ', e.product, e.form_factor),
-	       kbench__float_dtype(w.dtypes), w.axes - axis,
+	       _kernelindex.float_dtype(w.dtypes), w.axes - axis,
 	       coalesce(r.median_ns, r.primary_ns), r.p20_ns, r.p80_ns, b.run_digest, b.observed_at
 	  FROM kbench_cohort_bests b
 	  JOIN kbench_workloads w ON w.digest = b.workload_digest
@@ -46,7 +46,7 @@ BEGIN
 	   AND b.protocol_digest = ANY (protos)
 	   AND (envs IS NULL OR b.environment_digest = ANY (envs))
 	   AND (impls IS NULL OR b.implementation_digest = ANY (impls))
-	 ORDER BY 3, 2, 4, kbench__axes_key(w.axes - axis), 1;
+	 ORDER BY 3, 2, 4, _kernelindex.axes_key(w.axes - axis), 1;
 END $$;
 COMMENT ON FUNCTION kbench_sweep(text, text, text, text, text) IS 'latency along one axis of an operation''s workloads: per implementation, device, dtype and fixed axes, the best run''s median, p20 and p80 at each value';
 

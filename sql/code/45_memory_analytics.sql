@@ -15,11 +15,11 @@ CREATE OR REPLACE VIEW kbench_memory AS
 SELECT m.workload_digest, m.protocol_digest, m.environment_digest,
        m.operation_digest,                -- the workload's own (checked when it is stored)
        o.name AS operation, m.pass AS mode, w.name AS workload, w.axes,
-       kbench__float_dtype(w.dtypes) AS dtype, e.product, e.form_factor,
+       _kernelindex.float_dtype(w.dtypes) AS dtype, e.product, e.form_factor,
        m.implementation_digest, i.name AS implementation,
        'observation'::text AS origin, m.source || '/' || m.external_id AS ref,
        m.p50_bytes AS peak_bytes, m.p20_bytes, m.p80_bytes, m.observed_at,
-       kbench__op_key(o.name) AS operation_key, kbench__device_key(e) AS device_key
+       _kernelindex.op_key(o.name) AS operation_key, _kernelindex.device_key(e) AS device_key
   FROM kbench_memory_observations m
   LEFT JOIN kbench_workloads w ON w.digest = m.workload_digest
   LEFT JOIN kbench_operations o ON o.digest = m.operation_digest
@@ -28,11 +28,11 @@ SELECT m.workload_digest, m.protocol_digest, m.environment_digest,
 UNION ALL
 SELECT r.workload_digest, r.protocol_digest, r.environment_digest,
        w.operation_digest, o.name, kbench_protocol_mode(p.name), w.name, w.axes,
-       kbench__float_dtype(w.dtypes), e.product, e.form_factor,
+       _kernelindex.float_dtype(w.dtypes), e.product, e.form_factor,
        r.implementation_digest, i.name,
        'run', r.digest,
        pm.bytes, NULL::bigint, NULL::bigint, r.observed_at,
-       kbench__op_key(o.name), kbench__device_key(e)
+       _kernelindex.op_key(o.name), _kernelindex.device_key(e)
   FROM kbench_runs r
   -- per run, so that a query about one operation reads only its runs' measurements
   CROSS JOIN LATERAL (SELECT round(x.value)::bigint AS bytes FROM kbench_measurements x
@@ -82,16 +82,16 @@ CREATE OR REPLACE FUNCTION kbench_memory_records_of(operation text, mode text DE
 	RETURNS SETOF kbench_memory_records
 	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp STABLE AS $$
 DECLARE
-	ops text[] := kbench__resolve_operation(operation);
-	protos text[] := kbench__resolve_protocols(mode);
-	envs text[] := kbench__resolve_environments(environment);
+	ops text[] := _kernelindex.resolve_operation(operation);
+	protos text[] := _kernelindex.resolve_protocols(mode);
+	envs text[] := _kernelindex.resolve_environments(environment);
 BEGIN
 	RETURN QUERY
 	SELECT r.* FROM kbench_memory_records r
 	 WHERE r.operation_digest = ANY (ops)
 	   AND (protos IS NULL OR r.protocol_digest = ANY (protos))
 	   AND (envs IS NULL OR r.environment_digest = ANY (envs))
-	 ORDER BY r.product, r.form_factor, r.mode, r.dtype, kbench__axes_key(r.axes), r.workload, r.rank, r.implementation;
+	 ORDER BY r.product, r.form_factor, r.mode, r.dtype, _kernelindex.axes_key(r.axes), r.workload, r.rank, r.implementation;
 END $$;
 COMMENT ON FUNCTION kbench_memory_records_of(text, text, text) IS 'kbench_memory_records of one operation (name, short name or digest), optionally one mode and device';
 
@@ -109,11 +109,11 @@ CREATE OR REPLACE FUNCTION kbench_memory_ratio(operation text, baseline text, ca
 	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp STABLE AS $$
 #variable_conflict use_column
 DECLARE
-	ops text[] := kbench__resolve_operation(operation);
-	base text[] := kbench__resolve_implementation(ops, baseline, 'baseline');
-	cand text[] := kbench__resolve_implementation(ops, candidate, 'candidate');
-	protos text[] := kbench__resolve_protocols(mode);
-	envs text[] := kbench__resolve_environments(environment);
+	ops text[] := _kernelindex.resolve_operation(operation);
+	base text[] := _kernelindex.resolve_implementation(ops, baseline, 'baseline');
+	cand text[] := _kernelindex.resolve_implementation(ops, candidate, 'candidate');
+	protos text[] := _kernelindex.resolve_protocols(mode);
+	envs text[] := _kernelindex.resolve_environments(environment);
 BEGIN
 	RETURN QUERY
 	WITH mem AS (
@@ -138,7 +138,7 @@ BEGIN
 		 ORDER BY b.workload_digest, b.protocol_digest, b.environment_digest, b.implementation_digest = ANY (base),
 		          b.primary_ns, b.observed_at, b.run_digest
 	)
-	SELECT w.name, w.axes, kbench__float_dtype(w.dtypes), p.name, concat_ws(' ', e.product, e.form_factor),
+	SELECT w.name, w.axes, _kernelindex.float_dtype(w.dtypes), p.name, concat_ws(' ', e.product, e.form_factor),
 	       bi.name, bm.ref, bm.peak_bytes, ci.name, cm.ref, cm.peak_bytes,
 	       cm.peak_bytes::float8 / nullif(bm.peak_bytes, 0),
 	       bt.median_ns::float8 / nullif(ct.median_ns, 0)
@@ -155,7 +155,7 @@ BEGIN
 	  LEFT JOIN kbench_implementations bi ON bi.digest = bm.implementation_digest
 	  LEFT JOIN kbench_implementations ci ON ci.digest = cm.implementation_digest
 	 WHERE bm.is_base
-	 ORDER BY 5, 4, 3, kbench__axes_key(w.axes), 1;
+	 ORDER BY 5, 4, 3, _kernelindex.axes_key(w.axes), 1;
 END $$;
 COMMENT ON FUNCTION kbench_memory_ratio(text, text, text, text, text) IS 'per workload (and protocol, device): baseline and candidate lowest peak memory in one cohort, memory_ratio = candidate / baseline, and the speedup of the same cohort';
 
@@ -184,7 +184,7 @@ CREATE OR REPLACE FUNCTION kbench_memory_sweep(operation text, mode text, axis t
 	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp STABLE AS $$
 #variable_conflict use_column
 DECLARE
-	ops text[] := kbench__resolve_operation(operation);
+	ops text[] := _kernelindex.resolve_operation(operation);
 	protos text[];
 	envs text[];
 	impls text[];
@@ -194,10 +194,10 @@ BEGIN
 		RAISE EXCEPTION 'a mode is required' USING ERRCODE = 'null_value_not_allowed',
 			HINT = 'Use forward, backward or full.';
 	END IF;
-	protos := kbench__resolve_protocols(mode);
-	envs := kbench__resolve_environments(environment);
+	protos := _kernelindex.resolve_protocols(mode);
+	envs := _kernelindex.resolve_environments(environment);
 	IF implementation IS NOT NULL THEN
-		impls := kbench__resolve_implementation(ops, implementation);
+		impls := _kernelindex.resolve_implementation(ops, implementation);
 	END IF;
 	SELECT string_agg(DISTINCT k, ', ' ORDER BY k) INTO known
 	  FROM kbench_workloads w, jsonb_object_keys(coalesce(w.axes, '{}')) k WHERE w.operation_digest = ANY (ops);
@@ -212,7 +212,7 @@ BEGIN
 	  FROM kbench_memory_records_of(operation, mode, environment) r
 	 WHERE r.axes ? axis
 	   AND (impls IS NULL OR r.implementation_digest = ANY (impls))
-	 ORDER BY 3, 2, 4, kbench__axes_key(r.axes - axis), 1;
+	 ORDER BY 3, 2, 4, _kernelindex.axes_key(r.axes - axis), 1;
 END $$;
 COMMENT ON FUNCTION kbench_memory_sweep(text, text, text, text, text) IS 'peak memory along one axis of an operation''s workloads: per implementation, device, dtype and fixed axes, the lowest peak (bytes) at each value';
 

@@ -26,12 +26,12 @@ COMMENT ON FUNCTION kbench_reproduction_marks(text) IS 'what the catalog export 
 -- digest, kbench's own (cpu, cuda, cuda/vN), a built-in python one
 -- (kbench-python-<impl>-..., or Liger's CSV rows liger-bench-<op>-<impl>
 -- with impl huggingface, torch or liger).  NULLs where there is none.
-CREATE OR REPLACE FUNCTION kbench__reproduction_request(run_digest text,
+CREATE OR REPLACE FUNCTION _kernelindex.reproduction_request(run_digest text,
 	OUT operation text, OUT mode text, OUT workload jsonb, OUT implementation text)
 	LANGUAGE sql STABLE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 	SELECT o->>'name', kbench_protocol_mode(p.name),
 	       (SELECT jsonb_object_agg(a, w.axes->a) FROM jsonb_array_elements_text(o->'axes') a)
-	         || jsonb_build_object('dtype', kbench__float_dtype(w.dtypes)),
+	         || jsonb_build_object('dtype', _kernelindex.float_dtype(w.dtypes)),
 	       coalesce(
 	         (SELECT g.name FROM kbench_registered_implementations g
 	           WHERE g.implementation_digest = r.implementation_digest AND g.operation = o->>'name'
@@ -48,27 +48,27 @@ CREATE OR REPLACE FUNCTION kbench__reproduction_request(run_digest text,
 	                      WHERE o->>'operationDigest' = w.operation_digest) ops ON true
 	 WHERE r.digest = run_digest
 $$;
-REVOKE ALL ON FUNCTION kbench__reproduction_request(text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION kbench__reproduction_request(text) TO kbench_user;
+REVOKE ALL ON FUNCTION _kernelindex.reproduction_request(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION _kernelindex.reproduction_request(text) TO kbench_user;
 -- PUBLIC reads the public facts, not whose job it is (sql/code/90_privileges.sql)
 REVOKE ALL ON kbench_reproduction_jobs FROM PUBLIC;
-CREATE OR REPLACE FUNCTION kbench__queue_reproduction(run_digest text, device text) RETURNS bigint
+CREATE OR REPLACE FUNCTION _kernelindex.queue_reproduction(run_digest text, device text) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'kbench__queue_reproduction' LANGUAGE C VOLATILE;
-REVOKE ALL ON FUNCTION kbench__queue_reproduction(text, text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION kbench__queue_reproduction(text, text) TO kbench_user;
+REVOKE ALL ON FUNCTION _kernelindex.queue_reproduction(text, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION _kernelindex.queue_reproduction(text, text) TO kbench_user;
 
 -- The job's run, kept beside the link when the job finishes (the worker or
 -- the agent storing it); never the reported run itself.
-CREATE OR REPLACE FUNCTION kbench__reproduction_finished() RETURNS trigger
+CREATE OR REPLACE FUNCTION _kernelindex.reproduction_finished() RETURNS trigger
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 BEGIN
 	UPDATE kbench_reproduction_jobs SET reproduced_run = NEW.run_digest
 	 WHERE job_id = NEW.id AND reproduced_run IS NULL AND reported_run <> NEW.run_digest;
 	RETURN NULL;
 END $$;
-REVOKE ALL ON FUNCTION kbench__reproduction_finished() FROM PUBLIC;
+REVOKE ALL ON FUNCTION _kernelindex.reproduction_finished() FROM PUBLIC;
 CREATE OR REPLACE TRIGGER reproduction_finished AFTER UPDATE OF run_digest ON kbench_jobs
-	FOR EACH ROW WHEN (NEW.run_digest IS NOT NULL) EXECUTE FUNCTION kbench__reproduction_finished();
+	FOR EACH ROW WHEN (NEW.run_digest IS NOT NULL) EXECUTE FUNCTION _kernelindex.reproduction_finished();
 
 -- Reproduce a reported run here: returns the job id.
 --   SELECT kbench_reproduce('sha256:c18a...', 'cpu');
@@ -79,13 +79,13 @@ DECLARE
 	q record;
 	impl text;
 BEGIN
-	run_digest := kbench__resolve_run(run_digest);
+	run_digest := _kernelindex.resolve_run(run_digest);
 	SELECT i.name INTO impl FROM kbench_runs r LEFT JOIN kbench_implementations i ON i.digest = r.implementation_digest
 	 WHERE r.digest = run_digest;
 	IF NOT FOUND THEN
 		RAISE EXCEPTION USING ERRCODE = 'no_data_found', MESSAGE = format('no run %s in the catalog', run_digest);
 	END IF;
-	SELECT * INTO q FROM kbench__reproduction_request(run_digest);
+	SELECT * INTO q FROM _kernelindex.reproduction_request(run_digest);
 	IF q.operation IS NULL OR q.mode IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'feature_not_supported',
 			MESSAGE = format('run %s is not of an operation and mode that kbench runs', run_digest),
@@ -96,7 +96,7 @@ BEGIN
 			MESSAGE = format('the implementation of run %s (%s) is not available here', run_digest, coalesce(impl, 'not in the catalog')),
 			HINT = 'kbench reproduces its own implementations, huggingface, torch, liger, and registered implementations with the same digest.';
 	END IF;
-	RETURN kbench__queue_reproduction(run_digest, device);
+	RETURN _kernelindex.queue_reproduction(run_digest, device);
 END $$;
 REVOKE ALL ON FUNCTION kbench_reproduce(text, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION kbench_reproduce(text, text) TO kbench_user;
@@ -119,8 +119,8 @@ CREATE OR REPLACE VIEW kbench_reproductions AS
 	       x.median_ns::float8 / nullif(r.median_ns, 0) AS ratio,
 	       coalesce(t.tier = 'verified', false) AS verified,
 	       l.requested_at,
-	       (SELECT kbench__op_key(o.name) FROM kbench_operations o WHERE o.digest = w.operation_digest) AS operation_key,
-	       kbench__device_key(re) AS reported_device_key, kbench__device_key(xe) AS reproduced_device_key,
+	       (SELECT _kernelindex.op_key(o.name) FROM kbench_operations o WHERE o.digest = w.operation_digest) AS operation_key,
+	       _kernelindex.device_key(re) AS reported_device_key, _kernelindex.device_key(xe) AS reproduced_device_key,
 	       t.tier
 	  FROM kbench_reproduction_jobs l
 	  JOIN kbench_runs r ON r.digest = l.reported_run
@@ -137,6 +137,6 @@ CREATE OR REPLACE VIEW kbench_reproductions AS
 	  CROSS JOIN LATERAL (SELECT CASE
 	         WHEN x.digest IS NULL THEN CASE WHEN j.status IN ('queued', 'running') THEN 'pending' ELSE 'not reproduced' END
 	         WHEN x.status = 'passed' AND x.workload_digest = r.workload_digest
-	              THEN CASE WHEN kbench__device_key(xe) = kbench__device_key(re) THEN 'verified' ELSE 're-run elsewhere' END
+	              THEN CASE WHEN _kernelindex.device_key(xe) = _kernelindex.device_key(re) THEN 'verified' ELSE 're-run elsewhere' END
 	         ELSE 'not reproduced' END AS tier) t;
 GRANT SELECT ON kbench_reproductions TO PUBLIC;

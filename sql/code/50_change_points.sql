@@ -21,15 +21,15 @@ COMMENT ON FUNCTION kbench_segment(float8[], float8, int, float8) IS 'change poi
 
 -- One new point against the previous points of its series, as an alert
 -- rule's method says (src/continuous.c).
-CREATE OR REPLACE FUNCTION kbench__judge(method text, series float8[], threshold float8, min_change_pct float8,
+CREATE OR REPLACE FUNCTION _kernelindex.judge(method text, series float8[], threshold float8, min_change_pct float8,
                               window_size int, persistence int,
                               OUT flagged boolean, OUT baseline_ns float8, OUT statistic float8, OUT critical float8,
                               OUT compared int, OUT change_at int)
 	AS 'MODULE_PATHNAME', 'kbench__judge' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-REVOKE ALL ON FUNCTION kbench__judge(text, float8[], float8, float8, int, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION _kernelindex.judge(text, float8[], float8, float8, int, int) FROM PUBLIC;
 
 -- The mean of v[a:b] (1-based, inclusive).
-CREATE OR REPLACE FUNCTION kbench__slice_mean(v float8[], a int, b int) RETURNS float8
+CREATE OR REPLACE FUNCTION _kernelindex.slice_mean(v float8[], a int, b int) RETURNS float8
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
 	RETURN (SELECT avg(x) FROM unnest(v[a:b]) x);
 
@@ -56,7 +56,7 @@ BEGIN
 			HINT = 'For example kbench_change_points(''liger'', ''layer_norm'').';
 	END IF;
 	PERFORM kbench_segment('{}', penalty, min_size, min_change_pct);   -- the arguments' checks
-	f := kbench__series_filter(implementation, operation, mode, environment, in_workload);
+	f := _kernelindex.series_filter(implementation, operation, mode, environment, in_workload);
 	IF f.ops IS NOT NULL THEN
 		-- the operation as its workloads: an index scan of their runs, not a semi-join over every run
 		f.wls := ARRAY(SELECT w.digest FROM kbench_workloads w
@@ -67,7 +67,7 @@ BEGIN
 	WITH s AS (
 		SELECT p.wd, p.pd, p.ed, p.fam, array_agg(p.x ORDER BY p.oa, p.rd) AS xs, array_agg(p.rd ORDER BY p.oa, p.rd) AS rds,
 		       array_agg(p.oa ORDER BY p.oa, p.rd) AS oas
-		  FROM kbench__points(f.impls, f.ops, f.protos, f.envs, false, f.wls) p
+		  FROM _kernelindex.points(f.impls, f.ops, f.protos, f.envs, false, f.wls) p
 		 GROUP BY p.wd, p.pd, p.ed, p.fam
 	), c AS (
 		SELECT s.*, cp.pt, cp.k, cps
@@ -78,10 +78,10 @@ BEGIN
 	)
 	SELECT m.fam, wl.name, pr.name, concat_ws(' ', e.product, e.form_factor),
 	       m.pt, m.rds[m.pt], m.oas[m.pt], kbench_run_version(m.rds[m.pt]), kbench_run_version(m.rds[m.pt - 1]),
-	       kbench__slice_mean(m.xs, m.a, m.pt - 1), kbench__slice_mean(m.xs, m.pt, m.b - 1),
-	       round(((kbench__slice_mean(m.xs, m.pt, m.b - 1) / kbench__slice_mean(m.xs, m.a, m.pt - 1) - 1) * 100)::numeric, 2)::float8,
-	       CASE WHEN kbench__slice_mean(m.xs, m.pt, m.b - 1) > kbench__slice_mean(m.xs, m.a, m.pt - 1) THEN 'slower' ELSE 'faster' END,
-	       m.pt - m.a, m.b - m.pt, m.wd, m.pd, m.ed, kbench__op_key(o.name), kbench_protocol_mode(pr.name)
+	       _kernelindex.slice_mean(m.xs, m.a, m.pt - 1), _kernelindex.slice_mean(m.xs, m.pt, m.b - 1),
+	       round(((_kernelindex.slice_mean(m.xs, m.pt, m.b - 1) / _kernelindex.slice_mean(m.xs, m.a, m.pt - 1) - 1) * 100)::numeric, 2)::float8,
+	       CASE WHEN _kernelindex.slice_mean(m.xs, m.pt, m.b - 1) > _kernelindex.slice_mean(m.xs, m.a, m.pt - 1) THEN 'slower' ELSE 'faster' END,
+	       m.pt - m.a, m.b - m.pt, m.wd, m.pd, m.ed, _kernelindex.op_key(o.name), kbench_protocol_mode(pr.name)
 	  FROM m
 	  LEFT JOIN kbench_workloads wl ON wl.digest = m.wd
 	  LEFT JOIN kbench_operations o ON o.digest = wl.operation_digest
@@ -90,4 +90,4 @@ BEGIN
 	 ORDER BY m.fam, wl.name, pr.name, 4, m.pt;
 END $$;
 COMMENT ON FUNCTION kbench_change_points(text, text, text, text, text, float8, int, float8) IS 'steps along each series (implementation family in one cohort): PELT change points with the means before and after';
-REVOKE ALL ON FUNCTION kbench__slice_mean(float8[], int, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION _kernelindex.slice_mean(float8[], int, int) FROM PUBLIC;

@@ -19,7 +19,7 @@ SELECT a.id, kbench_alert_effective_status(a) AS status, a.status AS recorded_st
        a.verdict, c.job_id AS confirmation_job, c.value_ns AS confirmation_ns, c.change_pct AS confirmation_change_pct,
        c.error AS confirmation_error, a.reason, a.until, a.changed_by, a.opened_at, a.changed_at,
        a.workload_digest, a.protocol_digest, a.environment_digest, a.rule_id,
-       kbench__op_key(o.name) AS operation_key, kbench__device_key(e) AS device_key
+       _kernelindex.op_key(o.name) AS operation_key, _kernelindex.device_key(e) AS device_key
   FROM kbench_alerts a
   LEFT JOIN kbench_alert_rules ru ON ru.id = a.rule_id
   LEFT JOIN kbench_runs r ON r.digest = a.run_digest
@@ -31,30 +31,30 @@ SELECT a.id, kbench_alert_effective_status(a) AS status, a.status AS recorded_st
 COMMENT ON VIEW kbench_alert_status IS 'alerts with their series'' names, effective status (lapsed acknowledgements and suppressions fall back) and confirmation';
 
 -- Whether a device named in a rule (or kbench_check) is the environment's.
-CREATE OR REPLACE FUNCTION kbench__device_is(device text, e kbench_environments) RETURNS boolean
+CREATE OR REPLACE FUNCTION _kernelindex.device_is(device text, e kbench_environments) RETURNS boolean
 	LANGUAGE sql IMMUTABLE
 	RETURN device IS NULL OR device = e.digest OR device = e.name
 	    OR lower(e.product) IN (lower(device), 'nvidia ' || lower(device))
 	    OR lower(e.product || ' ' || e.form_factor) IN (lower(device), 'nvidia ' || lower(device));
 
 -- Whether a mode named in a rule is the protocol's.
-CREATE OR REPLACE FUNCTION kbench__mode_is(mode text, p kbench_protocols) RETURNS boolean
+CREATE OR REPLACE FUNCTION _kernelindex.mode_is(mode text, p kbench_protocols) RETURNS boolean
 	LANGUAGE sql IMMUTABLE
 	RETURN mode IS NULL OR CASE WHEN mode IN ('forward', 'backward', 'full') THEN kbench_protocol_mode(p.name) = mode
 	                            ELSE mode IN (p.name, p.digest) END;
 
-CREATE OR REPLACE FUNCTION kbench__alert_notify(a kbench_alerts) RETURNS void
+CREATE OR REPLACE FUNCTION _kernelindex.alert_notify(a kbench_alerts) RETURNS void
 	LANGUAGE sql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 	SELECT pg_notify('kbench_alerts', json_build_object('id', a.id, 'status', a.status, 'rule_id', a.rule_id,
 	                 'family', a.family, 'run_digest', a.run_digest, 'change_pct', round(a.change_pct::numeric, 2))::text)
 $$;
-REVOKE ALL ON FUNCTION kbench__alert_notify(kbench_alerts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION _kernelindex.alert_notify(kbench_alerts) FROM PUBLIC;
 
 -- Queue the confirmation rerun of a new alert, when this server can rerun
 -- its series: a job here produced one of the series' runs (so the
 -- implementation runs here, on the alert's environment) on a device a
 -- worker serves.  That job's request is queued again.
-CREATE OR REPLACE FUNCTION kbench__queue_confirmation(a kbench_alerts) RETURNS void
+CREATE OR REPLACE FUNCTION _kernelindex.queue_confirmation(a kbench_alerts) RETURNS void
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 DECLARE
 	src kbench_jobs;
@@ -73,7 +73,7 @@ BEGIN
 		RETURN;                             -- not made here: nothing to rerun
 	END IF;
 	BEGIN
-		IF NOT EXISTS (SELECT 1 FROM kbench__workers() w WHERE w.device = src.device) THEN
+		IF NOT EXISTS (SELECT 1 FROM _kernelindex.workers() w WHERE w.device = src.device) THEN
 			RAISE EXCEPTION 'no worker serves device %', src.device;
 		END IF;
 		job := kbench_run(src.operation, src.mode, src.workload, src.implementation, src.device, src.protocol);
@@ -82,13 +82,13 @@ BEGIN
 		INSERT INTO kbench_alert_confirmations (alert_id, error) VALUES (a.id, SQLERRM);
 	END;
 END $$;
-REVOKE ALL ON FUNCTION kbench__queue_confirmation(kbench_alerts) FROM PUBLIC;
+REVOKE ALL ON FUNCTION _kernelindex.queue_confirmation(kbench_alerts) FROM PUBLIC;
 
 -- A confirmation rerun landed (the worker stores the run of the job it is
 -- running): confirmed when it reproduces at least half the alert's slowdown
 -- (and the rule's min_change_pct) against the alert's baseline, else
 -- refuted.  An alert still open takes the verdict as its status.
-CREATE OR REPLACE FUNCTION kbench__judge_confirmation(c kbench_alert_confirmations, run kbench_runs) RETURNS void
+CREATE OR REPLACE FUNCTION _kernelindex.judge_confirmation(c kbench_alert_confirmations, run kbench_runs) RETURNS void
 	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 DECLARE
 	a kbench_alerts;
@@ -109,9 +109,9 @@ BEGIN
 	 WHERE alert_id = c.alert_id;
 	UPDATE kbench_alerts SET verdict = v, status = CASE WHEN status = 'open' THEN v ELSE status END, changed_at = now()
 	 WHERE id = a.id RETURNING * INTO a;
-	PERFORM kbench__alert_notify(a);
+	PERFORM _kernelindex.alert_notify(a);
 END $$;
-REVOKE ALL ON FUNCTION kbench__judge_confirmation(kbench_alert_confirmations, kbench_runs) FROM PUBLIC;
+REVOKE ALL ON FUNCTION _kernelindex.judge_confirmation(kbench_alert_confirmations, kbench_runs) FROM PUBLIC;
 
 -- Check runs against the enabled rules: each competing run against the
 -- previous points of its series (those observed before it), as its rules'
@@ -122,7 +122,7 @@ REVOKE ALL ON FUNCTION kbench__judge_confirmation(kbench_alert_confirmations, kb
 -- (changepoint: when the alert's change point is in the window); otherwise
 -- it opens an alert: NOTIFY kbench_alerts, and a confirmation rerun when the
 -- rule asks and this server can rerun it.  Returns the alerts opened.
-CREATE OR REPLACE FUNCTION kbench__alert_check(landed text[], only_rule int DEFAULT NULL, rejudge boolean DEFAULT true) RETURNS int
+CREATE OR REPLACE FUNCTION _kernelindex.alert_check(landed text[], only_rule int DEFAULT NULL, rejudge boolean DEFAULT true) RETURNS int
 	-- a generic plan: the custom plans of this query took ~7 ms to plan, per landed run;
 	-- and index scans: the plan is made once, often while kbench_runs is still
 	-- small (an import), and a sequential scan per landed run then grows with it
@@ -186,7 +186,7 @@ BEGIN
 			          AND (ru.family IS NULL OR ru.family = n.fam)
 			          AND (ru.operation IS NULL OR ru.operation = n.opname)
 			          AND (ru.workload_digest IS NULL OR ru.workload_digest = n.wd)
-			          AND kbench__mode_is(ru.mode, n.p) AND kbench__device_is(ru.device, n.e)) mr
+			          AND _kernelindex.mode_is(ru.mode, n.p) AND _kernelindex.device_is(ru.device, n.e)) mr
 			  CROSS JOIN LATERAL (SELECT coalesce(array_agg(z.digest ORDER BY z.observed_at, z.digest), '{}') AS rds,
 			                             coalesce(array_agg(z.primary_ns::float8 ORDER BY z.observed_at, z.digest), '{}') AS xs
 			                        FROM (SELECT r.digest, r.observed_at, r.primary_ns
@@ -209,7 +209,7 @@ BEGIN
 		SELECT mp.digest, mp.wd, mp.pd, mp.ed, mp.oa, mp.x, mp.fam, mp.rule_id, mp.method, mp.window_size, mp.confirm,
 		       mp.all_rds[mp.first:] AS rds, mp.all_rds[mp.first:] || mp.digest AS upto, j.*
 		  FROM mp
-		  CROSS JOIN LATERAL kbench__judge(mp.method, mp.all_xs[mp.first:] || mp.x, mp.threshold, mp.min_change_pct,
+		  CROSS JOIN LATERAL _kernelindex.judge(mp.method, mp.all_xs[mp.first:] || mp.x, mp.threshold, mp.min_change_pct,
 		                                   mp.window_size, mp.persistence) j
 		 WHERE j.flagged
 		 ORDER BY mp.oa, mp.digest, mp.rule_id
@@ -259,18 +259,18 @@ BEGIN
 		RETURNING * INTO a;
 		IF a.id IS NOT NULL THEN
 			opened := opened + 1;
-			PERFORM kbench__alert_notify(a);
+			PERFORM _kernelindex.alert_notify(a);
 			IF c.confirm THEN
-				PERFORM kbench__queue_confirmation(a);
+				PERFORM _kernelindex.queue_confirmation(a);
 			END IF;
 		END IF;
 	END LOOP;
 	RETURN opened;
 END $$;
-REVOKE ALL ON FUNCTION kbench__alert_check(text[], int, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION _kernelindex.alert_check(text[], int, boolean) FROM PUBLIC;
 
 -- The trigger that judges confirmation reruns and checks every other run
--- as it lands (kbench__alerts_after_insert) is sql/code/52_confirmations.sql;
+-- as it lands (_kernelindex.alerts_after_insert) is sql/code/52_confirmations.sql;
 -- who silences alerts, and what a restore is, below.
 
 -- Define an alert rule.  implementation, operation, mode, environment and
@@ -327,7 +327,7 @@ BEGIN
 		RAISE EXCEPTION 'persistence must be between 1 and 100 (1 for changepoint), got %', p USING ERRCODE = 'invalid_parameter_value',
 			DETAIL = 'It is how many flagged points in a row open an alert (default 2 for ttest, 1 otherwise).';
 	END IF;
-	f := kbench__series_filter(implementation, operation, mode, environment, workload);
+	f := _kernelindex.series_filter(implementation, operation, mode, environment, workload);
 	INSERT INTO kbench_alert_rules (name, family, operation, mode, device, workload_digest, method, window_size, threshold,
 	                                min_change_pct, persistence, confirm)
 	VALUES (name,
@@ -368,7 +368,7 @@ BEGIN
 		RAISE EXCEPTION 'unknown alert rule "%"', rule USING ERRCODE = 'undefined_object',
 			DETAIL = format('The rules are %s.', coalesce((SELECT string_agg(r.name, ', ' ORDER BY r.name) FROM kbench_alert_rules r), 'none'));
 	END IF;
-	RETURN kbench__alert_check(ARRAY(
+	RETURN _kernelindex.alert_check(ARRAY(
 		SELECT r.digest FROM kbench_runs r
 		  LEFT JOIN kbench_implementations i ON i.digest = r.implementation_digest
 		  LEFT JOIN kbench_workloads w ON w.digest = r.workload_digest
@@ -393,19 +393,19 @@ REVOKE ALL ON FUNCTION kbench_alert_scan(text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION kbench_alert_rule(text, text, text, text, text, text, text, int, float8, float8, int, boolean) TO kbench_admin;
 GRANT EXECUTE ON FUNCTION kbench_alert_rule_drop(text) TO kbench_admin;
 GRANT EXECUTE ON FUNCTION kbench_alert_scan(text) TO kbench_admin;
-REVOKE ALL ON FUNCTION kbench__device_is(text, kbench_environments) FROM PUBLIC;
-REVOKE ALL ON FUNCTION kbench__mode_is(text, kbench_protocols) FROM PUBLIC;
+REVOKE ALL ON FUNCTION _kernelindex.device_is(text, kbench_environments) FROM PUBLIC;
+REVOKE ALL ON FUNCTION _kernelindex.mode_is(text, kbench_protocols) FROM PUBLIC;
 -- Whether the statement being executed is a COPY FROM into the table rel,
 -- named with its schema (pg_restore's and psql's restore of a dump: COPY
 -- public.kbench_runs (...) FROM stdin).  Read from the executing portal's
 -- parsed statement (src/continuous.c), not from the query's text: no
 -- statement text makes a COPY TO, an ingest or a SELECT look like one, and a
 -- COPY FROM into kbench_runs needs the right to write it (the owner's).
-CREATE OR REPLACE FUNCTION kbench__copying_into(rel oid) RETURNS boolean
+CREATE OR REPLACE FUNCTION _kernelindex.copying_into(rel oid) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'kbench__copying_into' LANGUAGE C VOLATILE STRICT;
-REVOKE ALL ON FUNCTION kbench__copying_into(oid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION _kernelindex.copying_into(oid) FROM PUBLIC;
 
--- The trigger that reads it, kbench__alerts_after_insert, is
+-- The trigger that reads it, _kernelindex.alerts_after_insert, is
 -- sql/code/52_confirmations.sql (with the judging of confirmation reruns).
 
 -- Acknowledge an alert (seen, being handled) or suppress it (not to be
@@ -415,7 +415,7 @@ REVOKE ALL ON FUNCTION kbench__copying_into(oid) FROM PUBLIC;
 -- as its verdict, or open, again.  Who: kbench_admin any alert; any other
 -- role (a kbench_user) only an alert on a run of its own job, a job whose
 -- owner is the session's role or a role it is a member of (issue 24, item 11).
-CREATE OR REPLACE FUNCTION kbench__alert_set(alert_id bigint, new_status text, reason text, until timestamptz) RETURNS kbench_alerts
+CREATE OR REPLACE FUNCTION _kernelindex.alert_set(alert_id bigint, new_status text, reason text, until timestamptz) RETURNS kbench_alerts
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 DECLARE
 	a kbench_alerts;
@@ -458,20 +458,20 @@ BEGIN
 			DETAIL = format('Alert %s is on run %s, which no job of role %s measured.', alert_id, a.run_digest, session_user),
 			HINT = 'A kbench_user acknowledges and suppresses alerts on its own jobs'' runs; kbench_admin any alert.';
 	END IF;
-	UPDATE kbench_alerts al SET status = new_status, reason = kbench__alert_set.reason, until = kbench__alert_set.until,
+	UPDATE kbench_alerts al SET status = new_status, reason = alert_set.reason, until = alert_set.until,
 	       changed_by = session_user, changed_at = now()
 	 WHERE al.id = alert_id RETURNING * INTO a;
-	PERFORM kbench__alert_notify(a);
+	PERFORM _kernelindex.alert_notify(a);
 	RETURN a;
 END $$;
-REVOKE ALL ON FUNCTION kbench__alert_set(bigint, text, text, timestamptz) FROM PUBLIC;
+REVOKE ALL ON FUNCTION _kernelindex.alert_set(bigint, text, text, timestamptz) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION kbench_alert_acknowledge(alert_id bigint, reason text, until timestamptz DEFAULT NULL) RETURNS kbench_alerts
 	LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp
-	RETURN kbench__alert_set(alert_id, 'acknowledged', reason, until);
+	RETURN _kernelindex.alert_set(alert_id, 'acknowledged', reason, until);
 CREATE OR REPLACE FUNCTION kbench_alert_suppress(alert_id bigint, reason text, until timestamptz) RETURNS kbench_alerts
 	LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp
-	RETURN kbench__alert_set(alert_id, 'suppressed', reason, until);
+	RETURN _kernelindex.alert_set(alert_id, 'suppressed', reason, until);
 REVOKE ALL ON FUNCTION kbench_alert_acknowledge(bigint, text, timestamptz) FROM PUBLIC;
 REVOKE ALL ON FUNCTION kbench_alert_suppress(bigint, text, timestamptz) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION kbench_alert_acknowledge(bigint, text, timestamptz) TO kbench_user;

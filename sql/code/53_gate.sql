@@ -4,13 +4,13 @@
 
 -- The alerts that a gate or a summary selects: effective status open or
 -- confirmed (blocking), the others too when all.
-CREATE OR REPLACE FUNCTION kbench__gate_alerts(implementation text, operation text, mode text, environment text, since timestamptz)
+CREATE OR REPLACE FUNCTION _kernelindex.gate_alerts(implementation text, operation text, mode text, environment text, since timestamptz)
 	RETURNS SETOF kbench_alert_status
 	LANGUAGE plpgsql SET search_path = pg_catalog, @extschema@, pg_temp STABLE AS $$
 DECLARE
 	f record;
 BEGIN
-	f := kbench__series_filter(implementation, operation, mode, environment, NULL);
+	f := _kernelindex.series_filter(implementation, operation, mode, environment, NULL);
 	RETURN QUERY
 	SELECT s.* FROM kbench_alert_status s
 	 WHERE (f.impls IS NULL OR s.family IN (SELECT i.name FROM kbench_implementations i WHERE i.digest = ANY (f.impls))
@@ -21,7 +21,7 @@ BEGIN
 	   AND (since IS NULL OR s.opened_at >= since)
 	 ORDER BY s.id;
 END $$;
-REVOKE ALL ON FUNCTION kbench__gate_alerts(text, text, text, text, timestamptz) FROM PUBLIC;
+REVOKE ALL ON FUNCTION _kernelindex.gate_alerts(text, text, text, text, timestamptz) FROM PUBLIC;
 
 -- Fail a CI job on a regression: raises SQLSTATE KB001 when an alert that
 -- is open or confirmed (acknowledged, suppressed and refuted ones do not
@@ -40,7 +40,7 @@ BEGIN
 	-- the arguments first, so that an error in them is raised here, with one
 	-- line of context, not from the resolvers three calls down
 	BEGIN
-		PERFORM kbench__series_filter(implementation, operation, mode, environment, NULL);
+		PERFORM _kernelindex.series_filter(implementation, operation, mode, environment, NULL);
 	EXCEPTION WHEN undefined_object OR ambiguous_parameter OR null_value_not_allowed OR invalid_parameter_value THEN
 		DECLARE
 			m text; d text; h text; c text;
@@ -63,7 +63,7 @@ BEGIN
 	                         round(a.change_pct::numeric, 1), a.status)
 	                  ORDER BY a.status = 'confirmed' DESC, a.change_pct DESC) FILTER (WHERE a.status IN ('open', 'confirmed')))[1]
 	  INTO blocking, confirmed, others, worst
-	  FROM kbench__gate_alerts(implementation, operation, mode, environment, since) a;
+	  FROM _kernelindex.gate_alerts(implementation, operation, mode, environment, since) a;
 	IF blocking > 0 THEN
 		RAISE EXCEPTION 'kbench_check: % regression alert% (% confirmed)', blocking, CASE WHEN blocking > 1 THEN 's' ELSE '' END, confirmed
 			USING ERRCODE = 'KB001',
@@ -85,17 +85,17 @@ COMMENT ON FUNCTION kbench_check(text, text, text, text, timestamptz) IS 'CI gat
 --     emphasis, [link](target) or ![image](target), and no e-mail autolink
 --     (mailto:).  What is left linkable is GitHub's bare http(s)://
 --     and www. autolinks: no link whose target is not http(s).
-CREATE OR REPLACE FUNCTION kbench__markdown_cell(value text) RETURNS text
+CREATE OR REPLACE FUNCTION _kernelindex.markdown_cell(value text) RETURNS text
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 	RETURN regexp_replace(
 	         replace(replace(replace(
 	           regexp_replace(value, E'[\\x01-\\x1f\\x7f-\\x9f\\u2028\\u2029]', ' ', 'g'),
 	           '&', '&amp;'), '<', '&lt;'), '>', '&gt;'),
 	         '([][\\`*_~|()!@])', '\\\1', 'g');
-COMMENT ON FUNCTION kbench__markdown_cell(text) IS 'a value as Markdown table cell text: no line break, HTML, markup or link';
+COMMENT ON FUNCTION _kernelindex.markdown_cell(text) IS 'a value as Markdown table cell text: no line break, HTML, markup or link';
 
 -- A Markdown table of the matching alerts (all statuses), worst first, to
--- paste into a pull request.  Every value written is a kbench__markdown_cell.
+-- paste into a pull request.  Every value written is a _kernelindex.markdown_cell.
 CREATE OR REPLACE FUNCTION kbench_summary_markdown(implementation text DEFAULT NULL, operation text DEFAULT NULL, mode text DEFAULT NULL,
                                                    environment text DEFAULT NULL, since timestamptz DEFAULT NULL)
 	RETURNS text
@@ -105,12 +105,12 @@ CREATE OR REPLACE FUNCTION kbench_summary_markdown(implementation text DEFAULT N
 	       || E'| alert | status | implementation | workload | mode | device | before | after | change | points |\n'
 	       || E'|---:|---|---|---|---|---|---:|---:|---:|---:|\n'
 	       || coalesce(string_agg(format('| %s | %s | %s | %s | %s | %s | %s µs | %s µs | %s%s%% | %s |',
-	                                     a.id, kbench__markdown_cell(a.status), kbench__markdown_cell(a.family),
-	                                     kbench__markdown_cell(coalesce(a.workload, a.workload_digest)),
-	                                     coalesce(kbench__markdown_cell(a.mode), ''), coalesce(kbench__markdown_cell(a.device), ''),
+	                                     a.id, _kernelindex.markdown_cell(a.status), _kernelindex.markdown_cell(a.family),
+	                                     _kernelindex.markdown_cell(coalesce(a.workload, a.workload_digest)),
+	                                     coalesce(_kernelindex.markdown_cell(a.mode), ''), coalesce(_kernelindex.markdown_cell(a.device), ''),
 	                                     round((a.baseline_ns / 1e3)::numeric, 2), round((a.value_ns / 1e3)::numeric, 2),
 	                                     CASE WHEN a.change_pct >= 0 THEN '+' END, round(a.change_pct::numeric, 1), a.points),
 	                              E'\n' ORDER BY a.status IN ('open', 'confirmed') DESC, a.change_pct DESC, a.id) || E'\n', '')
-	  FROM kbench__gate_alerts(implementation, operation, mode, environment, since) a
+	  FROM _kernelindex.gate_alerts(implementation, operation, mode, environment, since) a
 $$;
 COMMENT ON FUNCTION kbench_summary_markdown(text, text, text, text, timestamptz) IS 'the matching alerts as a Markdown table for a pull request';

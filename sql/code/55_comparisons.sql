@@ -81,7 +81,7 @@ BEGIN
 		RAISE EXCEPTION 'a baseline and a candidate are required' USING ERRCODE = 'null_value_not_allowed',
 			HINT = 'Name two providers, e.g. kbench_compare_providers(''huggingface'', ''liger'').';
 	END IF;
-	PERFORM kbench__resolve_protocols(mode), kbench__resolve_environments(environment);
+	PERFORM _kernelindex.resolve_protocols(mode), _kernelindex.resolve_environments(environment);
 	FOR op IN SELECT o.name FROM kbench_operations o GROUP BY o.name ORDER BY o.name LOOP
 		BEGIN
 			RETURN QUERY
@@ -89,7 +89,7 @@ BEGIN
 			       count(*) FILTER (WHERE d.diff > d.half_c),
 			       count(*) FILTER (WHERE -d.diff > d.half_b),
 			       count(*) FILTER (WHERE NOT d.diff > d.half_c AND NOT -d.diff > d.half_b),
-			       kbench__op_key(op), kbench_protocol_mode(s.protocol)
+			       _kernelindex.op_key(op), kbench_protocol_mode(s.protocol)
 			  FROM kbench_speedup(op, baseline, candidate, mode, environment) s
 			  JOIN kbench_runs rb ON rb.digest = s.baseline_run
 			  JOIN kbench_runs rc ON rc.digest = s.candidate_run

@@ -17,7 +17,7 @@
 CREATE OR REPLACE VIEW kbench_records AS
 SELECT b.workload_digest, b.protocol_digest, b.environment_digest,
        o.name AS operation, kbench_protocol_mode(p.name) AS mode, w.name AS workload, w.axes,
-       kbench__float_dtype(w.dtypes) AS dtype, e.product, e.form_factor,
+       _kernelindex.float_dtype(w.dtypes) AS dtype, e.product, e.form_factor,
        b.implementation_digest, i.name AS implementation,
        b.run_digest, b.primary_ns, b.low_ns, b.high_ns, b.observed_at,
        1 + (SELECT count(*) FROM kbench_cohort_bests c
@@ -39,7 +39,7 @@ SELECT b.workload_digest, b.protocol_digest, b.environment_digest,
                        WHERE c.workload_digest = b.workload_digest AND c.protocol_digest = b.protocol_digest
                          AND c.environment_digest = b.environment_digest AND c.high_ns < b.low_ns) END AS overlap_rank,
        b.run_digest <> l.run_digest AND b.low_ns <= l.high_ns AND l.low_ns <= b.high_ns AS overlap_ties_leader,
-       kbench__op_key(o.name) AS operation_key, kbench__device_key(e) AS device_key
+       _kernelindex.op_key(o.name) AS operation_key, _kernelindex.device_key(e) AS device_key
   FROM kbench_cohort_bests b
   CROSS JOIN LATERAL (SELECT c.run_digest, c.primary_ns, c.low_ns, c.high_ns FROM kbench_cohort_bests c
                        WHERE c.workload_digest = b.workload_digest AND c.protocol_digest = b.protocol_digest
@@ -70,7 +70,7 @@ SELECT l.workload_digest, l.protocol_digest, l.environment_digest,
                 AND c.environment_digest = l.environment_digest AND c.run_digest <> l.run_digest
                 AND c.low_ns <= l.high_ns AND l.low_ns <= c.high_ns
               ORDER BY c.primary_ns) AS overlap_tied_implementations,
-       kbench__op_key(o.name) AS operation_key, kbench__device_key(e) AS device_key
+       _kernelindex.op_key(o.name) AS operation_key, _kernelindex.device_key(e) AS device_key
   FROM (SELECT DISTINCT ON (b.workload_digest, b.protocol_digest, b.environment_digest) b.*
           FROM kbench_cohort_bests b
          ORDER BY b.workload_digest, b.protocol_digest, b.environment_digest, b.primary_ns, b.observed_at, b.run_digest) l

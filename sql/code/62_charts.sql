@@ -106,7 +106,7 @@ BEGIN
 		  FROM v, n
 	)
 	SELECT jsonb_build_object(
-	         'title', format('%s %s: %s against %s', (SELECT o.name FROM kbench_operations o WHERE o.digest = (kbench__resolve_operation(operation))[1]),
+	         'title', format('%s %s: %s against %s', (SELECT o.name FROM kbench_operations o WHERE o.digest = (_kernelindex.resolve_operation(operation))[1]),
 	                         mode, CASE m WHEN 'time' THEN 'time' WHEN 'bandwidth' THEN 'bandwidth' WHEN 'flops' THEN 'FLOP rate' ELSE 'peak memory' END, axis),
 	         'subtitle', concat_ws(' · ', (SELECT string_agg(DISTINCT device, ', ') FROM v), (SELECT string_agg(DISTINCT dtype, ', ') FROM v),
 	                               (SELECT string_agg(key || '=' || value, ' ' ORDER BY key) FROM n, jsonb_each_text(n.fixed1) WHERE n.nf = 1),
@@ -141,8 +141,8 @@ DECLARE
 	op text;
 	opname text;
 	fam text;
-	protos text[] := kbench__resolve_protocols(mode);
-	envs text[] := kbench__resolve_environments(environment);
+	protos text[] := _kernelindex.resolve_protocols(mode);
+	envs text[] := _kernelindex.resolve_environments(environment);
 	spec jsonb;
 	marks jsonb;
 BEGIN
@@ -158,7 +158,7 @@ BEGIN
 			DETAIL = 'No workload in the catalog has that name or digest.',
 			HINT = 'List them with SELECT name FROM kbench_workloads ORDER BY 1.';
 	END IF;
-	SELECT min(i.name) INTO fam FROM kbench_implementations i WHERE i.digest = ANY (kbench__resolve_implementation(ARRAY[op], implementation));
+	SELECT min(i.name) INTO fam FROM kbench_implementations i WHERE i.digest = ANY (_kernelindex.resolve_implementation(ARRAY[op], implementation));
 	fam := coalesce(fam, implementation);
 	-- regressions, at their point of their series; then change points and
 	-- alerts when this version provides them (issue 16).
@@ -245,8 +245,8 @@ CREATE OR REPLACE FUNCTION kbench_chart_records(workload text, mode text DEFAULT
 DECLARE
 	wd text;
 	wname text;
-	protos text[] := kbench__resolve_protocols(mode);
-	envs text[] := kbench__resolve_environments(environment);
+	protos text[] := _kernelindex.resolve_protocols(mode);
+	envs text[] := _kernelindex.resolve_environments(environment);
 	spec jsonb;
 BEGIN
 	IF workload IS NULL THEN

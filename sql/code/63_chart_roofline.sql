@@ -12,7 +12,7 @@ CREATE OR REPLACE FUNCTION kbench_chart_roofline(environment text, operation tex
 DECLARE
 	envs text[];
 	ops text[];
-	protos text[] := kbench__resolve_protocols(mode);
+	protos text[] := _kernelindex.resolve_protocols(mode);
 	dev kbench_devices;
 	ndev int;
 	devnames text;
@@ -29,9 +29,9 @@ BEGIN
 		RAISE EXCEPTION 'an environment is required' USING ERRCODE = 'null_value_not_allowed',
 			HINT = 'Name a device, e.g. ''NVIDIA H100 80GB HBM3'' or ''A100''.';
 	END IF;
-	envs := kbench__resolve_environments(environment);
+	envs := _kernelindex.resolve_environments(environment);
 	IF operation IS NOT NULL THEN
-		ops := kbench__resolve_operation(operation);
+		ops := _kernelindex.resolve_operation(operation);
 	END IF;
 	-- ambiguity is the resolver's alone (issue 29: 'H100' means the same here as
 	-- in kbench_speedup); a selection over several datasheet rows (H100 SXM5
@@ -69,7 +69,7 @@ BEGIN
 	         'x', jsonb_build_object('label', 'arithmetic intensity (FLOP/byte)', 'log', true),
 	         'y', jsonb_build_object('label', 'achieved FLOP/s', 'log', true),
 	         'series', coalesce((SELECT jsonb_agg(jsonb_build_object('name', k, 'line', false, 'points', pts) ORDER BY k)
-	                               FROM (SELECT CASE WHEN ops IS NULL THEN kbench__op_key(r.operation) ELSE kbench_chart_label(r.implementation) END AS k,
+	                               FROM (SELECT CASE WHEN ops IS NULL THEN _kernelindex.op_key(r.operation) ELSE kbench_chart_label(r.implementation) END AS k,
 	                                            jsonb_agg(jsonb_build_object('x', r.arithmetic_intensity, 'y', r.achieved_flops_per_s,
 	                                                      'title', format('%s %s %s %s · %s: %s FLOP/B, %s FLOP/s, %s B/s; %s the roofline floor (%s%% of the roofline, %s-bound)',
 	                                                                      r.operation, r.mode, (SELECT string_agg(key || '=' || value, ' ' ORDER BY key) FROM jsonb_each_text(r.axes)), r.dtype,
@@ -108,7 +108,7 @@ BEGIN
 		   AND (ops IS NULL OR r.workload_digest IN (SELECT w.digest FROM kbench_workloads w WHERE w.operation_digest = ANY (ops)));
 		IF nsel = 0 THEN
 			SELECT string_agg(format('%s %s (%s runs)', k, coalesce(m, '?'), n), ', ' ORDER BY n DESC, k, m) INTO held
-			  FROM (SELECT kbench__op_key(o.name) AS k, kbench_protocol_mode(p.name) AS m, count(*) AS n
+			  FROM (SELECT _kernelindex.op_key(o.name) AS k, kbench_protocol_mode(p.name) AS m, count(*) AS n
 			          FROM kbench_runs r
 			          JOIN kbench_workloads w ON w.digest = r.workload_digest
 			          JOIN kbench_operations o ON o.digest = w.operation_digest

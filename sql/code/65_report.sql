@@ -21,7 +21,7 @@ CREATE OR REPLACE FUNCTION kbench_report(operation text DEFAULT NULL, environmen
 #variable_conflict use_column
 DECLARE
 	ops text[];
-	envs text[] := kbench__resolve_environments(environment);
+	envs text[] := _kernelindex.resolve_environments(environment);
 	h text;
 	sec text;
 	rec record;
@@ -39,7 +39,7 @@ BEGIN
 		RAISE EXCEPTION 'max_charts must lie between 0 and 1000, got %', coalesce(max_charts::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
 	END IF;
 	IF operation IS NOT NULL THEN
-		ops := kbench__resolve_operation(operation);
+		ops := _kernelindex.resolve_operation(operation);
 	END IF;
 	-- the arguments as a call would write them, for "the full table" notes
 	call := concat_ws(', ', coalesce(quote_literal(kbench_report.operation), 'NULL'), 
@@ -289,7 +289,7 @@ BEGIN
 	                                  kbench_svg_escape(coalesce(left(j.error, 120), 'median ' || kbench_format_ns(r.median_ns::bigint), ''))), '' ORDER BY j.id DESC), '')
 	  INTO sec
 	  FROM (SELECT * FROM kbench_jobs j ORDER BY j.id DESC LIMIT 20) j LEFT JOIN kbench_runs r ON r.digest = j.run_digest
-	 WHERE (ops IS NULL OR kbench__op_key(j.operation) IN (SELECT kbench__op_key(o.name) FROM kbench_operations o WHERE o.digest = ANY (ops)));
+	 WHERE (ops IS NULL OR _kernelindex.op_key(j.operation) IN (SELECT _kernelindex.op_key(o.name) FROM kbench_operations o WHERE o.digest = ANY (ops)));
 	h := h || '<h2 id="jobs">Recent jobs</h2>'
 	       || CASE WHEN sec = '' THEN '<p>No job (that you may see) has run here.</p>'
 	               ELSE '<table><tr><th>job</th><th>operation</th><th>pass</th><th>workload</th><th>implementation</th><th>device</th><th>status</th><th>queued (UTC)</th><th>ran</th><th>result</th></tr>' || sec || '</table>' END;

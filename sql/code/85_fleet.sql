@@ -6,15 +6,15 @@ GRANT SELECT ON kbench_agents, kbench_agent_devices TO PUBLIC;
 
 -- Raises while a role that is not a superuser may create objects in the
 -- extension's schema: agents claim nothing then, as workers (src/security.c).
-CREATE OR REPLACE FUNCTION kbench__require_safe_schema() RETURNS void
+CREATE OR REPLACE FUNCTION _kernelindex.require_safe_schema() RETURNS void
 	AS 'MODULE_PATHNAME', 'kbench__require_safe_schema' LANGUAGE C VOLATILE;
 
 -- Takes a cancel kbench_wait left in shared memory for a job no worker runs.
-CREATE OR REPLACE FUNCTION kbench__take_pending_cancel(job_id bigint) RETURNS boolean
+CREATE OR REPLACE FUNCTION _kernelindex.take_pending_cancel(job_id bigint) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'kbench__take_pending_cancel' LANGUAGE C VOLATILE STRICT;
 
 -- kernelindex.agent_lease in seconds (30 when the library is not loaded).
-CREATE OR REPLACE FUNCTION kbench__agent_lease() RETURNS double precision
+CREATE OR REPLACE FUNCTION _kernelindex.agent_lease() RETURNS double precision
 	LANGUAGE sql STABLE SET search_path = @extschema@, pg_temp AS $$
 	SELECT coalesce(extract(epoch FROM current_setting('kernelindex.agent_lease', true)::interval)::float8, 30)
 $$;
@@ -22,7 +22,7 @@ $$;
 -- kernelindex.agent_devices_per_role and kernelindex.agent_devices (64 and
 -- 1024 when the library is not loaded): how many devices agents may
 -- register, per role (all its agent names together) and in all.
-CREATE OR REPLACE FUNCTION kbench__agent_device_limits(OUT per_role int, OUT total int)
+CREATE OR REPLACE FUNCTION _kernelindex.agent_device_limits(OUT per_role int, OUT total int)
 	LANGUAGE sql STABLE SET search_path = @extschema@, pg_temp AS $$
 	SELECT coalesce(nullif(current_setting('kernelindex.agent_devices_per_role', true), '')::int, 64),
 	       coalesce(nullif(current_setting('kernelindex.agent_devices', true), '')::int, 1024)
@@ -32,7 +32,7 @@ $$;
 -- the workload's and operation's digests, the operation's plain C
 -- implementation manifest and the job's built-in C or CUDA implementation
 -- manifest on device (NULL for another implementation).
-CREATE OR REPLACE FUNCTION kbench__job_manifests(operation text, mode text, workload text, implementation text,
+CREATE OR REPLACE FUNCTION _kernelindex.job_manifests(operation text, mode text, workload text, implementation text,
 	device text, OUT workload_digest text, OUT operation_digest text, OUT cpu_implementation text,
 	OUT implementation_manifest text)
 	AS 'MODULE_PATHNAME', 'kbench__job_manifests' LANGUAGE C STABLE;
@@ -40,29 +40,29 @@ CREATE OR REPLACE FUNCTION kbench__job_manifests(operation text, mode text, work
 -- The job whose run this backend stores now (kbench_agent_finish, the
 -- worker), reset at the end of the transaction: a confirmation rerun is
 -- judged by its job (sql/code/52_confirmations.sql).  The setter is not for
--- PUBLIC (sql/code/90_privileges.sql: a volatile kbench__ function).
-CREATE OR REPLACE FUNCTION kbench__set_storing_job(job_id bigint) RETURNS void
+-- PUBLIC (sql/code/90_privileges.sql: a volatile internal function).
+CREATE OR REPLACE FUNCTION _kernelindex.set_storing_job(job_id bigint) RETURNS void
 	AS 'MODULE_PATHNAME', 'kbench__set_storing_job' LANGUAGE C VOLATILE;
-CREATE OR REPLACE FUNCTION kbench__storing_job() RETURNS bigint
+CREATE OR REPLACE FUNCTION _kernelindex.storing_job() RETURNS bigint
 	AS 'MODULE_PATHNAME', 'kbench__storing_job' LANGUAGE C VOLATILE;
 
 -- Why an agent GPU's product name is refused, or NULL when it is fine.
 -- The rule (docs/FLEET.md): 1 to 200 characters, no control character, and
--- its class (kbench__device_class: "cuda:" and the product without
+-- its class (_kernelindex.device_class: "cuda:" and the product without
 -- "NVIDIA ") begins, after "cuda:", with a letter, and its first word is
 -- not "cpu" or "cuda".  So no class is ever "cuda:0" or "cuda:cpu" or
 -- "cuda:cuda-0": a name of the in-server workers' devices ("cpu",
 -- "cuda:N") never reaches an agent.
-CREATE OR REPLACE FUNCTION kbench__device_product_error(product text) RETURNS text
+CREATE OR REPLACE FUNCTION _kernelindex.device_product_error(product text) RETURNS text
 	LANGUAGE sql IMMUTABLE SET search_path = @extschema@, pg_temp AS $$
 	SELECT CASE
 	  WHEN product IS NULL OR product = '' THEN 'it is empty'
 	  WHEN length(product) > 200 THEN 'it is longer than 200 characters'
 	  WHEN product ~ '[[:cntrl:]]' THEN 'it holds a control character'
-	  WHEN substr(kbench__device_class('cuda:0', product), 6) !~ '^[A-Za-z]'
-	    THEN format('its class %s does not begin with a letter after "cuda:"', kbench__device_class('cuda:0', product))
-	  WHEN lower(split_part(substr(kbench__device_class('cuda:0', product), 6), '-', 1)) IN ('cpu', 'cuda')
-	    THEN format('its class %s names an in-server worker''s device', kbench__device_class('cuda:0', product))
+	  WHEN substr(_kernelindex.device_class('cuda:0', product), 6) !~ '^[A-Za-z]'
+	    THEN format('its class %s does not begin with a letter after "cuda:"', _kernelindex.device_class('cuda:0', product))
+	  WHEN lower(split_part(substr(_kernelindex.device_class('cuda:0', product), 6), '-', 1)) IN ('cpu', 'cuda')
+	    THEN format('its class %s names an in-server worker''s device', _kernelindex.device_class('cuda:0', product))
 	  END
 $$;
 
@@ -70,7 +70,7 @@ $$;
 -- "cpu", or "cuda:" and the product without "NVIDIA ", each run of other
 -- characters than letters, digits and "." as one "-" ("NVIDIA H100 80GB
 -- HBM3": cuda:H100-80GB-HBM3).
-CREATE OR REPLACE FUNCTION kbench__device_class(device text, product text) RETURNS text
+CREATE OR REPLACE FUNCTION _kernelindex.device_class(device text, product text) RETURNS text
 	LANGUAGE sql IMMUTABLE SET search_path = @extschema@, pg_temp AS $$
 	SELECT CASE WHEN device = 'cpu' THEN 'cpu'
 	            ELSE 'cuda:' || coalesce(nullif(btrim(regexp_replace(regexp_replace(coalesce(product, ''), '^\s*NVIDIA\s+', ''),
@@ -79,10 +79,10 @@ $$;
 
 -- Does an agent serve a job's device?  Then the local device it would run
 -- on (the first such), else NULL.  kbench_run routes with it.
-CREATE OR REPLACE FUNCTION kbench__agent_route(p_device text) RETURNS text
+CREATE OR REPLACE FUNCTION _kernelindex.agent_route(p_device text) RETURNS text
 	LANGUAGE sql STABLE SET search_path = @extschema@, pg_temp AS $$
 	SELECT d.device FROM kbench_agent_devices d JOIN kbench_agents a ON a.name = d.agent
-	 WHERE kbench__agent_names(d.agent, d.device, d.class, d.position = 0) @> ARRAY[p_device]
+	 WHERE _kernelindex.agent_names(d.agent, d.device, d.class, d.position = 0) @> ARRAY[p_device]
 	 ORDER BY a.stopped_at IS NOT NULL, a.heartbeat_at DESC, d.position LIMIT 1
 $$;
 
@@ -92,15 +92,15 @@ $$;
 -- recovery: a job past its timeout ends as timeout, one that may retry is
 -- re-queued, the others fail with the reason.  Claimers call it; returns
 -- how many jobs it recovered.
-CREATE OR REPLACE FUNCTION kbench__recover_agent_jobs() RETURNS bigint
+CREATE OR REPLACE FUNCTION _kernelindex.recover_agent_jobs() RETURNS bigint
 	LANGUAGE sql SET search_path = @extschema@, pg_temp AS $$
 	WITH lost AS (
 		SELECT j.id, j.started_at + j.timeout < clock_timestamp() AS overdue, a.host, a.pid AS agent_pid,
 		       clock_timestamp() - a.heartbeat_at AS silent
 		  FROM kbench_jobs j JOIN kbench_agents a ON a.name = j.agent
 		 WHERE j.status = 'running'
-		   AND a.heartbeat_at < clock_timestamp() - make_interval(secs => kbench__agent_lease())
-		   AND pg_postmaster_start_time() < clock_timestamp() - make_interval(secs => kbench__agent_lease())
+		   AND a.heartbeat_at < clock_timestamp() - make_interval(secs => _kernelindex.agent_lease())
+		   AND pg_postmaster_start_time() < clock_timestamp() - make_interval(secs => _kernelindex.agent_lease())
 		   FOR UPDATE OF j SKIP LOCKED),
 	done AS (
 		UPDATE kbench_jobs j SET
@@ -115,7 +115,7 @@ CREATE OR REPLACE FUNCTION kbench__recover_agent_jobs() RETURNS bigint
 		           format('stopped after the job''s timeout of %s: the agent %s (pid %s on %s) stopped heartbeating',
 		                  j.timeout, j.agent, l.agent_pid, l.host)
 		         ELSE format('the agent %s (pid %s on %s) stopped heartbeating while running the job: no heartbeat for %s (kernelindex.agent_lease is %s s)%s',
-		                  j.agent, l.agent_pid, l.host, date_trunc('second', l.silent), kbench__agent_lease(),
+		                  j.agent, l.agent_pid, l.host, date_trunc('second', l.silent), _kernelindex.agent_lease(),
 		                  CASE WHEN j.retries_left > 0 THEN '; re-queued for its retry' ELSE '' END) END,
 		       worker_pid = NULL, cancel_requested = false
 		  FROM lost l WHERE j.id = l.id
@@ -126,7 +126,7 @@ $$;
 -- The agent of a name, checked against the calling role; raises unless
 -- the role registered the name (or is kbench_admin) and, when session is
 -- given, the session is the name's latest.
-CREATE OR REPLACE FUNCTION kbench__agent_check(p_name text, p_session bigint) RETURNS kbench_agents
+CREATE OR REPLACE FUNCTION _kernelindex.agent_check(p_name text, p_session bigint) RETURNS kbench_agents
 	LANGUAGE plpgsql STABLE SET search_path = @extschema@, pg_temp AS $$
 DECLARE
 	a kbench_agents;
@@ -165,7 +165,7 @@ DECLARE
 	mine bigint;
 	total bigint;
 BEGIN
-	PERFORM kbench__require_safe_schema();
+	PERFORM _kernelindex.require_safe_schema();
 	IF p_name IS NULL OR p_name !~ '^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$' THEN
 		RAISE EXCEPTION 'invalid agent name "%"', p_name USING ERRCODE = 'invalid_parameter_value',
 			DETAIL = 'An agent name is 1 to 63 letters, digits, ".", "_" or "-", beginning with a letter or digit.';
@@ -175,11 +175,11 @@ BEGIN
 			HINT = 'Give what kbench devices --json prints.';
 	END IF;
 	-- each GPU's product gives its class: refused unless it is a clear name
-	-- that no in-server worker's device has (kbench__device_product_error)
-	SELECT e->>'name' AS name, e->>'product' AS product, kbench__device_product_error(e->>'product') AS why INTO bad
+	-- that no in-server worker's device has (_kernelindex.device_product_error)
+	SELECT e->>'name' AS name, e->>'product' AS product, _kernelindex.device_product_error(e->>'product') AS why INTO bad
 	  FROM jsonb_array_elements(devices) e
 	 WHERE jsonb_typeof(e) = 'object' AND (served IS NULL OR e->>'name' = ANY (served)) AND e->>'name' ~ '^cuda:[0-9]+$'
-	   AND kbench__device_product_error(e->>'product') IS NOT NULL
+	   AND _kernelindex.device_product_error(e->>'product') IS NOT NULL
 	 LIMIT 1;
 	IF FOUND THEN
 		RAISE EXCEPTION 'agent "%": the product name % of device % is refused: %', p_name,
@@ -192,7 +192,7 @@ BEGIN
 	SELECT count(*) INTO n FROM jsonb_array_elements(devices) e
 	 WHERE jsonb_typeof(e) = 'object' AND (served IS NULL OR e->>'name' = ANY (served))
 	   AND (e->>'name' = 'cpu' OR e->>'name' ~ '^cuda:[0-9]+$');
-	lim := kbench__agent_device_limits();
+	lim := _kernelindex.agent_device_limits();
 	SELECT count(*) FILTER (WHERE a.role = session_user), count(*) INTO mine, total
 	  FROM kbench_agent_devices d JOIN kbench_agents a ON a.name = d.agent WHERE d.agent <> p_name;
 	IF mine + n > lim.per_role THEN
@@ -209,7 +209,7 @@ BEGIN
 	END IF;
 	SELECT * INTO old FROM kbench_agents a WHERE a.name = p_name FOR UPDATE;
 	IF FOUND THEN
-		PERFORM kbench__agent_check(p_name, NULL);
+		PERFORM _kernelindex.agent_check(p_name, NULL);
 		UPDATE kbench_jobs j SET
 		       status = CASE WHEN j.retries_left > 0 THEN 'queued' ELSE 'failed' END,
 		       retries_left = greatest(j.retries_left - 1, 0),
@@ -229,7 +229,7 @@ BEGIN
 		        kbench_agent_register.version, nextval('kbench_agent_sessions'));
 	END IF;
 	INSERT INTO kbench_agent_devices (agent, device, class, product, description, position)
-	SELECT p_name, e->>'name', kbench__device_class(e->>'name', e->>'product'), coalesce(e->>'product', 'CPU'), e,
+	SELECT p_name, e->>'name', _kernelindex.device_class(e->>'name', e->>'product'), coalesce(e->>'product', 'CPU'), e,
 	       (row_number() OVER (ORDER BY e->>'name' = 'cpu', o) - 1)::int
 	  FROM jsonb_array_elements(devices) WITH ORDINALITY x(e, o)
 	 WHERE jsonb_typeof(e) = 'object' AND (served IS NULL OR e->>'name' = ANY (served))
@@ -240,7 +240,7 @@ BEGIN
 			HINT = 'Serve cpu or cuda:N devices that kbench devices lists.';
 	END IF;
 	SELECT a.session INTO session FROM kbench_agents a WHERE a.name = p_name;
-	lease_s := kbench__agent_lease();
+	lease_s := _kernelindex.agent_lease();
 END $$;
 
 -- A heartbeat: the agent lives, and how far its job is.  Returns whether
@@ -249,7 +249,7 @@ CREATE OR REPLACE FUNCTION kbench_agent_heartbeat(name text, session bigint, job
 	attempt int DEFAULT NULL, progress real DEFAULT NULL, OUT cancel boolean, OUT lease_s double precision)
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = @extschema@, pg_temp AS $$
 BEGIN
-	PERFORM kbench__agent_check(name, session);
+	PERFORM _kernelindex.agent_check(name, session);
 	UPDATE kbench_agents a SET heartbeat_at = clock_timestamp() WHERE a.name = kbench_agent_heartbeat.name;
 	cancel := false;
 	IF job_id IS NOT NULL THEN
@@ -258,13 +258,13 @@ BEGIN
 		RETURNING j.cancel_requested INTO cancel;
 		-- a job no longer this agent's (recovered, or canceled while gone) stops too, and one
 		-- whose kbench_wait was cancelled (kept in the server's shared memory)
-		cancel := coalesce(cancel, true) OR kbench__take_pending_cancel(job_id);
+		cancel := coalesce(cancel, true) OR _kernelindex.take_pending_cancel(job_id);
 	END IF;
-	lease_s := kbench__agent_lease();
+	lease_s := _kernelindex.agent_lease();
 END $$;
 
 -- Claim the oldest queued job for one of the agent's devices, through the
--- workers' kbench__claim, after recovering the jobs of agents gone silent.
+-- workers' _kernelindex.claim, after recovering the jobs of agents gone silent.
 -- Returns the job, the local device to run it on, and for a registered
 -- implementation its entry and version.
 CREATE OR REPLACE FUNCTION kbench_agent_claim(name text, session bigint, pid int,
@@ -277,8 +277,8 @@ DECLARE
 	names text[];
 	claimed kbench_jobs;
 BEGIN
-	PERFORM kbench__agent_check(name, session);
-	PERFORM kbench__require_safe_schema();
+	PERFORM _kernelindex.agent_check(name, session);
+	PERFORM _kernelindex.require_safe_schema();
 	UPDATE kbench_agents a SET heartbeat_at = clock_timestamp() WHERE a.name = kbench_agent_claim.name;
 	-- an agent runs one job at a time and claims only when it runs none: a
 	-- job still running under its name lost its claim's answer (the
@@ -287,11 +287,11 @@ BEGIN
 	       cancel_requested = false,
 	       error = format('the agent %s lost its claim of the job (its connection broke); re-queued', o.agent)
 	 WHERE o.status = 'running' AND o.agent = kbench_agent_claim.name;
-	PERFORM kbench__recover_agent_jobs();
+	PERFORM _kernelindex.recover_agent_jobs();
 	SELECT array_agg(n) INTO names FROM kbench_agent_devices d,
-	       unnest(kbench__agent_names(d.agent, d.device, d.class, d.position = 0)) n
+	       unnest(_kernelindex.agent_names(d.agent, d.device, d.class, d.position = 0)) n
 	 WHERE d.agent = kbench_agent_claim.name;
-	SELECT * INTO claimed FROM kbench__claim(names, pid, kbench_agent_claim.name);
+	SELECT * INTO claimed FROM _kernelindex.claim(names, pid, kbench_agent_claim.name);
 	IF claimed.id IS NULL THEN
 		RETURN;
 	END IF;
@@ -304,7 +304,7 @@ BEGIN
 	protocol := claimed.protocol::text;
 	timeout_ms := extract(epoch FROM claimed.timeout)::float8 * 1000;
 	SELECT d.device INTO device FROM kbench_agent_devices d
-	 WHERE d.agent = kbench_agent_claim.name AND claimed.device = ANY (kbench__agent_names(d.agent, d.device, d.class, d.position = 0))
+	 WHERE d.agent = kbench_agent_claim.name AND claimed.device = ANY (_kernelindex.agent_names(d.agent, d.device, d.class, d.position = 0))
 	 ORDER BY d.position LIMIT 1;
 	SELECT g.entry, g.version INTO entry, impl_version FROM kbench_registered_implementations g
 	 WHERE g.name = claimed.implementation AND g.operation = claimed.operation;
@@ -321,7 +321,7 @@ END $$;
 -- and sample limit as the job asked) and the agent's registered device as
 -- environment (vendor, product and architecture).  A run already stored is
 -- no new measurement.  The checks read the result only: nothing is stored.
-CREATE OR REPLACE FUNCTION kbench__agent_result_error(j kbench_jobs, agent text, result jsonb) RETURNS text
+CREATE OR REPLACE FUNCTION _kernelindex.agent_result_error(j kbench_jobs, agent text, result jsonb) RETURNS text
 	LANGUAGE plpgsql STABLE SET search_path = @extschema@, pg_temp AS $$
 DECLARE
 	run jsonb := result->'composite'->'run';
@@ -353,8 +353,8 @@ BEGIN
 	END IF;
 	-- the device the job runs on, as the claim chose it
 	SELECT * INTO d FROM kbench_agent_devices v
-	 WHERE v.agent = kbench__agent_result_error.agent
-	   AND kbench__agent_names(v.agent, v.device, v.class, v.position = 0) @> ARRAY[j.device]
+	 WHERE v.agent = agent_result_error.agent
+	   AND _kernelindex.agent_names(v.agent, v.device, v.class, v.position = 0) @> ARRAY[j.device]
 	 ORDER BY v.position LIMIT 1;
 	IF NOT FOUND THEN
 		RETURN format('the agent has no device that serves the job''s device %s', j.device);
@@ -373,7 +373,7 @@ BEGIN
 		RETURN format('its environment (%s) is not the agent''s device %s (%s)', coalesce(have->>'product', '?'), d.device, d.product);
 	END IF;
 	-- the operation and workload
-	SELECT * INTO x FROM kbench__job_manifests(j.operation, j.mode, j.workload::text, j.implementation, d.device);
+	SELECT * INTO x FROM _kernelindex.job_manifests(j.operation, j.mode, j.workload::text, j.implementation, d.device);
 	IF x.workload_digest IS NULL THEN
 		RETURN format('the server''s kernels library cannot describe the job (%s %s %s)', j.operation, j.mode, j.workload);
 	END IF;
@@ -421,7 +421,7 @@ END $$;
 -- job is running, on this agent, in this attempt; else nothing is stored
 -- and it returns false (the job was recovered meanwhile, or was never
 -- this agent's).  The result must be the job's run
--- (kbench__agent_result_error) and a passed job must have one; else it
+-- (_kernelindex.agent_result_error) and a passed job must have one; else it
 -- raises and nothing is stored.  Checked first, then stored.
 CREATE OR REPLACE FUNCTION kbench_agent_finish(name text, session bigint, job_id bigint, attempt int, status text,
 	result json DEFAULT NULL, error text DEFAULT NULL)
@@ -434,7 +434,7 @@ DECLARE
 	v_digest text;
 	v_run_status kbench_status;
 BEGIN
-	PERFORM kbench__agent_check(name, session);
+	PERFORM _kernelindex.agent_check(name, session);
 	IF status IS NULL OR status NOT IN ('passed', 'failed', 'timeout', 'canceled') THEN
 		RAISE EXCEPTION 'invalid job status "%"', status USING ERRCODE = 'invalid_parameter_value',
 			HINT = 'A job ends passed, failed, timeout or canceled.';
@@ -452,7 +452,7 @@ BEGIN
 	END IF;
 	IF result IS NOT NULL THEN
 		r := result::jsonb;
-		why := kbench__agent_result_error(j, kbench_agent_finish.name, r);
+		why := _kernelindex.agent_result_error(j, kbench_agent_finish.name, r);
 		IF why IS NULL AND (status = 'passed') IS DISTINCT FROM
 		   (r->'composite'->'run'->'spec'->>'status' IN ('passed', 'incomplete_evidence')) THEN
 			why := format('the job ends %s but its run''s status is %s', status, r->'composite'->'run'->'spec'->>'status');
@@ -465,9 +465,9 @@ BEGIN
 				HINT = 'An agent finishes the job it holds with the run kbench measured for it on its registered device; nothing was stored.';
 		END IF;
 		-- a confirmation rerun is judged by its job (sql/51_confirmations.sql)
-		PERFORM kbench__set_storing_job(j.id);
+		PERFORM _kernelindex.set_storing_job(j.id);
 		SELECT i.digest INTO v_digest FROM kbench_ingest(result, 'kbench') i WHERE i.kind = 'BenchmarkRun';
-		PERFORM kbench__set_storing_job(NULL);
+		PERFORM _kernelindex.set_storing_job(NULL);
 		SELECT k.status INTO v_run_status FROM kbench_runs k WHERE k.digest = v_digest;
 	END IF;
 	UPDATE kbench_jobs k SET status = kbench_agent_finish.status, run_status = v_run_status,
@@ -484,7 +484,7 @@ CREATE OR REPLACE FUNCTION kbench_agent_stop(name text, session bigint, job_id b
 	RETURNS void
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = @extschema@, pg_temp AS $$
 BEGIN
-	PERFORM kbench__agent_check(name, session);
+	PERFORM _kernelindex.agent_check(name, session);
 	UPDATE kbench_jobs j SET status = 'queued', started_at = NULL, worker_pid = NULL, cancel_requested = false,
 	       error = format('interrupted: the agent %s stopped; re-queued', j.agent)
 	 WHERE j.id = job_id AND j.attempts = attempt AND j.status = 'running' AND j.agent = kbench_agent_stop.name;
@@ -496,7 +496,7 @@ END $$;
 CREATE OR REPLACE VIEW kbench_agent_status AS
 	SELECT a.name, a.role, a.host, a.pid, a.version, a.registered_at, a.heartbeat_at,
 	       CASE WHEN a.stopped_at IS NOT NULL THEN 'stopped'
-	            WHEN a.heartbeat_at < clock_timestamp() - make_interval(secs => kbench__agent_lease()) THEN 'lost'
+	            WHEN a.heartbeat_at < clock_timestamp() - make_interval(secs => _kernelindex.agent_lease()) THEN 'lost'
 	            ELSE 'alive' END AS state,
 	       (SELECT count(*) FROM kbench_jobs j WHERE j.agent = a.name AND j.status = 'running') AS running_jobs,
 	       ARRAY(SELECT d.device || '=' || d.class FROM kbench_agent_devices d WHERE d.agent = a.name ORDER BY d.position)
@@ -511,11 +511,11 @@ GRANT SELECT ON kbench_agent_status TO PUBLIC;
 CREATE OR REPLACE VIEW kbench_workers AS
 	SELECT w.pid, w.device, w.product, w.state, w.job_id, w.progress, w.started_at,
 	       'worker'::text AS kind, NULL::text AS host, NULL::timestamptz AS heartbeat_at
-	  FROM kbench__workers() w
+	  FROM _kernelindex.workers() w
 	UNION ALL
 	SELECT a.pid, 'agent:' || a.name || '/' || d.device, d.product,
 	       CASE WHEN a.stopped_at IS NOT NULL THEN 'stopped'
-	            WHEN a.heartbeat_at < clock_timestamp() - make_interval(secs => kbench__agent_lease()) THEN 'lost'
+	            WHEN a.heartbeat_at < clock_timestamp() - make_interval(secs => _kernelindex.agent_lease()) THEN 'lost'
 	            WHEN j.id IS NOT NULL THEN 'running' ELSE 'idle' END,
 	       CASE WHEN j.visible THEN j.id END, CASE WHEN j.visible THEN j.progress END,
 	       CASE WHEN j.visible THEN j.started_at END,
@@ -528,7 +528,7 @@ CREATE OR REPLACE VIEW kbench_workers AS
 		         OR pg_has_role(current_user, 'kbench_admin', 'USAGE') AS visible
 		  FROM kbench_jobs j
 		 WHERE j.agent = a.name AND j.status = 'running'
-		   AND j.device = ANY (kbench__agent_names(a.name, d.device, d.class, d.position = 0))
+		   AND j.device = ANY (_kernelindex.agent_names(a.name, d.device, d.class, d.position = 0))
 		 ORDER BY j.id LIMIT 1) j ON true;
 GRANT SELECT ON kbench_workers TO PUBLIC;
 
@@ -554,7 +554,7 @@ CREATE OR REPLACE VIEW kbench_device_operations AS
 	       w.kind,
 	       ARRAY(SELECT jsonb_array_elements_text(o->'pythonImplementations'))
 	         || ARRAY(SELECT r.name FROM kbench_registered_implementations r
-	                   WHERE kbench__op_key(r.operation) = o->>'name' ORDER BY r.name COLLATE "C") AS other_implementations
+	                   WHERE _kernelindex.op_key(r.operation) = o->>'name' ORDER BY r.name COLLATE "C") AS other_implementations
 	  FROM kbench_workers w
 	  CROSS JOIN LATERAL (SELECT CASE WHEN w.device = 'cpu' OR w.device LIKE 'agent:%/cpu' THEN 'cpu' ELSE 'cuda' END AS kind) d
 	  CROSS JOIN reg

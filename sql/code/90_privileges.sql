@@ -92,17 +92,30 @@ GRANT EXECUTE ON FUNCTION kbench_agent_register(text, text, int, text, jsonb, te
 	kbench_agent_heartbeat(text, bigint, bigint, int, real), kbench_agent_claim(text, bigint, int),
 	kbench_agent_finish(text, bigint, bigint, int, text, json, text), kbench_agent_stop(text, bigint, bigint, int) TO kbench_agent;
 
+-- The internals (_kernelindex, sql/prelude/00_internal_schema.sql): no
+-- role is given anything there but PUBLIC's USAGE, which the API needs
+-- under the caller's rights (a plpgsql or SQL function PUBLIC runs,
+-- kbench_regressions, resolves _kernelindex.series_filter as its caller);
+-- nothing may be created there but by the owner.  EXECUTE: the rule below.
+REVOKE ALL ON SCHEMA _kernelindex FROM PUBLIC;
+GRANT USAGE ON SCHEMA _kernelindex TO PUBLIC;
+
 -- Rules over every function of the extension, so that functions added
 -- later follow them too:
---   - an internal kbench__* function that can write (VOLATILE) or is a
---     trigger is not executable by PUBLIC.  The STABLE and IMMUTABLE ones
---     stay executable: the analytics PUBLIC reads call them, and a view's
---     or a function's caller needs EXECUTE on what it calls;
+--   - an internal function (_kernelindex.*) that can write (VOLATILE) or is
+--     a trigger is executable by its owner only: the SECURITY DEFINER API
+--     functions, the triggers and the C (as the owner) call it.  The STABLE
+--     and IMMUTABLE ones stay executable by PUBLIC: the analytics PUBLIC
+--     reads call them, and a view's or a function's caller needs EXECUTE on
+--     what it calls;
 --   - a SECURITY DEFINER function and a trigger function run with
---     search_path pinned to pg_catalog, this schema and pg_temp.
+--     search_path pinned to pg_catalog, the extension's schema and pg_temp
+--     (an internal one too: what it names unqualified is the API's).
 DO $privileges$
 DECLARE
 	f record;
+	ext_schema name := (SELECT n.nspname FROM pg_catalog.pg_extension e
+	                      JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'kernelindex');
 BEGIN
 	FOR f IN
 		SELECT p.oid::pg_catalog.regprocedure AS sig, p.proname, p.provolatile, p.prosecdef, p.prokind,
@@ -116,11 +129,11 @@ BEGIN
 		   AND d.refobjid = (SELECT oid FROM pg_catalog.pg_extension WHERE extname = 'kernelindex')
 		 ORDER BY p.oid
 	LOOP
-		IF f.proname LIKE 'kbench\_\_%' AND f.prokind = 'f' AND (f.provolatile = 'v' OR f.is_trigger) THEN
+		IF f.nspname = '_kernelindex' AND f.prokind = 'f' AND (f.provolatile = 'v' OR f.is_trigger) THEN
 			EXECUTE pg_catalog.format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f.sig);
 		END IF;
 		IF (f.prosecdef OR f.is_trigger) AND f.prokind = 'f' THEN
-			EXECUTE pg_catalog.format('ALTER FUNCTION %s SET search_path = pg_catalog, %I, pg_temp', f.sig, f.nspname);
+			EXECUTE pg_catalog.format('ALTER FUNCTION %s SET search_path = pg_catalog, %I, pg_temp', f.sig, ext_schema);
 		END IF;
 	END LOOP;
 END

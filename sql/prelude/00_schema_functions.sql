@@ -3,14 +3,14 @@
 -- CREATE OR REPLACE, run first at install and at every update
 -- (docs/UPGRADES.md); each is written here only.
 
-CREATE OR REPLACE FUNCTION kbench__registry_costs() RETURNS jsonb
+CREATE OR REPLACE FUNCTION _kernelindex.registry_costs() RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'kbench__registry_costs' LANGUAGE C STABLE PARALLEL SAFE;
-COMMENT ON FUNCTION kbench__registry_costs() IS 'the cost formulas of the kernels registry (kbench''s own operations), as kbench evaluates them: one object per operation and pass';
+COMMENT ON FUNCTION _kernelindex.registry_costs() IS 'the cost formulas of the kernels registry (kbench''s own operations), as kbench evaluates them: one object per operation and pass';
 
 -- Whether a cost expression uses only axis names, numbers, + - * /,
 -- parentheses and least(a, b) / greatest(a, b) ('dtype_bytes' is the bytes
 -- of the workload's float dtype).
-CREATE OR REPLACE FUNCTION kbench__cost_expression_ok(expr text) RETURNS boolean
+CREATE OR REPLACE FUNCTION _kernelindex.cost_expression_ok(expr text) RETURNS boolean
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 	RETURN expr ~ '^[-+*/(),. a-z_0-9]+$' AND expr !~ '--|/\*' AND expr ~ '[a-z0-9]';
 
@@ -18,7 +18,7 @@ CREATE OR REPLACE FUNCTION kbench__cost_expression_ok(expr text) RETURNS boolean
 -- class and each prefix of it that ends before a "-" (cuda:H100 reaches
 -- cuda:H100-80GB-HBM3), "agent:NAME/DEVICE", and "agent:NAME" for the
 -- agent's first device.
-CREATE OR REPLACE FUNCTION kbench__agent_names(agent text, device text, class text, first boolean) RETURNS text[]
+CREATE OR REPLACE FUNCTION _kernelindex.agent_names(agent text, device text, class text, first boolean) RETURNS text[]
 	LANGUAGE sql IMMUTABLE SET search_path = @extschema@, pg_temp AS $$
 	SELECT ARRAY(SELECT DISTINCT n FROM (
 		SELECT class AS n

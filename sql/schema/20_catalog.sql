@@ -181,7 +181,7 @@ CREATE INDEX ON kbench_runs (environment_digest);
 CREATE INDEX ON kbench_runs (observed_at);
 CREATE INDEX ON kbench_runs (source, external_id);
 CREATE INDEX ON kbench_runs (digest) WHERE cardinality(unresolved) > 0;
--- digest prefixes as typed (kbench__resolve_run): a range in byte order
+-- digest prefixes as typed (_kernelindex.resolve_run): a range in byte order
 CREATE INDEX kbench_runs_digest_prefix_idx ON kbench_runs (digest text_pattern_ops);
 
 CREATE TABLE kbench_measurements (

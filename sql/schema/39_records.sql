@@ -39,7 +39,7 @@ COMMENT ON TABLE kbench_record_history IS 'each cohort''s leaders in the order t
 -- The history says in what order things happened, which the runs alone
 -- cannot: pg_dump keeps it (ids and recorded_at included).  pg_restore
 -- loads it before kbench_runs (table data in name order), and the records
--- trigger then adds nothing to it (see kbench__records_after_insert).
+-- trigger then adds nothing to it (see _kernelindex.records_after_insert).
 SELECT pg_catalog.pg_extension_config_dump('kbench_record_history', '');
 SELECT pg_catalog.pg_extension_config_dump('kbench_record_history_id_seq', '');
 

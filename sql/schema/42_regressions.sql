@@ -1,7 +1,7 @@
 -- Regressions: the type the scoring functions return (sql/code/42_regressions.sql).
 
 -- A flagged point of a series, as the scoring functions return it.
-CREATE TYPE kbench__flag AS (
+CREATE TYPE _kernelindex.flag AS (
 	workload_digest text,
 	protocol_digest text,
 	environment_digest text,

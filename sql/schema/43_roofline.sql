@@ -50,8 +50,8 @@ INSERT INTO kbench_devices (name, vendor, product, form_factor, architecture, me
 CREATE TABLE kbench_operation_costs (
 	operation text NOT NULL,
 	mode text NOT NULL CHECK (mode IN ('forward', 'backward', 'full')),
-	bytes text NOT NULL CHECK (kbench__cost_expression_ok(bytes)),
-	flops text NOT NULL CHECK (kbench__cost_expression_ok(flops)),
+	bytes text NOT NULL CHECK (_kernelindex.cost_expression_ok(bytes)),
+	flops text NOT NULL CHECK (_kernelindex.cost_expression_ok(flops)),
 	compute text NOT NULL DEFAULT 'vector' CHECK (compute IN ('vector', 'tensor')),
 	note text,
 	seeded boolean NOT NULL DEFAULT false,
@@ -65,10 +65,10 @@ COMMENT ON TABLE kbench_operation_costs IS 'compulsory bytes and FLOPs per call 
 -- there, every pass included (the registry has no backward for jsd and
 -- distill_jsd_loss, which Liger times with the gradient computed in the
 -- forward pass).
--- (kbench__registry_costs(): sql/prelude/00_schema_functions.sql)
+-- (_kernelindex.registry_costs(): sql/prelude/00_schema_functions.sql)
 INSERT INTO kbench_operation_costs (operation, mode, bytes, flops, compute, note, seeded)
 	SELECT operation, mode, bytes, flops, compute, note, true
-	  FROM jsonb_to_recordset(kbench__registry_costs())
+	  FROM jsonb_to_recordset(_kernelindex.registry_costs())
 	       AS c(operation text, mode text, bytes text, flops text, compute text, note text);
 
 -- The other operations Liger benchmarks (no kbench kernel).  R rows, H

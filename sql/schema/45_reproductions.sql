@@ -1,8 +1,8 @@
 -- Reproductions (the functions and the view: sql/code/45_reproductions.sql).
 
 -- Which job reproduces which run.  Written by the system only: the link by
--- kbench__queue_reproduction (src/queue.c) with the job it queued, the job's
--- run by kbench__reproduction_finished when the job finishes (issue 24).
+-- _kernelindex.queue_reproduction (src/queue.c) with the job it queued, the job's
+-- run by _kernelindex.reproduction_finished when the job finishes (issue 24).
 CREATE TABLE kbench_reproduction_jobs (
 	job_id bigint PRIMARY KEY,           -- kbench_jobs.id (no FK: finished jobs are pruned)
 	reported_run text NOT NULL,          -- kbench_runs.digest of the run reproduced

@@ -1,12 +1,12 @@
 -- Fleet: `kbench agent` processes on GPU hosts without a database
 -- (kernels/agent/, docs/FLEET.md).  An agent connects over libpq as a role
 -- that is a member of kbench_agent, registers itself and its devices,
--- claims jobs through kbench__claim (the in-server worker's claim),
+-- claims jobs through _kernelindex.claim (the in-server worker's claim),
 -- heartbeats while it lives, and stores results through kbench_ingest.
 -- Everything an agent does goes through the SECURITY DEFINER functions
 -- below: kbench_agent has no right on any table.
 --
--- The functions and views: sql/code/85_fleet.sql; kbench__agent_names,
+-- The functions and views: sql/code/85_fleet.sql; _kernelindex.agent_names,
 -- which an index here calls: sql/prelude/.
 --
 -- Routing: a job's device is what kbench_run was given.  Besides the
@@ -15,8 +15,8 @@
 --                    cuda:H200, or begins with "cuda:H200-")
 --   a named agent    "agent:gpu-07" (its best device), "agent:gpu-07/cuda:1"
 -- An agent claims the jobs whose device is one of the names of its devices
--- (kbench__agent_names).  A job whose agent stops heartbeating is recovered
--- after kernelindex.agent_lease (kbench__recover_agent_jobs) as a worker's
+-- (_kernelindex.agent_names).  A job whose agent stops heartbeating is recovered
+-- after kernelindex.agent_lease (_kernelindex.recover_agent_jobs) as a worker's
 -- job is when the worker dies: re-queued when it may retry, else failed.
 
 -- The role of agents (a login role per agent host is made a member of it):
@@ -56,8 +56,8 @@ SELECT pg_catalog.pg_extension_config_dump('kbench_agents', '');
 SELECT pg_catalog.pg_extension_config_dump('kbench_agent_devices', '');
 
 -- The names each device answers to, indexed: kbench_run's route
--- (kbench__agent_route) finds its device without reading every device; the
+-- (_kernelindex.agent_route) finds its device without reading every device; the
 -- running jobs of an agent (kbench_workers, kbench_agent_status) too.
 CREATE INDEX IF NOT EXISTS kbench_agent_devices_names_idx ON kbench_agent_devices
-	USING gin (kbench__agent_names(agent, device, class, position = 0));
+	USING gin (_kernelindex.agent_names(agent, device, class, position = 0));
 CREATE INDEX IF NOT EXISTS kbench_jobs_agent_running_idx ON kbench_jobs (agent) WHERE status = 'running';

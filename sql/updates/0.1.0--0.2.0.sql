@@ -45,7 +45,7 @@ $roles$;
 -- each object's OID, so the functions and views that use them follow;
 -- bodies kept as text (plpgsql, $$...$$) are written with the new names
 -- where they are made.  The renames come before the code that names the new names
--- (kbench__run_columns returns kbench_run_row).
+-- (_kernelindex.run_columns returns kbench_run_row).
 --
 -- kbench_run is the function that queues a job; the typed shape of a run
 -- (and, alike, of a protocol and an environment) is a *_row type.
@@ -54,9 +54,12 @@ ALTER TYPE kbench_protocol RENAME TO kbench_protocol_row;
 ALTER TYPE kbench_environment RENAME TO kbench_environment_row;
 
 -- kbench_workers is the view; the function under it is an internal helper,
--- STABLE as it writes nothing (PUBLIC, who reads the view, runs it).
-ALTER FUNCTION kbench_workers() RENAME TO kbench__workers;
-ALTER FUNCTION kbench__workers() STABLE;
+-- STABLE as it writes nothing (PUBLIC, who reads the view, runs it), in
+-- the internal schema (made by sql/prelude/00_internal_schema.sql, which
+-- runs before this modfile and so does not move it).
+ALTER FUNCTION kbench_workers() SET SCHEMA _kernelindex;
+ALTER FUNCTION _kernelindex.kbench_workers() RENAME TO workers;
+ALTER FUNCTION _kernelindex.workers() STABLE;
 -- (The view kbench_workers itself is replaced by sql/code/85_fleet.sql:
 -- workers and agents.)
 
@@ -68,7 +71,7 @@ ALTER FUNCTION kbench__workers() STABLE;
 -- the record history dumped and kept per statement, .zst read by libzstd.
 
 -- The store: one INSERT per kind (sql/code/22_store.sql) replaces kbench__store.
-DROP FUNCTION kbench__store(text, text, jsonb, text, bigint[]);
+DROP FUNCTION _kernelindex.store(text, text, jsonb, text, bigint[]);
 
 -- Append-only for everyone short of a superuser disabling triggers: the
 -- triggers of the tables that had no guard in 0.1.0 are made by the code
@@ -166,7 +169,7 @@ CREATE TABLE kbench_registered_implementations (
 );
 SELECT pg_catalog.pg_extension_config_dump('kbench_registered_implementations', '');
 
--- Which job reproduces which run; written only by kbench__link_reproduction.
+-- Which job reproduces which run; written only by _kernelindex.link_reproduction.
 CREATE TABLE kbench_reproduction_jobs (
 	job_id bigint PRIMARY KEY,           -- kbench_jobs.id (no FK: finished jobs are pruned)
 	reported_run text NOT NULL,          -- kbench_runs.digest of the run reproduced
@@ -351,13 +354,13 @@ SELECT pg_catalog.pg_extension_config_dump('kbench_agent_devices', '');
 -- The cost formulas of kbench's own operations are written once, in the
 -- kernels registry; kbench_operation_costs' seeded rows for them come from
 -- there (sql/schema/43_roofline.sql), here as in a fresh install.
--- kbench__registry_costs() is in sql/prelude/00_schema_functions.sql, which
+-- _kernelindex.registry_costs() is in sql/prelude/00_schema_functions.sql, which
 -- runs before the modfiles.  Unlike the fresh install's INSERT, this one
 -- meets 0.1.0's seeded rows: it updates them (ON CONFLICT), and leaves
 -- the rows users added (seeded = false) as they are.
 INSERT INTO kbench_operation_costs (operation, mode, bytes, flops, compute, note, seeded)
 	SELECT operation, mode, bytes, flops, compute, note, true
-	  FROM jsonb_to_recordset(kbench__registry_costs())
+	  FROM jsonb_to_recordset(_kernelindex.registry_costs())
 	       AS c(operation text, mode text, bytes text, flops text, compute text, note text)
 	ON CONFLICT (operation, mode) DO UPDATE
 	   SET bytes = excluded.bytes, flops = excluded.flops, compute = excluded.compute, note = excluded.note

@@ -7,7 +7,7 @@
 
 -- Issue 24 (trust at the boundaries): a job queued with no device
 -- (kbench_run picked an in-server worker's device) is never an agent's; the
--- claim that reads it is kbench__claim (sql/code/30_runner.sql).
+-- claim that reads it is _kernelindex.claim (sql/code/30_runner.sql).
 ALTER TABLE kbench_jobs ADD COLUMN worker_only boolean NOT NULL DEFAULT false;
 
 -- The staging table becomes a logged table, emptied by DELETE (issue 24):
@@ -22,7 +22,7 @@ ALTER TABLE kbench_import_staging SET LOGGED;
 -- job's owner (who sees its id and status in kbench_reproductions).  The
 -- functions and the view are sql/code/45_reproductions.sql; the column
 -- privileges sql/code/90_privileges.sql.
-DROP FUNCTION IF EXISTS kbench__link_reproduction(text, bigint);
+DROP FUNCTION IF EXISTS _kernelindex.link_reproduction(text, bigint);
 ALTER TABLE kbench_reproduction_jobs ADD COLUMN owner name;
 UPDATE kbench_reproduction_jobs l SET owner = j.owner FROM kbench_jobs j WHERE j.id = l.job_id AND l.owner IS NULL;
 
@@ -33,12 +33,12 @@ UPDATE kbench_reproduction_jobs l SET owner = j.owner FROM kbench_jobs j WHERE j
 ALTER TABLE kbench_imports ADD COLUMN imported_by name;
 ALTER TABLE kbench_import_rejections ADD COLUMN imported_by name;
 
--- Digest prefixes by index (issue 31): kbench__resolve_run reads a range of
+-- Digest prefixes by index (issue 31): _kernelindex.resolve_run reads a range of
 -- this index instead of every run (sql/schema/20_catalog.sql makes it on install).
 CREATE INDEX kbench_runs_digest_prefix_idx ON kbench_runs (digest text_pattern_ops);
 
--- The agents' device names, indexed (kbench__agent_names, sql/prelude/), and
+-- The agents' device names, indexed (_kernelindex.agent_names, sql/prelude/), and
 -- an agent's running jobs (sql/schema/85_fleet.sql makes them on install).
 CREATE INDEX kbench_agent_devices_names_idx ON kbench_agent_devices
-	USING gin (kbench__agent_names(agent, device, class, position = 0));
+	USING gin (_kernelindex.agent_names(agent, device, class, position = 0));
 CREATE INDEX kbench_jobs_agent_running_idx ON kbench_jobs (agent) WHERE status = 'running';

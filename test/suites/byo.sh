@@ -101,8 +101,8 @@ q "CREATE ROLE byo_user LOGIN; GRANT kbench_user TO byo_user; CREATE ROLE byo_ad
 out=$(psql -X -At -q -v VERBOSITY=verbose -U byo_user -c "SELECT kbench_register_implementation('mine', 'layer_norm', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
 has "$out" 'ERROR:  42501: permission denied to register code: role "byo_user" is not a member of kbench_admin' "a kbench_user cannot register code: 42501, and the error names the role needed"
 has "$out" "HINT:  A superuser (or an admin of kbench_admin) grants it: GRANT kbench_admin TO byo_user;" "and its hint gives the GRANT that lets them (issue 29)"
-out=$(psql -X -At -q -U byo_user -c "SELECT kbench__register_implementation('mine', 'layer_norm', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
-has "$out" "permission denied for function kbench__register_implementation" "the registration behind it is still EXECUTE for kbench_admin only"
+out=$(psql -X -At -q -U byo_user -c "SELECT _kernelindex.register_implementation('mine', 'layer_norm', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
+has "$out" "permission denied for function register_implementation" "the registration behind it is still EXECUTE for kbench_admin only"
 out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('mine', 'layer_norm', 'python:$OUTSIDE/impls.py:good')" 2>&1)
 has "$out" "is not under kernelindex.implementation_directory" "code outside kernelindex.implementation_directory is refused"
 out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('mine', 'layer_norm', 'python:$IMPL_DIR/elsewhere/../../$(basename "$OUTSIDE")/impls.py:good')" 2>&1)
@@ -275,7 +275,7 @@ section "reproduction"
 # ratio as re-run elsewhere, not verified, not marked in the export (issue 24: only the same device class verifies)
 q "SELECT count(*) FROM kbench_import_liger(pg_read_file('$(pwd)/data/liger/all_benchmark_data.csv'))" >/dev/null
 seed_run=$(q "SELECT digest FROM kbench_runs WHERE name LIKE 'liger-layer-norm-backward-huggingface-nvidia-h100%' AND workload_digest = 'sha256:c18a03ab80eee5adfcd97f582de99ab98c459be25807cde44b48ac623ad3af23'")
-ok "$(q "SELECT implementation || ' ' || mode || ' ' || workload::text FROM kbench__reproduction_request('$seed_run')")" \
+ok "$(q "SELECT implementation || ' ' || mode || ' ' || workload::text FROM _kernelindex.reproduction_request('$seed_run')")" \
    'huggingface backward {"rows": 4096, "dtype": "fp32", "hidden": 4096}' "the seed run's reproduction: huggingface, backward, its axes and dtype"
 JOB=$(q "SELECT kbench_reproduce('$seed_run', 'cpu')")
 section "reproduction queued"
@@ -295,7 +295,7 @@ ok "$(q "SELECT r.row::jsonb->'row'->>'reproducedByKernelindex' || ' ' || (r.row
    "true 1" "the export marks the cpu run reproduced on the cpu"
 has "$(qe "SELECT kbench_reproduce('sha256:0000000000000000000000000000000000000000000000000000000000000000')")" \
     "no run sha256:0000000000000000000000000000000000000000000000000000000000000000 in the catalog" "reproducing an unknown run is refused"
-has "$(qe "SELECT kbench__link_reproduction('$seed_run', 1)")" "does not exist" \
+has "$(qe "SELECT _kernelindex.link_reproduction('$seed_run', 1)")" "does not exist" \
     "no function links a job of the caller's choosing to a run (security.sh tries it)"
 tiled=$(q "SELECT r.digest FROM kbench_runs r JOIN kbench_implementations i ON i.digest = r.implementation_digest JOIN kbench_workloads w ON w.digest = r.workload_digest WHERE i.name LIKE 'liger-bench-fused-linear-cross-entropy-%' LIMIT 1")
 has "$(qe "SELECT kbench_reproduce('$tiled')")" "is not of an operation and mode that kbench runs" "a run of an operation kbench does not run is refused"

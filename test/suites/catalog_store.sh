@@ -41,15 +41,15 @@ BEGIN;
 SET LOCAL track_functions = 'pl';
 SELECT count(*) FROM kbench_import_liger(:'csv') \gset
 SELECT (SELECT count(*) FROM kbench_runs) || ' ' || coalesce(string_agg(funcname || ':' || (calls BETWEEN 1 AND 2), ' ' ORDER BY funcname), 'none')
-  FROM pg_stat_xact_user_functions WHERE funcname IN ('kbench__records_after_insert', 'kbench__alerts_after_insert');
-SELECT string_agg(funcname || ' ' || calls, ', ') FROM pg_stat_xact_user_functions WHERE funcname LIKE 'kbench\_\_%after\_insert';
+  FROM pg_stat_xact_user_functions WHERE schemaname = '_kernelindex' AND funcname IN ('records_after_insert', 'alerts_after_insert');
+SELECT string_agg(funcname || ' ' || calls, ', ') FROM pg_stat_xact_user_functions WHERE schemaname = '_kernelindex' AND funcname LIKE '%after\_insert';
 COMMIT;
 SQL
 )
-ok "$(head -1 <<<"$out")" "1649 kbench__alerts_after_insert:true kbench__records_after_insert:true" \
+ok "$(head -1 <<<"$out")" "1649 alerts_after_insert:true records_after_insert:true" \
    "the records and alerts triggers run once per statement of the store, not once per run (calls: $(tail -1 <<<"$out"))"
 # (first, and fatal: with a trigger per run, the catalog import below would take hours)
-[ "$(head -1 <<<"$out")" = "1649 kbench__alerts_after_insert:true kbench__records_after_insert:true" ] ||
+[ "$(head -1 <<<"$out")" = "1649 alerts_after_insert:true records_after_insert:true" ] ||
   { echo "not ok - the rest of the suite is not run (its imports would not end)"; exit 1; }
 # the same CSV again: every line present, nothing inserted or rejected (the store's ON CONFLICT DO
 # NOTHING: a manifest already in the catalog is not an error)

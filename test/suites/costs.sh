@@ -3,7 +3,7 @@
 # operations are formulas in the kernels registry (kernels/ops/<op>.c):
 # kbench evaluates them for its runs (and prints them with describe --json),
 # and the extension loads the same texts into kbench_operation_costs
-# (kbench__registry_costs).  Checks: SQL's seeded rows are the registry's,
+# (_kernelindex.registry_costs).  Checks: SQL's seeded rows are the registry's,
 # for every operation and pass; SQL's bytes and FLOPs (kbench_cost_eval, and
 # kbench_workload_cost on the ingested workload) equal kbench's, bit for
 # bit, for every operation, its passes and a few workloads; a bad formula is
@@ -24,11 +24,11 @@ createdb costs && q "CREATE EXTENSION kernelindex" || { echo "not ok - extension
 # ---- the table's rows are the registry's
 ok "$(q "SELECT count(*) || ' ' || count(*) FILTER (WHERE k.bytes = c.bytes AND k.flops = c.flops AND k.compute = c.compute
               AND k.note IS NOT DISTINCT FROM c.note AND k.seeded)
-         FROM jsonb_to_recordset(kbench__registry_costs()) AS c(operation text, mode text, bytes text, flops text, compute text, note text)
+         FROM jsonb_to_recordset(_kernelindex.registry_costs()) AS c(operation text, mode text, bytes text, flops text, compute text, note text)
          LEFT JOIN kbench_operation_costs k USING (operation, mode)")" "12 12" \
   "kbench_operation_costs holds the registry's 12 formulas (4 operations x 3 passes) as seeded rows, text for text"
-ok "$(q "SELECT string_agg(DISTINCT operation, ',' ORDER BY operation) FROM jsonb_to_recordset(kbench__registry_costs()) AS c(operation text)")" \
-  "distill_jsd_loss,jsd,layer_norm,megatron_cross_entropy" "kbench__registry_costs covers every operation of the registry"
+ok "$(q "SELECT string_agg(DISTINCT operation, ',' ORDER BY operation) FROM jsonb_to_recordset(_kernelindex.registry_costs()) AS c(operation text)")" \
+  "distill_jsd_loss,jsd,layer_norm,megatron_cross_entropy" "_kernelindex.registry_costs covers every operation of the registry"
 
 # ---- SQL's numbers are kbench's, for every operation, its passes and a few workloads
 n=0; bad=""

@@ -98,7 +98,7 @@ refused() {
   case "$got" in *"ERROR:  $3"*) echo "ok - $4";; *) echo "not ok - $4"; echo "$got" | head -3 | sed 's/^/# /';; esac
 }
 refused gpu1 "UPDATE kbench_jobs SET status = 'passed'" 42501 "an agent role has no right on kbench_jobs"
-refused gpu1 "SELECT * FROM kbench__claim(ARRAY['cpu'], 1, 'a1')" 42501 "an agent role cannot call the claim directly"
+refused gpu1 "SELECT * FROM _kernelindex.claim(ARRAY['cpu'], 1, 'a1')" 42501 "an agent role cannot call the claim directly"
 refused gpu1 "SELECT * FROM kbench_ingest('{}'::jsonb)" 42501 "an agent role cannot ingest but through kbench_agent_finish"
 refused gpu1 "INSERT INTO kbench_agents VALUES ('x', 'gpu1', 'h', 1, 'v', 1)" 42501 "an agent role cannot write kbench_agents"
 refused gpu2 "SELECT kbench_agent_finish('a1', NULL, 1, 1, 'passed')" 42501 "an agent role cannot finish another agent's job"

@@ -153,7 +153,7 @@ ok "$(as gpu9 "SELECT kbench_agent_finish('m1', $S1, $j5, 1, 'passed', $(R r8c))
 ok "$(q "SELECT c.verdict || ' ' || a.status || ' ' || (c.run_digest = '$(digest r8c)') FROM kbench_alert_confirmations c
          JOIN kbench_alerts a ON a.id = c.alert_id WHERE c.alert_id = $a1")" "confirmed confirmed true" \
   "an agent's confirmation rerun is judged, by its own run"
-refused alice "SELECT kbench__set_storing_job($j5)" 42501 "a user cannot name the job whose run is being stored"
+refused alice "SELECT _kernelindex.set_storing_job($j5)" 42501 "a user cannot name the job whose run is being stored"
 
 echo "# 4. limits on registered devices; the routing's index"
 refused gpu7 "SELECT kbench_agent_register('m4', 'host', 1, 'test', (SELECT jsonb_agg(jsonb_build_object('name', 'cuda:' || g, 'product', 'Fake ' || g)) FROM generate_series(0, 64) g))" \
@@ -169,9 +169,9 @@ refused gpu7 "SELECT kbench_agent_register('m5', 'host', 1, 'test', '$CPU')" 534
   "with kernelindex.agent_devices = 4 and 4 registered, a fifth is refused" "over kernelindex.agent_devices (4)"
 q "ALTER SYSTEM RESET kernelindex.agent_devices" && q "SELECT pg_reload_conf()" >/dev/null
 ok "$(psql -X -At -q -c "SET enable_seqscan = off" -c "EXPLAIN (COSTS OFF) SELECT d.device FROM kbench_agent_devices d
-      WHERE kbench__agent_names(d.agent, d.device, d.class, d.position = 0) @> ARRAY['cuda:Fake-GPU']" | grep -c 'Index Scan on kbench_agent_devices_names_idx')" 1 \
-  "the route's lookup of a device name (kbench__agent_route) is an index scan"
-ok "$(grep -c "kbench__agent_names(d.agent, d.device, d.class, d.position = 0) @> ARRAY\[p_device\]" sql/code/85_fleet.sql)" 1 \
-  "... and kbench__agent_route asks it so"
+      WHERE _kernelindex.agent_names(d.agent, d.device, d.class, d.position = 0) @> ARRAY['cuda:Fake-GPU']" | grep -c 'Index Scan on kbench_agent_devices_names_idx')" 1 \
+  "the route's lookup of a device name (_kernelindex.agent_route) is an index scan"
+ok "$(grep -c "_kernelindex.agent_names(d.agent, d.device, d.class, d.position = 0) @> ARRAY\[p_device\]" sql/code/85_fleet.sql)" 1 \
+  "... and _kernelindex.agent_route asks it so"
 ok "$(psql -X -At -q -c "SET enable_seqscan = off" -c "EXPLAIN (COSTS OFF) SELECT count(*) FROM kbench_jobs j WHERE j.agent = 'm1' AND j.status = 'running'" | grep -c 'kbench_jobs_agent_running_idx')" 1 \
   "an agent's running jobs (kbench_workers, kbench_agent_status) are an index scan"

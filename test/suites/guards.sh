@@ -85,7 +85,7 @@ q "INSERT INTO kbench_jobs (operation, mode, workload, device, timeout, owner)
      FROM generate_series(1, 60)" >/dev/null
 for s in 1 2 3 4; do
   for i in $(seq 1 15); do
-    echo "BEGIN; INSERT INTO claims SELECT $s, id FROM kbench__claim('race', $s); SELECT pg_sleep(0.02); COMMIT;"
+    echo "BEGIN; INSERT INTO claims SELECT $s, id FROM _kernelindex.claim('race', $s); SELECT pg_sleep(0.02); COMMIT;"
   done | psql -X -q >/dev/null 2>&1 &
 done
 wait

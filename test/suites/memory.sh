@@ -251,10 +251,10 @@ ok "$(psql -X -At -q -U reader -d src -c "SELECT memory_inserted FROM kbench_imp
    "a role with no grants reads an import's memory counts"
 out=$(psql -X -At -q -U reader -d src -c "INSERT INTO kbench_memory_observations SELECT * FROM kbench_memory_observations LIMIT 1" 2>&1)
 case "$out" in *"permission denied"*) echo "ok - a role with no grants cannot insert observations";; *) echo "not ok - a role with no grants cannot insert observations ($out)";; esac
-# (kbench__memory_export_row, IMMUTABLE, stays executable: kbench_export_catalog() is for every role)
+# (_kernelindex.memory_export_row, IMMUTABLE, stays executable: kbench_export_catalog() is for every role)
 ok "$(psql -X -At -q -U reader -d src -c "SELECT count(*) FROM kbench_export_catalog() l WHERE l LIKE '%\"table\": \"memory_observations\"}'")" 799 \
    "a role with no grants exports the memory observations"
-for f in "kbench__memory_import('{}')"; do
+for f in "_kernelindex.memory_import('{}')"; do
   out=$(psql -X -At -q -U reader -d src -c "SELECT $f" 2>&1)
   case "$out" in *"permission denied for function"*) echo "ok - not executable by PUBLIC: ${f%%(*}";; *) echo "not ok - not executable by PUBLIC: ${f%%(*} ($out)";; esac
 done

@@ -7,8 +7,9 @@
 #     record whether they ran, and try ALTER ROLE ... SUPERUSER) never run as
 #     the owner or the worker; nothing is queued or run while another role
 #     may create objects in the extension's schema;
-#   - rights: PUBLIC reads only; kbench__* that write are not executable by
-#     PUBLIC; cross-role wait, cancel, NOTIFY, kbench_workers, import paths;
+#   - rights: PUBLIC reads only; _kernelindex.* that write are not executable by
+#     PUBLIC; the internals are in _kernelindex only, where no role creates
+#     or reads, and the API that calls them works for each role; cross-role wait, cancel, NOTIFY, kbench_workers, import paths;
 #   - reproductions (issue 24): linked by the system only, verified on the
 #     same device class only, others' job ids hidden;
 #   - limits: timeouts, sample counts, intervals with months, per-role queue;
@@ -145,12 +146,51 @@ attack "every SECURITY DEFINER or trigger function of the extension has a pinned
    WHERE (p.prosecdef OR p.prorettype = 'trigger'::regtype)
      AND coalesce((SELECT c FROM unnest(p.proconfig) c WHERE c LIKE 'search_path=%'), '') NOT IN
          ('search_path=pg_catalog, kernelindex, pg_temp', 'search_path=kernelindex, pg_temp')")" ""
-attack "no kbench__* function that writes (VOLATILE) or is a trigger is executable by PUBLIC" "$(q "
+attack "no _kernelindex.* function that writes (VOLATILE) or is a trigger is executable by PUBLIC" "$(q "
   SELECT coalesce(string_agg(p.oid::regprocedure::text, ', '), '')
     FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass AND d.deptype = 'e'
     JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'kernelindex'
-   WHERE p.proname LIKE 'kbench\_\_%' AND (p.provolatile = 'v' OR p.prorettype = 'trigger'::regtype)
+   WHERE p.pronamespace = '_kernelindex'::regnamespace AND (p.provolatile = 'v' OR p.prorettype = 'trigger'::regtype)
      AND has_function_privilege('reader', p.oid, 'EXECUTE')")" ""
+
+# The internals (issue 25): in _kernelindex, none in the extension's schema;
+# a role without rights calls none that writes, reads nothing there, creates
+# nothing there; the API that calls them works for each role.
+attack "the extension's schema and every other but _kernelindex hold no kbench__ object" "$(q "  -- internals_rename: keep
+  SELECT (SELECT count(*) FROM pg_proc WHERE proname LIKE 'kbench\_\_%')  -- internals_rename: keep
+       + (SELECT count(*) FROM pg_type WHERE typname LIKE 'kbench\_\_%' OR typname LIKE '\_kbench\_\_%')  -- internals_rename: keep
+       + (SELECT count(*) FROM pg_class WHERE relname LIKE 'kbench\_\_%')")" 0  # internals_rename: keep
+attack "\\df kbench__* and \\dT kbench__* list nothing" "$(as reader '\df kbench__*' 2>&1)$(as reader '\dT kbench__*' 2>&1)" ""  # internals_rename: keep
+attack "every member of the extension outside _kernelindex is the API (named kbench_)" "$(q "
+  SELECT coalesce(string_agg(pg_describe_object(d.classid, d.objid, 0), ', '), '')
+    FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'kernelindex'
+   WHERE d.deptype = 'e' AND d.classid IN ('pg_proc'::regclass, 'pg_class'::regclass, 'pg_type'::regclass)
+     AND coalesce((SELECT pronamespace FROM pg_proc WHERE d.classid = 'pg_proc'::regclass AND oid = d.objid),
+                  (SELECT relnamespace FROM pg_class WHERE d.classid = 'pg_class'::regclass AND oid = d.objid),
+                  (SELECT typnamespace FROM pg_type WHERE d.classid = 'pg_type'::regclass AND oid = d.objid))
+         <> '_kernelindex'::regnamespace
+     AND coalesce((SELECT proname FROM pg_proc WHERE d.classid = 'pg_proc'::regclass AND oid = d.objid),
+                  (SELECT relname FROM pg_class WHERE d.classid = 'pg_class'::regclass AND oid = d.objid),
+                  (SELECT typname FROM pg_type WHERE d.classid = 'pg_type'::regclass AND oid = d.objid))
+         !~ '^_?kbench_[a-z0-9]'")" ""
+attack "the internal schema is a member of the extension, and no role but the owner may create in it" "$(q "
+  SELECT (SELECT count(*) FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'kernelindex'
+           WHERE d.classid = 'pg_namespace'::regclass AND d.objid = '_kernelindex'::regnamespace AND d.deptype = 'e')
+         || ' ' || count(*) FILTER (WHERE has_schema_privilege(r.oid, '_kernelindex', 'CREATE'))
+    FROM pg_roles r WHERE NOT r.rolsuper AND r.rolname NOT LIKE 'pg\_%'")" "1 0"
+attack "no role but the owner reads a table, view or sequence of _kernelindex" "$(q "
+  SELECT count(*) FROM pg_class c CROSS JOIN pg_roles r
+   WHERE c.relnamespace = '_kernelindex'::regnamespace AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
+     AND NOT r.rolsuper AND has_table_privilege(r.oid, c.oid, 'SELECT')")" 0
+attack_refused reader 42501 "CREATE FUNCTION _kernelindex.slug(t text) RETURNS text LANGUAGE sql AS 'SELECT t'" "PUBLIC creates a function in _kernelindex"
+attack_refused mallory 42501 "CREATE FUNCTION _kernelindex.series_filter() RETURNS text LANGUAGE sql AS 'SELECT 1::text'" "a kbench_user creates a function in _kernelindex"
+attack_refused reader 42501 "SELECT * FROM _kernelindex.claim('cpu', 1)" "PUBLIC claims a job through the internal claim"
+attack_refused mallory 42501 "SELECT _kernelindex.set_storing_job(1)" "a kbench_user calls an internal function that writes"
+attack_refused boss 42501 "SELECT _kernelindex.store_runs(ARRAY['sha256:00'], ARRAY['{}'::jsonb], ARRAY[NULL::text], ARRAY[NULL::text])" "a kbench_admin calls the internal store directly"
+# (the catalog is empty here: kbench_speedup's own answer once its internal
+# resolvers ran as the caller, not a permission error on _kernelindex)
+ok "$(as reader "SELECT count(*) FROM kbench_speedup(NULL, 'no_such_baseline', 'no_such_candidate')" 2>&1 | grep -c 'no operation has both')" 1 \
+  "PUBLIC runs an analytics function that calls the internals under its own rights (kbench_speedup -> _kernelindex.resolve_protocols)"
 
 # mallory queues, waits, cancels and benchmarks with her shadows in place;
 # the worker runs and finishes her jobs (NOTIFY) and recovers, the owner counts
@@ -217,9 +257,9 @@ DO \$\$ BEGIN PERFORM kbench_ingest('$nul_doc'::json); EXCEPTION WHEN untranslat
 SELECT current_user || ' ' || current_setting('search_path');
 SQL
 )" "eve eve, pg_catalog, kernelindex, public" "after an ingest fails as the owner, the caller is herself again, with her search_path"
-attack_refused eve 42501 "SELECT kbench__store_operations(ARRAY['sha256:00'], ARRAY['{}'::jsonb], ARRAY[NULL::text])" "a kbench_admin stores an unvalidated manifest through the store's function"
+attack_refused eve 42501 "SELECT _kernelindex.store_operations(ARRAY['sha256:00'], ARRAY['{}'::jsonb], ARRAY[NULL::text])" "a kbench_admin stores an unvalidated manifest through the store's function"
 attack_refused eve 42501 "INSERT INTO kbench_runs (digest) VALUES ('x')" "a kbench_admin writes a catalog table directly"
-attack_refused eve 42501 "SELECT kbench__withdraw('$seed_run', now(), 'x', NULL, NULL)" "a kbench_admin withdraws a run without kbench_retract's checks"
+attack_refused eve 42501 "SELECT _kernelindex.withdraw('$seed_run', now(), 'x', NULL, NULL)" "a kbench_admin withdraws a run without kbench_retract's checks"
 SEED_SQL=$(sed "s/'/''/g" "$SEED" | tr '\n' ' ')
 attack_refused alice 42501 "SELECT kbench_ingest('$SEED_SQL'::json)" "kbench_user: kbench_ingest of a run document"
 for f in "kbench_ingest('{}'::jsonb)" "kbench_import_liger('x')" \
@@ -266,8 +306,8 @@ ok "$(q "SELECT status FROM kbench_jobs WHERE id = $queued")" passed "the held j
 
 echo "# 2. rights"
 for f in "kbench_run('layer_norm', 'forward', '$SMALL')" "kbench_wait(1)" "kbench_cancel(1)" \
-         "kbench_prune_jobs()" "kbench__claim('cpu', 1)" \
-         "kbench__store_operations(ARRAY['sha256:00'], ARRAY['{}'::jsonb], ARRAY[NULL::text])" \
+         "kbench_prune_jobs()" "_kernelindex.claim('cpu', 1)" \
+         "_kernelindex.store_operations(ARRAY['sha256:00'], ARRAY['{}'::jsonb], ARRAY[NULL::text])" \
          "kbench_ingest('{}'::jsonb)" "kbench_import_liger('x')" "kbench_import_catalog_staged()" \
          "kbench_import_catalog('/etc/passwd')" "kbench_import_liger_file('/etc/passwd')" \
          "kbench_retract('sha256:00', 'x')" "kbench_supersede('sha256:00', 'sha256:01', 'x')" \
@@ -331,15 +371,15 @@ ok "$(as boss "SELECT count(*) FROM kbench_imports WHERE source LIKE '%empty.jso
 echo "# reproductions (issue 24, items 3 and 17)"
 # a reproduction is another run, by another job, of the same workload, linked by the system only:
 # mallory links her own run to the job that measured it (ratio 1), and alice's run to alice's job
-R16='{"rows": 16, "hidden": 16, "dtype": "fp32"}'   # as kbench__reproduction_request names it (the old link compared it)
+R16='{"rows": 16, "hidden": 16, "dtype": "fp32"}'   # as _kernelindex.reproduction_request names it (the old link compared it)
 aj=$(as alice "SELECT kbench_run('layer_norm', 'forward', '$R16', implementation => 'cpu', protocol => '$TINY')")
 as alice "SELECT status FROM kbench_wait($aj, '60 s')" >/dev/null
 arun=$(q "SELECT run_digest FROM kbench_jobs WHERE id = $aj")
 mj=$(as mallory "SELECT kbench_run('layer_norm', 'forward', '$R16', implementation => 'cpu', protocol => '$TINY')")
 as mallory "SELECT status FROM kbench_wait($mj, '60 s')" >/dev/null
 mrun=$(q "SELECT run_digest FROM kbench_jobs WHERE id = $mj")
-as mallory "SELECT kbench__link_reproduction('$mrun', $mj)" >/dev/null 2>&1
-as mallory "SELECT kbench__link_reproduction('$arun', $aj)" >/dev/null 2>&1
+as mallory "SELECT _kernelindex.link_reproduction('$mrun', $mj)" >/dev/null 2>&1
+as mallory "SELECT _kernelindex.link_reproduction('$arun', $aj)" >/dev/null 2>&1
 attack "a kbench_user links the job that measured a run (hers, or another role's) as its reproduction" \
   "$(q "SELECT count(*) FROM kbench_reproductions WHERE reported_run IN ('$arun', '$mrun')")" 0
 marked() { q "SELECT count(*) FROM kbench_export_catalog() r(row) WHERE r.row::jsonb->'row'->>'runDigest' = '$1' AND r.row::jsonb->'row' ? 'reproducedByKernelindex'"; }
@@ -368,7 +408,7 @@ hj=$(as alice "SELECT kbench_reproduce('$hrun', 'cpu')")
 as alice "SELECT status FROM kbench_wait($hj, '60 s')" >/dev/null
 attack "an H100 run re-run on the CPU is re-run elsewhere, with its ratio, and not verified" \
   "$(as alice "SELECT tier || ' ' || verified || ' ' || (ratio > 0) || ' ' || reported_device_key || ' ' || reproduced_device_key FROM kbench_reproductions WHERE job_id = $hj")" \
-  "re-run elsewhere false true $(q "SELECT kbench__device_key(e) FROM kbench_environments e WHERE digest = '$h100'") cpu"
+  "re-run elsewhere false true $(q "SELECT _kernelindex.device_key(e) FROM kbench_environments e WHERE digest = '$h100'") cpu"
 attack "... and the export does not mark the H100 run" "$(marked "$hrun")" 0
 
 echo "# 7. limits"

@@ -76,3 +76,49 @@ for old in $(ki_released_versions); do
      "$(q fresh "SELECT md5(string_agg(digest, ',' ORDER BY digest)) FROM kbench_runs")" "the imported runs are the same in the updated and the fresh database"
   dropdb --force old; dropdb --force fresh
 done
+
+# A schema _kernelindex that is not the extension's (made by a role with
+# CREATE on the database, before the install or the update) is never
+# adopted: CREATE SCHEMA IF NOT EXISTS in the script refuses a non-member
+# (sql/prelude/00_internal_schema.sql), and the install or update fails
+# whole, leaving the squatter's schema as it was and nothing of the
+# extension in it.
+squat() {  # database: the squatter's schema, with a function of its own
+  q "$1" "DROP ROLE IF EXISTS ki_squatter; CREATE ROLE ki_squatter; GRANT CREATE ON DATABASE $1 TO ki_squatter" >/dev/null
+  q "$1" "SET ROLE ki_squatter; CREATE SCHEMA _kernelindex;
+          CREATE FUNCTION _kernelindex.squat() RETURNS int LANGUAGE sql AS 'SELECT 1'" >/dev/null
+}
+squatted() {  # database, what: the schema is still the squatter's, no member of the extension in it
+  ok "$(q "$1" "SELECT pg_get_userbyid(n.nspowner) || ' ' || (SELECT count(*) FROM pg_depend d WHERE d.deptype = 'e'
+                    AND (d.classid = 'pg_namespace'::regclass AND d.objid = n.oid
+                         OR d.classid = 'pg_proc'::regclass AND d.objid IN (SELECT oid FROM pg_proc WHERE pronamespace = n.oid)))
+                  || ' ' || (SELECT count(*) FROM pg_proc p WHERE p.pronamespace = n.oid)
+                  FROM pg_namespace n WHERE n.nspname = '_kernelindex'")" "ki_squatter 0 1" "$2"
+}
+last=$(ki_released_versions | tail -1)
+ki_cluster_restart
+createdb squat
+if ki_install_released "$last" && q squat "CREATE EXTENSION kernelindex VERSION '$last'" >/dev/null; then
+  squat squat
+  if q squat "ALTER EXTENSION kernelindex UPDATE" >/dev/null 2>&1; then
+    echo "not ok - $last does not update beside a schema _kernelindex that is not the extension's"
+  else
+    ok "$(q squat "SELECT extversion FROM pg_extension WHERE extname = 'kernelindex'")" "$last" \
+       "$last does not update beside a schema _kernelindex that is not the extension's (it stays $last)"
+  fi
+  squatted squat "the failed update leaves the squatter's _kernelindex as it was, nothing of the extension in it"
+else
+  echo "not ok - $last installs from its release tag's install script (squatter)"
+fi
+dropdb --force squat
+createdb squat
+squat squat
+if q squat "CREATE EXTENSION kernelindex" >/dev/null 2>&1; then
+  echo "not ok - $CUR does not install beside a schema _kernelindex that is not the extension's"
+else
+  ok "$(q squat "SELECT count(*) FROM pg_extension WHERE extname = 'kernelindex'")" "0" \
+     "$CUR does not install beside a schema _kernelindex that is not the extension's"
+fi
+squatted squat "the failed install leaves the squatter's _kernelindex as it was"
+dropdb --force squat
+q postgres "DROP ROLE IF EXISTS ki_squatter" >/dev/null
