@@ -91,23 +91,20 @@ protocol_text(const kb_case *cs, const kb_request *req, double warmup_ms, double
 	if (pr.max_ms > 0)
 		snprintf(maxt, sizeof(maxt), "%g", pr.max_ms);
 	else
-		snprintf(maxt, sizeof(maxt), "4 times the minimum's time");
+		snprintf(maxt, sizeof(maxt), "4x the minimum's time");
 	if (pr.adaptive)
 		snprintf(stopping, sizeof(stopping),
-				 " Adaptive stopping: the repetition count is the minimum; then samples until the relative noise "
-				 "(stdev/mean) is at most %g%% (noise_target), or has held within 10%% of itself over 4 checks "
-				 "below %g%% (converged), else at %lld samples (max_samples) or after %s%s of sampling (max_time), "
-				 "which mark the run unstable.", pr.noise_target * 100, pr.noise_ceiling * 100,
-				 (long long) max_samples, maxt, pr.max_ms > 0 ? " ms" : "");
+				 " Adaptive stop after that minimum: stdev/mean <= %g%% (noise_target), or steady within 10%% "
+				 "over 4 checks under %g%% (converged), else max samples or %s%s (max_time): unstable.",
+				 pr.noise_target * 100, pr.noise_ceiling * 100, maxt, pr.max_ms > 0 ? " ms" : "");
 	else
 		stopping[0] = '\0';
 	snprintf(notes, sizeof(notes),
 			 "Timed: %s. do_bench-compatible: warm-up %g ms and repetition %g ms turned into iteration "
 			 "counts from a five-call estimate (flush included), at least %lld and at most %lld samples; "
 			 "a %lld-byte buffer%s cleared before every timed call outside the timed region; %s per call; "
-			 "inputs generated once (counter-based generator, seed %llu). Reported: median, p20, p80 (linear "
-			 "interpolation), mean, min, max, MAD, distribution-free 95%% order-statistic interval of the "
-			 "median; raw samples kept.%s",
+			 "inputs generated once (counter-based generator, seed %llu). Reported: median, p20, p80, mean, min, "
+			 "max, MAD, 95%% order-statistic interval of the median; raw samples kept.%s",
 			 cs->op->timed[cs->mode], warmup_ms, rep_ms, (long long) pr.min_samples, (long long) max_samples,
 			 (long long) flush,
 			 req->flush_bytes >= 0 || flush == 0 ? "" : cs->cuda ? " (the GPU default)" : " (twice the CPU's largest cache)",

@@ -1,6 +1,15 @@
 -- Records: the triggers that keep kbench_cohort_bests and
 -- kbench_record_history (sql/schema/39_records.sql).
 
+-- A run whose sampling hit a cap (max_time, max_samples) before its noise
+-- settled (kbench's adaptive stopping, docs/KERNELS.md): it never competes
+-- in records (docs/ANALYTICS.md).  Runs without the flag (older kbench,
+-- imports) are not unstable.
+CREATE OR REPLACE FUNCTION kbench__run_unstable(manifest jsonb) RETURNS boolean
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	RETURN coalesce(manifest #>> '{spec,sourceNative,metrics,unstable}' = '1', false);
+COMMENT ON FUNCTION kbench__run_unstable(jsonb) IS 'whether a run manifest says its sampling stopped at a cap before the noise settled (sourceNative.metrics.unstable = 1)';
+
 -- After a run is retracted or superseded: its implementation's best and, if
 -- it led its cohort, the cohort's leader are recomputed.
 CREATE OR REPLACE FUNCTION kbench__records_after_withdrawal() RETURNS trigger
@@ -9,7 +18,8 @@ DECLARE
 	cur record;
 	best record;
 BEGIN
-	IF OLD.status <> 'passed' OR OLD.primary_ns IS NULL OR OLD.retracted_at IS NOT NULL OR OLD.superseded_by IS NOT NULL THEN
+	IF OLD.status <> 'passed' OR OLD.primary_ns IS NULL OR OLD.retracted_at IS NOT NULL OR OLD.superseded_by IS NOT NULL
+	   OR kbench__run_unstable(OLD.manifest) THEN
 		RETURN NULL;                        -- it was not competing
 	END IF;
 	IF EXISTS (SELECT 1 FROM kbench_cohort_bests b
@@ -21,6 +31,7 @@ BEGIN
 		 WHERE r.workload_digest = OLD.workload_digest AND r.protocol_digest = OLD.protocol_digest
 		   AND r.environment_digest = OLD.environment_digest AND r.implementation_digest = OLD.implementation_digest
 		   AND r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL
+		   AND NOT kbench__run_unstable(r.manifest)
 		 ORDER BY r.primary_ns, r.observed_at, r.digest LIMIT 1;
 		IF FOUND THEN
 			UPDATE kbench_cohort_bests b SET run_digest = best.digest, primary_ns = best.primary_ns, low_ns = best.low_ns,
@@ -73,6 +84,7 @@ BEGIN
 	       r.digest, r.primary_ns, (kbench_run_spread(r)).low_ns, (kbench_run_spread(r)).high_ns, r.observed_at
 	  FROM kbench_runs r
 	 WHERE r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL
+		   AND NOT kbench__run_unstable(r.manifest)
 	 ORDER BY r.workload_digest, r.protocol_digest, r.environment_digest, r.implementation_digest,
 	          r.primary_ns, r.observed_at, r.digest;
 	GET DIAGNOSTICS bests = ROW_COUNT;
@@ -87,7 +99,8 @@ BEGIN
 	                                       ORDER BY r.observed_at, r.digest
 	                                       ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before_min
 	          FROM kbench_runs r
-	         WHERE r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL) l
+	         WHERE r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL
+		   AND NOT kbench__run_unstable(r.manifest)) l
 	 WHERE l.before_min IS NULL OR l.primary_ns < l.before_min
 	WINDOW c AS (PARTITION BY l.workload_digest, l.protocol_digest, l.environment_digest ORDER BY l.observed_at, l.digest)
 	 ORDER BY l.observed_at, l.digest;
@@ -127,7 +140,8 @@ BEGIN
 	PERFORM pg_catalog.pg_advisory_xact_lock(27497, k)
 	   FROM (SELECT DISTINCT pg_catalog.hashtext(n.workload_digest || n.protocol_digest || n.environment_digest) & 63 AS k
 	           FROM kbench_new_runs n
-	          WHERE n.status = 'passed' AND n.retracted_at IS NULL AND n.superseded_by IS NULL AND n.primary_ns IS NOT NULL) c
+	          WHERE n.status = 'passed' AND n.retracted_at IS NULL AND n.superseded_by IS NULL AND n.primary_ns IS NOT NULL
+		   AND NOT kbench__run_unstable(n.manifest)) c
 	  ORDER BY k;
 	INSERT INTO kbench_cohort_bests AS b (workload_digest, protocol_digest, environment_digest, implementation_digest,
 	                                      run_digest, primary_ns, low_ns, high_ns, observed_at)
@@ -136,6 +150,7 @@ BEGIN
 	       n.digest, n.primary_ns, sp.low_ns, sp.high_ns, n.observed_at
 	  FROM kbench_new_runs n CROSS JOIN LATERAL kbench_run_spread(n) sp
 	 WHERE n.status = 'passed' AND n.retracted_at IS NULL AND n.superseded_by IS NULL AND n.primary_ns IS NOT NULL
+		   AND NOT kbench__run_unstable(n.manifest)
 	 ORDER BY n.workload_digest, n.protocol_digest, n.environment_digest, n.implementation_digest,
 	          n.primary_ns, n.observed_at, n.digest
 	ON CONFLICT (workload_digest, protocol_digest, environment_digest, implementation_digest) DO UPDATE
@@ -147,9 +162,10 @@ BEGIN
 		SELECT n.*, row_number() OVER (PARTITION BY n.workload_digest, n.protocol_digest, n.environment_digest
 		                               ORDER BY n.primary_ns, n.observed_at, n.digest) AS place
 		  FROM (SELECT row_number() OVER () AS arrival, n.workload_digest, n.protocol_digest, n.environment_digest,
-		               n.implementation_digest, n.digest, n.primary_ns, n.observed_at, n.status, n.retracted_at, n.superseded_by
+		               n.implementation_digest, n.digest, n.primary_ns, n.observed_at, n.status, n.retracted_at, n.superseded_by, n.manifest
 		          FROM kbench_new_runs n) n
-		 WHERE n.status = 'passed' AND n.retracted_at IS NULL AND n.superseded_by IS NULL AND n.primary_ns IS NOT NULL),
+		 WHERE n.status = 'passed' AND n.retracted_at IS NULL AND n.superseded_by IS NULL AND n.primary_ns IS NOT NULL
+		   AND NOT kbench__run_unstable(n.manifest)),
 	-- a run leads when it beats the leader and every run of the statement before it
 	rec AS (
 		SELECT c.*, l.run_digest AS leader_digest, l.primary_ns AS leader_ns

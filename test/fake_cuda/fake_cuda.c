@@ -44,7 +44,7 @@
  * (the CLI waits up to 120 s; its test need not).  KBENCH_FAKE_CUDA_LOG, a
  * file, gets one line per API call ("<pid> <call>"), for tests to see what
  * was called.  KBENCH_FAKE_CUDA_TIMES chooses what time_one reports as a
- * sample's kernel time: "steady" (exactly 10 us every call: a quiet GPU, the
+ * sample's kernel time: "steady" (exactly 50 us every call: a quiet GPU, the
  * noise rule's test), "jitter" (10 us to 50 us at random: a noise that never
  * settles, the unstable flag's test); unset: the host time of the call.
  */
@@ -483,7 +483,7 @@ fake_sample_ns(double measured)
 	static uint64_t state = 0x5eed;
 
 	if (v && strcmp(v, "steady") == 0)
-		return 10000;
+		return 50000;
 	if (v && strcmp(v, "jitter") == 0)
 	{
 		state = state * 6364136223846793005ULL + 1442695040888963407ULL;
