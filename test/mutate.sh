@@ -130,6 +130,7 @@ stop_noise_never|kernels/measure.c|s/if (stdrel <= pr->noise_target)/if (false \
 stop_time_never|kernels/measure.c|s/if (elapsed_ms >= max_ms)/if (false \&\& elapsed_ms >= max_ms)/|stopping|adaptive stopping never stops at the maximum time
 unstable_unset|kernels/measure.c|s/s->unstable = m->stop_rule \&\&/s->unstable = 0 \&\& m->stop_rule \&\&/|stopping|a run stopped by a cap is not marked unstable
 records_unstable|sql/code/39_records.sql|s/AND NOT kbench__run_unstable([nr].manifest)//|stopping|records include unstable runs
+alerts_unstable|sql/code/51_alerts.sql|s/AND NOT kbench__run_unstable(r.manifest)   -- an unstable run raises no alert/AND true/|stopping|alert rules judge unstable runs
 EOF
 )
 

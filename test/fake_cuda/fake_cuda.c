@@ -45,8 +45,9 @@
  * file, gets one line per API call ("<pid> <call>"), for tests to see what
  * was called.  KBENCH_FAKE_CUDA_TIMES chooses what time_one reports as a
  * sample's kernel time: "steady" (exactly 50 us every call: a quiet GPU, the
- * noise rule's test), "jitter" (10 us to 50 us at random: a noise that never
- * settles, the unstable flag's test); unset: the host time of the call.
+ * noise rule's test; "steady:NS" another time), "jitter" (10 us to 50 us at
+ * random: a noise that never settles, the unstable flag's test; "jitter:LO:HI"
+ * in ns); unset: the host time of the call.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -481,13 +482,17 @@ fake_sample_ns(double measured)
 {
 	const char *v = getenv("KBENCH_FAKE_CUDA_TIMES");
 	static uint64_t state = 0x5eed;
+	double		lo = 10000,
+				hi = 50000;
 
-	if (v && strcmp(v, "steady") == 0)
-		return 50000;
-	if (v && strcmp(v, "jitter") == 0)
+	if (v && strncmp(v, "steady", 6) == 0)
+		return sscanf(v, "steady:%lf", &lo) == 1 && lo > 0 ? lo : 50000;
+	if (v && strncmp(v, "jitter", 6) == 0)
 	{
+		if (sscanf(v, "jitter:%lf:%lf", &lo, &hi) != 2 || !(lo > 0 && hi >= lo))
+			lo = 10000, hi = 50000;
 		state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-		return 10000 + 40000 * (double) (state >> 11) / 9007199254740992.0;
+		return lo + (hi - lo) * (double) (state >> 11) / 9007199254740992.0;
 	}
 	return measured;
 }

@@ -12,7 +12,9 @@
 #     says "fixed"; the protocol digest differs from the adaptive one;
 #   - through a server: both runs ingested into one cohort, the unstable
 #     (faster) run never competes: kbench_records leads with the quiet one,
-#     kbench_rebuild_records agrees; a bad protocol setting is refused.
+#     kbench_rebuild_records agrees; a bad protocol setting is refused; a
+#     percent alert rule opens an alert on a stable slow run but never judges
+#     an unstable one.
 # Prints TAP lines.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -93,3 +95,17 @@ out=$(q "SELECT kbench_run('layer_norm', 'forward', '{\"rows\": 4, \"hidden\": 8
 ok "$(grep -c 'protocol setting "adaptive" must be true or false' <<<"$out")" 1 "kbench_run refuses a protocol whose adaptive is not a boolean"
 out=$(q "SELECT kbench_run('layer_norm', 'forward', '{\"rows\": 4, \"hidden\": 8}', protocol => '{\"max_ms\": 0}')" 2>&1)
 ok "$(grep -c 'protocol setting "max_ms" is out of range' <<<"$out")" 1 "kbench_run refuses max_ms 0"
+
+# alerts: a percent rule on the series; a stable slow run raises an alert (the rule works), an
+# unstable one far slower is not judged: it neither opens an alert nor joins the open one
+q "SELECT 1 FROM kbench_alert_rule('stopping-percent', 'percent', window_size => 1, threshold => 10, confirm => false)" >/dev/null
+slowq=$(KBENCH_FAKE_CUDA_TIMES=steady:300000 timeout 120 $KB run "${CASE[@]}" --manifests --json)
+ingest "$slowq"
+SQD=$(field "d['digests']['run']" <<<"$slowq")
+ok "$(q "SELECT count(*) > 0 FROM kbench_alerts WHERE run_digest = '$SQD' OR '$SQD' = ANY (runs)")" t \
+  "a stable run 6x slower than the last point of its series raises an alert (the rule works here)"
+slown=$(KBENCH_FAKE_CUDA_TIMES=jitter:1000000:5000000 timeout 120 $KB run "${CASE[@]}" --manifests --json)
+ingest "$slown"
+SND=$(field "d['digests']['run']" <<<"$slown")
+ok "$(field "d['summary']['unstable']" <<<"$slown") $(q "SELECT count(*) FROM kbench_runs WHERE digest = '$SND'") $(q "SELECT count(*) FROM kbench_alerts WHERE run_digest = '$SND' OR '$SND' = ANY (runs)")" "True 1 0" \
+  "an unstable run 10x slower still is stored but not judged: no alert opens or names it"
