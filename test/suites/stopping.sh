@@ -9,7 +9,8 @@
 #     its manifest says so (metadata.labels.stop_rule, sourceNative.metrics
 #     noise_stdrel and unstable), the composite still valid in the core;
 #   - --fixed (the protocol's "adaptive": false) takes the do_bench count and
-#     says "fixed"; the protocol digest differs from the adaptive one;
+#     says "fixed"; the protocol digest differs from the adaptive one; kbench
+#     compare's runs are fixed counts under that protocol;
 #   - through a server: both runs ingested into one cohort, the unstable
 #     (faster) run never competes: kbench_records leads with the quiet one,
 #     kbench_rebuild_records agrees; a bad protocol setting is refused; a
@@ -63,6 +64,9 @@ ok "$rc $(field "d['summary']['stop_rule'], d['summary']['unstable']" <<<"$fixed
   "--fixed (adaptive false): the repetition count from rep_ms, stop rule 'fixed', never unstable"
 ok "$(field "d['digests']['protocol'] != '$(field "d['digests']['protocol']" <<<"$quiet")'" <<<"$fixed")" True \
   "... and another protocol digest than the adaptive one"
+cmp=$(timeout 120 $KB compare layer_norm forward rows=64 hidden=256 --device cuda:0 --a cuda --b cuda --rounds 3 --warmup-ms 1 --rep-ms 20 --flush-bytes 65536 --json)
+ok "$(field "d['a']['composite']['run']['spec']['protocolDigest'] == '$(field "d['digests']['protocol']" <<<"$fixed")', d['a']['composite']['run']['metadata']['labels']['stop_rule']" <<<"$cmp")" "(True, 'fixed')" \
+  "kbench compare's paired rounds are fixed counts, and their protocol says so (the --fixed digest)"
 out=$(timeout 60 $KB run "${CASE[@]}" --noise-target-pct 0 2>&1); rc=$?
 ok "$rc $(grep -c 'noise-target-pct must be a number from' <<<"$out")" "2 1" "kbench refuses --noise-target-pct 0 (the table's range)"
 
