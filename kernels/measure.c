@@ -321,7 +321,9 @@ kb_meter_finish(kb_meter *m)
  *                 the target): more samples would not make it smaller;
  *   max_samples   the protocol's max_samples are taken;
  *   max_time      the sampling phase has run max_ms (the protocol's, else 4
- *                 times what the minimum took).
+ *                 times what the minimum took), or one more block would
+ *                 run into the request's deadline (a run the fixed count
+ *                 would have finished is not failed by the extension).
  * The last two stop a run whose noise never settled: it is unstable.
  * history holds the stdrel of the last nhistory checks, this one last.
  */
@@ -329,9 +331,9 @@ const char *
 kb_stop_rule(const kb_protocol *pr, double stdrel, const double *history, int nhistory,
 			 int64_t nsamples, double elapsed_ms, double max_ms)
 {
-	if (stdrel <= pr->noise_target)
+	if (nsamples >= 2 && stdrel <= pr->noise_target)	/* one sample has no noise to speak of */
 		return "noise_target";
-	if (nhistory >= CONVERGE_CHECKS && stdrel <= pr->noise_ceiling)
+	if (nsamples >= 2 && nhistory >= CONVERGE_CHECKS && stdrel <= pr->noise_ceiling)
 	{
 		double		lo = history[nhistory - 1],
 					hi = lo;
@@ -398,6 +400,9 @@ kb_meter_adaptive(kb_meter *m)
 		history[nh++] = r;
 		m->stop_rule = kb_stop_rule(&m->pr, r, history, nh, m->res->nsamples,
 									 (double) (kb_now_ns() - t0) / 1e6, max_ms);
+		if (!m->stop_rule && m->req->deadline_ns > 0 &&
+			(double) (m->req->deadline_ns - kb_now_ns()) < 2 * (double) block * m->est_ns + 2 * m->call_ns + 1e9)
+			m->stop_rule = "max_time";
 		if (m->stop_rule)
 			break;
 		n = m->pr.max_samples - m->res->nsamples;
