@@ -129,8 +129,7 @@ version_gate_log_each_look|src/worker_jobs.c|s/if (strcmp(skipped, installed) !=
 stop_noise_never|kernels/measure.c|s/if (nsamples >= 2 \&\& stdrel <= pr->noise_target)/if (false \&\& stdrel <= pr->noise_target)/|stopping|adaptive stopping's noise rule never stops a run
 stop_time_never|kernels/measure.c|s/if (elapsed_ms >= max_ms)/if (false \&\& elapsed_ms >= max_ms)/|stopping|adaptive stopping never stops at the maximum time
 unstable_unset|kernels/measure.c|s/s->unstable = m->stop_rule \&\&/s->unstable = 0 \&\& m->stop_rule \&\&/|stopping|a run stopped by a cap is not marked unstable
-records_unstable|sql/code/39_records.sql|s/AND NOT kbench__run_unstable([nr].manifest)//|stopping|records include unstable runs
-alerts_unstable|sql/code/51_alerts.sql|s/AND NOT kbench__run_unstable(r.manifest)   -- an unstable run raises no alert/AND true/|stopping|alert rules judge unstable runs
+records_unstable|sql/code/56_ranking.sql|s/kbench__run_unstable(r.manifest) AS unstable/false AS unstable/|stopping|kbench_records does not mark unstable runs
 EOF
 )
 

@@ -242,7 +242,7 @@ print_text_result(const kb_result *r, const char *op, const char *mode, int mani
 			   s->ci95_lo / 1e3, s->ci95_hi / 1e3, (long long) s->samples, (long long) s->discarded_throttled,
 			   (long long) s->warmup_iterations);
 		printf("  stopped by %s: noise (stdev/mean) %.3g%%%s\n", s->stop_rule ? s->stop_rule : "fixed",
-			   s->stdrel * 100, s->unstable ? "; unstable: the noise never settled, records leave the run out" : "");
+			   s->stdrel * 100, s->unstable ? "; unstable: the noise never settled (records mark it)" : "");
 		printf("  %.3f GB/s (%.4g bytes), %.4f TFLOP/s (%.4g FLOPs)\n", r->achieved_gbps, r->bytes,
 			   r->achieved_tflops, r->flops);
 	}

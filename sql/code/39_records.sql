@@ -2,8 +2,8 @@
 -- kbench_record_history (sql/schema/39_records.sql).
 
 -- A run whose sampling hit a cap (max_time, max_samples) before its noise
--- settled (kbench's adaptive stopping, docs/KERNELS.md): it never competes
--- in records (docs/ANALYTICS.md).  Runs without the flag (older kbench,
+-- settled (kbench's adaptive stopping, docs/KERNELS.md): kbench_records
+-- marks it (docs/ANALYTICS.md).  Runs without the flag (older kbench,
 -- imports) are not unstable.
 CREATE OR REPLACE FUNCTION kbench__run_unstable(manifest jsonb) RETURNS boolean
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -18,8 +18,7 @@ DECLARE
 	cur record;
 	best record;
 BEGIN
-	IF OLD.status <> 'passed' OR OLD.primary_ns IS NULL OR OLD.retracted_at IS NOT NULL OR OLD.superseded_by IS NOT NULL
-	   OR kbench__run_unstable(OLD.manifest) THEN
+	IF OLD.status <> 'passed' OR OLD.primary_ns IS NULL OR OLD.retracted_at IS NOT NULL OR OLD.superseded_by IS NOT NULL THEN
 		RETURN NULL;                        -- it was not competing
 	END IF;
 	IF EXISTS (SELECT 1 FROM kbench_cohort_bests b
@@ -31,7 +30,6 @@ BEGIN
 		 WHERE r.workload_digest = OLD.workload_digest AND r.protocol_digest = OLD.protocol_digest
 		   AND r.environment_digest = OLD.environment_digest AND r.implementation_digest = OLD.implementation_digest
 		   AND r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL
-		   AND NOT kbench__run_unstable(r.manifest)
 		 ORDER BY r.primary_ns, r.observed_at, r.digest LIMIT 1;
 		IF FOUND THEN
 			UPDATE kbench_cohort_bests b SET run_digest = best.digest, primary_ns = best.primary_ns, low_ns = best.low_ns,
@@ -84,7 +82,6 @@ BEGIN
 	       r.digest, r.primary_ns, (kbench_run_spread(r)).low_ns, (kbench_run_spread(r)).high_ns, r.observed_at
 	  FROM kbench_runs r
 	 WHERE r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL
-		   AND NOT kbench__run_unstable(r.manifest)
 	 ORDER BY r.workload_digest, r.protocol_digest, r.environment_digest, r.implementation_digest,
 	          r.primary_ns, r.observed_at, r.digest;
 	GET DIAGNOSTICS bests = ROW_COUNT;
@@ -99,8 +96,7 @@ BEGIN
 	                                       ORDER BY r.observed_at, r.digest
 	                                       ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before_min
 	          FROM kbench_runs r
-	         WHERE r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL
-		   AND NOT kbench__run_unstable(r.manifest)) l
+	         WHERE r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL) l
 	 WHERE l.before_min IS NULL OR l.primary_ns < l.before_min
 	WINDOW c AS (PARTITION BY l.workload_digest, l.protocol_digest, l.environment_digest ORDER BY l.observed_at, l.digest)
 	 ORDER BY l.observed_at, l.digest;
@@ -140,8 +136,7 @@ BEGIN
 	PERFORM pg_catalog.pg_advisory_xact_lock(27497, k)
 	   FROM (SELECT DISTINCT pg_catalog.hashtext(n.workload_digest || n.protocol_digest || n.environment_digest) & 63 AS k
 	           FROM kbench_new_runs n
-	          WHERE n.status = 'passed' AND n.retracted_at IS NULL AND n.superseded_by IS NULL AND n.primary_ns IS NOT NULL
-		   AND NOT kbench__run_unstable(n.manifest)) c
+	          WHERE n.status = 'passed' AND n.retracted_at IS NULL AND n.superseded_by IS NULL AND n.primary_ns IS NOT NULL) c
 	  ORDER BY k;
 	INSERT INTO kbench_cohort_bests AS b (workload_digest, protocol_digest, environment_digest, implementation_digest,
 	                                      run_digest, primary_ns, low_ns, high_ns, observed_at)
@@ -150,7 +145,6 @@ BEGIN
 	       n.digest, n.primary_ns, sp.low_ns, sp.high_ns, n.observed_at
 	  FROM kbench_new_runs n CROSS JOIN LATERAL kbench_run_spread(n) sp
 	 WHERE n.status = 'passed' AND n.retracted_at IS NULL AND n.superseded_by IS NULL AND n.primary_ns IS NOT NULL
-		   AND NOT kbench__run_unstable(n.manifest)
 	 ORDER BY n.workload_digest, n.protocol_digest, n.environment_digest, n.implementation_digest,
 	          n.primary_ns, n.observed_at, n.digest
 	ON CONFLICT (workload_digest, protocol_digest, environment_digest, implementation_digest) DO UPDATE
@@ -162,10 +156,9 @@ BEGIN
 		SELECT n.*, row_number() OVER (PARTITION BY n.workload_digest, n.protocol_digest, n.environment_digest
 		                               ORDER BY n.primary_ns, n.observed_at, n.digest) AS place
 		  FROM (SELECT row_number() OVER () AS arrival, n.workload_digest, n.protocol_digest, n.environment_digest,
-		               n.implementation_digest, n.digest, n.primary_ns, n.observed_at, n.status, n.retracted_at, n.superseded_by, n.manifest
+		               n.implementation_digest, n.digest, n.primary_ns, n.observed_at, n.status, n.retracted_at, n.superseded_by
 		          FROM kbench_new_runs n) n
-		 WHERE n.status = 'passed' AND n.retracted_at IS NULL AND n.superseded_by IS NULL AND n.primary_ns IS NOT NULL
-		   AND NOT kbench__run_unstable(n.manifest)),
+		 WHERE n.status = 'passed' AND n.retracted_at IS NULL AND n.superseded_by IS NULL AND n.primary_ns IS NOT NULL),
 	-- a run leads when it beats the leader and every run of the statement before it
 	rec AS (
 		SELECT c.*, l.run_digest AS leader_digest, l.primary_ns AS leader_ns

@@ -176,7 +176,6 @@ BEGIN
 			  LEFT JOIN kbench_protocols p ON p.digest = r.protocol_digest
 			  LEFT JOIN kbench_environments e ON e.digest = r.environment_digest
 			 WHERE r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL
-			   AND NOT kbench__run_unstable(r.manifest)   -- an unstable run raises no alert (docs/ANALYTICS.md)
 		), nm AS MATERIALIZED (   -- each run with its rules and the points before it, fetched once for its widest rule
 			SELECT n.*, mr.rule_ids, q.rds AS all_rds, q.xs AS all_xs
 			  FROM n
