@@ -49,8 +49,9 @@ side_messages(kb_compare_result *res, const char *why)
 kb_status
 kb_compare(const kb_compare_request *req, kb_compare_result *res)
 {
+	kb_request	a = req->a;
 	kb_request	rb = req->a;
-	const kb_request *ra = &req->a;
+	const kb_request *ra = &a;
 	kb_reporter rep = {ra, 0, 0};
 	kb_session	sa,
 				sb;
@@ -65,6 +66,9 @@ kb_compare(const kb_compare_request *req, kb_compare_result *res)
 	bool		b_open = false;
 
 	memset(res, 0, sizeof(*res));
+	/* paired rounds of a fixed size: no adaptive stopping, and the protocols say so */
+	a.fixed_count = 1;
+	rb.fixed_count = 1;
 	rb.impl = req->impl_b;
 	rb.entry = req->entry_b;
 	rb.impl_version = req->impl_version_b;

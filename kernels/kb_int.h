@@ -148,6 +148,10 @@ typedef struct kb_protocol
 	int64_t		flush;			/* bytes cleared before each timed call */
 	int64_t		max_samples;
 	int64_t		min_samples;	/* at most max_samples */
+	bool		adaptive;		/* stop by the noise (kb_meter_adaptive), not the rep_ms count */
+	double		noise_target;	/* stdrel to reach, a fraction (0.005: 0.5%) */
+	double		noise_ceiling;	/* stdrel above which "converged" does not count: 10 x noise_target */
+	double		max_ms;			/* the sampling phase's longest, adaptive; 0: 4 x the minimum's time */
 } kb_protocol;
 void		kb_protocol_of(const kb_request *req, bool cuda, kb_protocol *p);
 /* Refuse what cannot fit on the case's device before anything is allocated. */
@@ -197,6 +201,7 @@ typedef struct kb_meter
 	double		f0,
 				f1,
 				rest_after;
+	const char *stop_rule;		/* set by kb_meter_adaptive (NULL: a fixed count) */
 } kb_meter;
 void		kb_meter_init(kb_meter *m, kb_backend *be, const kb_call *c, const kb_request *req, kb_result *res,
 						  kb_reporter *rep, void *flush, const kb_protocol *pr);
@@ -204,6 +209,18 @@ kb_status	kb_meter_start(kb_meter *m);
 kb_status	kb_meter_warm(kb_meter *m);
 kb_status	kb_meter_sample(kb_meter *m, int64_t n, double *block_median);
 void		kb_meter_finish(kb_meter *m);
+/*
+ * Adaptive stopping (docs/KERNELS.md, Stopping): after kb_meter_start and
+ * kb_meter_warm, the rep_ms count of samples (the minimum of samples and
+ * time), then blocks of more until the stop rule says enough; the rule in
+ * m->stop_rule.
+ */
+kb_status	kb_meter_adaptive(kb_meter *m);
+/* The stop rule's decision after a block: NULL to go on, else the rule's name (measure.c). */
+const char *kb_stop_rule(const kb_protocol *pr, double stdrel, const double *history, int nhistory,
+						 int64_t nsamples, double elapsed_ms, double max_ms);
+/* stdev / mean of n samples (stats.c). */
+double		kb_stdrel(const double *v, int64_t n);
 /* Warm up, estimate, time (all four steps); fills res->samples_ns and res->stats. */
 kb_status	kb_measure(kb_backend *be, const kb_call *c, const kb_request *req, kb_result *res,
 					   kb_reporter *rep, void *flush, const kb_protocol *pr);

@@ -25,6 +25,9 @@ static const kb_protocol_setting KB_PROTOCOL_SETTINGS[] = {
 	{"min_samples", "--min-samples", 1, 100000000, 0, 1},
 	{"seed", "--seed", 0, 9007199254740991.0, 0, 1},
 	{"check", NULL, 0, 0, 1, 0},
+	{"adaptive", NULL, 0, 0, 1, 0},
+	{"noise_target_pct", "--noise-target-pct", 0.001, 100, 0, 0},
+	{"max_ms", "--max-ms", 0.001, 3600000, 0, 0},
 };
 
 #define KB_PROTOCOL_NSETTINGS (sizeof(KB_PROTOCOL_SETTINGS) / sizeof(KB_PROTOCOL_SETTINGS[0]))

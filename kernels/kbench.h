@@ -101,6 +101,10 @@ typedef struct kb_request
 	int64_t		min_samples;	/* <= 0: KB_MIN_SAMPLES (at most max_samples) */
 	uint64_t	seed;			/* input generator seed (default 0) */
 	int			check;			/* 1 (default): compare with the float64 reference */
+	/* Adaptive stopping (docs/KERNELS.md, Stopping): */
+	int			fixed_count;	/* 0 (default): adaptive; 1: the do_bench count from rep_ms, no more */
+	double		noise_target_pct;	/* <= 0: 0.5 (CUDA) or 2 (CPU): stop once stdev/mean is below it */
+	double		max_ms;			/* <= 0: 4 x the time the minimum took: the sampling phase's longest */
 
 	/* Control from the caller (the background worker). */
 	volatile int *cancel;		/* polled between calls; non-zero: stop, KB_CANCELED */
@@ -211,6 +215,10 @@ typedef struct kb_stats
 	int64_t		estimate_ns;	/* five-call estimate per call, flush included */
 	double		median, p05, p20, p80, p95, mean, minimum, maximum, mad;
 	double		ci95_lo, ci95_hi;	/* distribution-free interval of the median */
+	/* how the sampling stopped (measure.c): "noise_target", "converged", "max_time", "max_samples", "fixed" */
+	const char *stop_rule;
+	double		stdrel;			/* stdev / mean of the kept samples (NVBench's stdrel) */
+	int			unstable;		/* stopped by a cap (max_time, max_samples) before the noise settled */
 } kb_stats;
 
 typedef struct kb_correctness

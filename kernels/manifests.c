@@ -77,7 +77,9 @@ protocol_text(const kb_case *cs, const kb_request *req, double warmup_ms, double
 	ki_jw	   *w = &t.w;
 	char		name[200];
 	char		title[200];
-	char		notes[1000];
+	char		notes[1600];
+	char		stopping[400];
+	char		maxt[40];
 	char		reference[500];
 	const char *timer = cs->cuda ? "cuda_events" : "clock_monotonic";
 	kb_protocol pr;
@@ -86,18 +88,28 @@ protocol_text(const kb_case *cs, const kb_request *req, double warmup_ms, double
 	snprintf(title, sizeof(title), "kbench protocol \xc2\xb7 %s \xc2\xb7 %s \xc2\xb7 %s",
 			 cs->op->name, kb_mode_name(cs->mode), cs->cuda ? "CUDA events" : "CPU monotonic clock");
 	kb_protocol_of(req, cs->cuda, &pr);
+	if (pr.max_ms > 0)
+		snprintf(maxt, sizeof(maxt), "%g", pr.max_ms);
+	else
+		snprintf(maxt, sizeof(maxt), "4x the minimum's time");
+	if (pr.adaptive)
+		snprintf(stopping, sizeof(stopping),
+				 " Adaptive stop after that minimum: stdev/mean <= %g%% (noise_target), or steady within 10%% "
+				 "over 4 checks under %g%% (converged), else max samples or %s%s (max_time): unstable.",
+				 pr.noise_target * 100, pr.noise_ceiling * 100, maxt, pr.max_ms > 0 ? " ms" : "");
+	else
+		stopping[0] = '\0';
 	snprintf(notes, sizeof(notes),
 			 "Timed: %s. do_bench-compatible: warm-up %g ms and repetition %g ms turned into iteration "
 			 "counts from a five-call estimate (flush included), at least %lld and at most %lld samples; "
 			 "a %lld-byte buffer%s cleared before every timed call outside the timed region; %s per call; "
-			 "inputs generated once (counter-based generator, seed %llu). Reported: median, p20, p80 (linear "
-			 "interpolation), mean, min, max, MAD, distribution-free 95%% order-statistic interval of the "
-			 "median; raw samples kept.",
+			 "inputs generated once (counter-based generator, seed %llu). Reported: median, p20, p80, mean, min, "
+			 "max, MAD, 95%% order-statistic interval of the median; raw samples kept.%s",
 			 cs->op->timed[cs->mode], warmup_ms, rep_ms, (long long) pr.min_samples, (long long) max_samples,
 			 (long long) flush,
 			 req->flush_bytes >= 0 || flush == 0 ? "" : cs->cuda ? " (the GPU default)" : " (twice the CPU's largest cache)",
 			 cs->cuda ? "one CUDA event pair" : "one CLOCK_MONOTONIC pair",
-			 (unsigned long long) req->seed);
+			 (unsigned long long) req->seed, stopping);
 	snprintf(reference, sizeof(reference),
 			 "C float64 reference (%s) on the same inputs, all rows or a deterministic sample of rows; "
 			 "pass when every compared value is within a tolerance derived from the output dtype and the "
@@ -276,6 +288,14 @@ run_text(const kb_case *cs, const kb_backend *be, const kb_result *res, const ch
 
 	kb_text_open(&t);
 	ki_jw_manifest(w, "BenchmarkRun", name, title);
+	if (st->samples > 0 && st->stop_rule)
+	{
+		/* how the sampling stopped: a string, which the schema allows only in labels */
+		ki_jw_key(w, "labels");
+		ki_jw_obj(w);
+		ki_jw_kstr(w, "stop_rule", st->stop_rule);
+		ki_jw_end_obj(w);
+	}
 	if (res->message[0])
 		ki_jw_kstr(w, "description", res->message);
 	ki_jw_spec(w);
@@ -345,6 +365,8 @@ run_text(const kb_case *cs, const kb_backend *be, const kb_result *res, const ch
 		ki_jw_kint(w, "warmup_iterations", st->warmup_iterations);
 		ki_jw_kint(w, "estimate_ns", st->estimate_ns);
 		ki_jw_kint(w, "raw_samples", res->nsamples);
+		ki_jw_knum(w, "noise_stdrel", st->stdrel);
+		ki_jw_kint(w, "unstable", st->unstable);
 	}
 	ki_jw_kint(w, "discarded_throttled", st->discarded_throttled);
 	ki_jw_kint(w, "clock_sampled", st->clock_available);

@@ -6,7 +6,9 @@
  * protocol's minimum of samples (KB_MIN_SAMPLES) however long a call is,
  * keeps every raw sample, and drops samples taken while the SM clock was
  * throttled (counted).  In steps (kb_meter), so that a paired comparison
- * (compare.c) can interleave two implementations' samples.
+ * (compare.c) can interleave two implementations' samples.  A run's
+ * sampling stops adaptively by default (kb_meter_adaptive, kb_stop_rule):
+ * the rep_ms count is then the minimum, not the whole.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -19,6 +21,9 @@
 
 #define THROTTLE_FRACTION 0.75
 #define CALL_TIMEOUT_S 120.0
+/* adaptive stopping: checks the stdrel must have held steady over, and how steady (relative spread) */
+#define CONVERGE_CHECKS 4
+#define CONVERGE_SPREAD 0.10
 
 const char *
 kb_run_phase_name(kb_run_phase p)
@@ -301,6 +306,109 @@ kb_meter_finish(kb_meter *m)
 	free(kept);
 	free(m->clk);
 	m->clk = NULL;
+	s->stop_rule = m->stop_rule ? m->stop_rule : "fixed";
+	s->unstable = m->stop_rule && (strcmp(m->stop_rule, "max_time") == 0 || strcmp(m->stop_rule, "max_samples") == 0);
+}
+
+/* ------------------------------------------------------------ adaptive stopping */
+
+/*
+ * The stop rule, checked after each block once the minimum (the rep_ms
+ * count, at least min_samples) is taken, in this order:
+ *   noise_target  stdrel is at or below the target;
+ *   converged     stdrel has held within CONVERGE_SPREAD of itself over the
+ *                 last CONVERGE_CHECKS checks and is below the ceiling (10 x
+ *                 the target): more samples would not make it smaller;
+ *   max_samples   the protocol's max_samples are taken;
+ *   max_time      the sampling phase has run max_ms (the protocol's, else 4
+ *                 times what the minimum took), or one more block would
+ *                 run into the request's deadline (a run the fixed count
+ *                 would have finished is not failed by the extension).
+ * The last two stop a run whose noise never settled: it is unstable.
+ * history holds the stdrel of the last nhistory checks, this one last.
+ */
+const char *
+kb_stop_rule(const kb_protocol *pr, double stdrel, const double *history, int nhistory,
+			 int64_t nsamples, double elapsed_ms, double max_ms)
+{
+	if (nsamples >= 2 && stdrel <= pr->noise_target)	/* one sample has no noise to speak of */
+		return "noise_target";
+	if (nsamples >= 2 && nhistory >= CONVERGE_CHECKS && stdrel <= pr->noise_ceiling)
+	{
+		double		lo = history[nhistory - 1],
+					hi = lo;
+
+		for (int i = nhistory - CONVERGE_CHECKS; i < nhistory; i++)
+		{
+			lo = history[i] < lo ? history[i] : lo;
+			hi = history[i] > hi ? history[i] : hi;
+		}
+		if (hi - lo <= CONVERGE_SPREAD * stdrel)
+			return "converged";
+	}
+	if (nsamples >= pr->max_samples)
+		return "max_samples";
+	if (elapsed_ms >= max_ms)
+		return "max_time";
+	return NULL;
+}
+
+/* stdrel of the samples so far taken at full clock (all of them when none was) */
+static double
+noise_so_far(const kb_meter *m)
+{
+	const kb_result *res = m->res;
+	double	   *v = malloc(sizeof(double) * (size_t) (res->nsamples ? res->nsamples : 1));
+	int64_t		nk = 0;
+	double		r;
+
+	if (!v)
+		return kb_stdrel(res->samples_ns, res->nsamples);
+	for (int64_t i = 0; i < res->nsamples; i++)
+		if (!(m->be->clock_default_mhz > 0 && m->clk[i] > 0 &&
+			  m->clk[i] < THROTTLE_FRACTION * m->be->clock_default_mhz))
+			v[nk++] = res->samples_ns[i];
+	r = nk > 1 ? kb_stdrel(v, nk) : kb_stdrel(res->samples_ns, res->nsamples);
+	free(v);
+	return r;
+}
+
+kb_status
+kb_meter_adaptive(kb_meter *m)
+{
+	int64_t		t0 = kb_now_ns();
+	int64_t		block = m->nrep / 4 > 3 ? m->nrep / 4 : 3;
+	double		history[CONVERGE_CHECKS];
+	double		max_ms;
+	int			nh = 0;
+	kb_status	st;
+
+	/* the minimum: the rep_ms count (at least min_samples), as a fixed run takes */
+	st = kb_meter_sample(m, m->nrep, NULL);
+	m->f0 = m->f1;				/* the blocks after the minimum: progress holds */
+	max_ms = m->pr.max_ms > 0 ? m->pr.max_ms : 4 * (double) (kb_now_ns() - t0) / 1e6;
+	while (st == KB_PASSED)
+	{
+		double		r = noise_so_far(m);
+		int64_t		n;
+
+		if (nh == CONVERGE_CHECKS)
+		{
+			memmove(history, history + 1, sizeof(double) * (CONVERGE_CHECKS - 1));
+			nh--;
+		}
+		history[nh++] = r;
+		m->stop_rule = kb_stop_rule(&m->pr, r, history, nh, m->res->nsamples,
+									 (double) (kb_now_ns() - t0) / 1e6, max_ms);
+		if (!m->stop_rule && m->req->deadline_ns > 0 &&
+			(double) (m->req->deadline_ns - kb_now_ns()) < 2 * (double) block * m->est_ns + 2 * m->call_ns + 1e9)
+			m->stop_rule = "max_time";
+		if (m->stop_rule)
+			break;
+		n = m->pr.max_samples - m->res->nsamples;
+		st = kb_meter_sample(m, n < block ? n : block, NULL);
+	}
+	return st;
 }
 
 kb_status
@@ -327,7 +435,7 @@ kb_measure(kb_backend *be, const kb_call *c, const kb_request *req, kb_result *r
 		m.f0 = 0.2;
 		m.f1 = 0.8;
 		m.rest_after = 2 * m.call_ns / 1e9;
-		st = kb_meter_sample(&m, m.nrep, NULL);
+		st = m.pr.adaptive ? kb_meter_adaptive(&m) : kb_meter_sample(&m, m.nrep, NULL);
 	}
 	kb_meter_finish(&m);
 	return st;

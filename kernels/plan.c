@@ -13,6 +13,9 @@
 #define DEFAULT_WARMUP_MS 25.0
 #define DEFAULT_REP_MS 100.0
 #define DEFAULT_MAX_SAMPLES 100000
+/* adaptive stopping's targets (docs/KERNELS.md, Stopping: NVBench's 0.5% on a GPU, looser on a shared CPU) */
+#define DEFAULT_NOISE_TARGET_PCT_CUDA 0.5
+#define DEFAULT_NOISE_TARGET_PCT_CPU 2.0
 
 /* Bytes of every tensor and the workspace of a planned call. */
 int64_t
@@ -59,6 +62,11 @@ kb_protocol_of(const kb_request *req, bool cuda, kb_protocol *p)
 	p->min_samples = req->min_samples > 0 ? req->min_samples : KB_MIN_SAMPLES;
 	if (p->min_samples > p->max_samples)
 		p->min_samples = p->max_samples;
+	p->adaptive = !req->fixed_count;
+	p->noise_target = (req->noise_target_pct > 0 ? req->noise_target_pct
+					   : cuda ? DEFAULT_NOISE_TARGET_PCT_CUDA : DEFAULT_NOISE_TARGET_PCT_CPU) / 100.0;
+	p->noise_ceiling = 10 * p->noise_target;
+	p->max_ms = req->max_ms > 0 ? req->max_ms : 0;	/* 0: 4 x the minimum's time */
 }
 
 /*

@@ -71,6 +71,26 @@ kb_median_ci_ranks(int64_t n, int64_t *lo, int64_t *hi)
 	*hi = n - l + 1;
 }
 
+/* stdev / mean of n samples (the n - 1 stdev; NVBench's stdrel): 0 with fewer than 2, or a mean of 0 */
+double
+kb_stdrel(const double *v, int64_t n)
+{
+	double		mean = 0,
+				m2 = 0;
+
+	/* Welford: one pass, no cancellation */
+	for (int64_t i = 0; i < n; i++)
+	{
+		double		d = v[i] - mean;
+
+		mean += d / (double) (i + 1);
+		m2 += d * (v[i] - mean);
+	}
+	if (n < 2 || mean <= 0)
+		return 0;
+	return sqrt(m2 / (double) (n - 1)) / mean;
+}
+
 void
 kb_compute_stats(const double *v, int64_t n, kb_stats *st)
 {
@@ -108,6 +128,7 @@ kb_compute_stats(const double *v, int64_t n, kb_stats *st)
 		dev[i] = fabs(s[i] - st->median);
 	qsort(dev, (size_t) n, sizeof(double), cmp_double);
 	st->mad = kb_quantile(dev, n, 0.5);
+	st->stdrel = kb_stdrel(v, n);
 	kb_median_ci_ranks(n, &lo, &hi);
 	st->ci95_lo = s[lo - 1];
 	st->ci95_hi = s[hi - 1];

@@ -20,7 +20,10 @@ typedef enum
 	SET_MAX_SAMPLES,
 	SET_MIN_SAMPLES,
 	SET_SEED,
-	SET_CHECK
+	SET_CHECK,
+	SET_ADAPTIVE,
+	SET_NOISE_TARGET_PCT,
+	SET_MAX_MS
 } setting_id;
 
 /*
@@ -28,7 +31,7 @@ typedef enum
  * flags against too; setting_id follows its order.
  */
 #define settings KB_PROTOCOL_SETTINGS
-StaticAssertDecl(lengthof(KB_PROTOCOL_SETTINGS) == SET_CHECK + 1, "one setting_id a protocol setting");
+StaticAssertDecl(lengthof(KB_PROTOCOL_SETTINGS) == SET_MAX_MS + 1, "one setting_id a protocol setting");
 
 /* "a string", "an object", ...: what a JSON value is, for an error message. */
 static const char *
@@ -148,6 +151,15 @@ ki_protocol_apply(kb_request *req, const ki_value *p)
 				break;
 			case SET_CHECK:
 				req->check = v->type == KI_TRUE;
+				break;
+			case SET_ADAPTIVE:
+				req->fixed_count = v->type == KI_FALSE;
+				break;
+			case SET_NOISE_TARGET_PCT:
+				req->noise_target_pct = v->u.num;
+				break;
+			case SET_MAX_MS:
+				req->max_ms = v->u.num;
 				break;
 		}
 	}

@@ -131,6 +131,10 @@ register_python_prefix|kernels/entry_check.c|s/if (starts_word(p + k, m - k, nam
 device_hint_lists_unserved|src/queue.c|s/errhint("Name one of those; kbench_agent_status lists the agents and the device classes they serve.")/errhint("kbench_agent_status lists the agents and the device classes they serve (cpu, cuda:H200); agent:NAME names one.")/|installcheck|kbench_run's unknown-device hint names cuda:H200 whether or not anything serves it, and not the live agents' classes
 version_gate_open|src/extension.c|s/return strcmp(v, KI_VERSION) == 0;/return true;/|version_gate|the library serves a database still on an older version (no error, the worker claims its jobs)
 version_gate_log_each_look|src/worker_jobs.c|s/if (strcmp(skipped, installed) != 0)/if (true)/|version_gate|the worker logs a line at every look at a database that is not updated
+stop_noise_never|kernels/measure.c|s/if (nsamples >= 2 \&\& stdrel <= pr->noise_target)/if (false \&\& stdrel <= pr->noise_target)/|stopping|adaptive stopping's noise rule never stops a run
+stop_time_never|kernels/measure.c|s/if (elapsed_ms >= max_ms)/if (false \&\& elapsed_ms >= max_ms)/|stopping|adaptive stopping never stops at the maximum time
+unstable_unset|kernels/measure.c|s/s->unstable = m->stop_rule \&\&/s->unstable = 0 \&\& m->stop_rule \&\&/|stopping|a run stopped by a cap is not marked unstable
+records_unstable|sql/code/56_ranking.sql|s/_kernelindex.run_unstable(r.manifest) AS unstable/false AS unstable/|stopping|kbench_records does not mark unstable runs
 EOF
 )
 

@@ -47,6 +47,12 @@ apply_protocol(kb_request *req, const char *protocol_json)
 			req->seed = (uint64_t) v->u.num;
 		if ((v = ki_get(p, "check")) && (v->type == KI_TRUE || v->type == KI_FALSE))
 			req->check = v->type == KI_TRUE;
+		if ((v = ki_get(p, "adaptive")) && (v->type == KI_TRUE || v->type == KI_FALSE))
+			req->fixed_count = v->type == KI_FALSE;
+		if ((v = ki_get(p, "noise_target_pct")) && v->type == KI_NUMBER)
+			req->noise_target_pct = v->u.num;
+		if ((v = ki_get(p, "max_ms")) && v->type == KI_NUMBER)
+			req->max_ms = v->u.num;
 	}
 	ki_arena_reset(&a);
 }

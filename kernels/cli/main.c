@@ -7,7 +7,7 @@
  *   kbench describe OP MODE key=value... [--impl IMPL] [--device cpu|cuda:N] [--json]
  *   kbench run OP MODE key=value... [--impl IMPL] [--device cpu|cuda:N] [--json]
  *              [--manifests] [--warmup-ms MS] [--rep-ms MS] [--flush-bytes N] [--max-samples N]
- *              [--min-samples N] [--seed N] [--no-check] [--timeout S] [--python INTERPRETER]
+ *              [--min-samples N] [--seed N] [--no-check] [--fixed] [--noise-target-pct P] [--max-ms MS] [--timeout S] [--python INTERPRETER]
  *   kbench compare OP MODE key=value... --a IMPL --b IMPL [--rounds N] [--same-pct P] [--json] ...
  *              (cli/compare.c)
  *   kbench agent [--db CONNINFO] [--name NAME] [--devices auto|cpu,cuda:N] ...  (kbench-agent, docs/FLEET.md)
@@ -55,7 +55,7 @@ usage(FILE *f)
 			"       kbench describe OP MODE key=value... [--impl IMPL] [--device cpu|cuda:N] [--json]\n"
 			"       kbench run OP MODE key=value... [--impl IMPL] [--device cpu|cuda:N] [--json]\n"
 			"                  [--manifests] [--warmup-ms MS] [--rep-ms MS] [--flush-bytes N] [--max-samples N]\n"
-			"                  [--min-samples N] [--seed N] [--no-check] [--timeout S] [--python INTERPRETER]\n"
+			"                  [--min-samples N] [--seed N] [--no-check] [--fixed] [--noise-target-pct P] [--max-ms MS] [--timeout S] [--python INTERPRETER]\n"
 			"       kbench compare OP MODE key=value... --a IMPL --b IMPL [--rounds N] [--same-pct P] [--json]\n"
 			"                  [--device cpu|cuda:N] [protocol options as for run]\n"
 			"       kbench agent [--db CONNINFO] [--name NAME] [--devices auto|cpu,cuda:N,...] (docs/FLEET.md)\n"
@@ -176,8 +176,12 @@ print_json_summary(const kb_result *r)
 
 	printf(",\"summary\":{\"status\":\"%s\"", kb_status_name(r->status));
 	if (s->samples > 0)
+	{
 		printf(",\"median_ns\":%.0f,\"p20_ns\":%.0f,\"p80_ns\":%.0f,\"samples\":%lld,\"discarded\":%lld",
 			   s->median, s->p20, s->p80, (long long) s->samples, (long long) s->discarded_throttled);
+		printf(",\"stop_rule\":\"%s\",\"noise_stdrel\":%.6g,\"unstable\":%s",
+			   s->stop_rule ? s->stop_rule : "fixed", s->stdrel, s->unstable ? "true" : "false");
+	}
 	else
 		printf(",\"median_ns\":null,\"p20_ns\":null,\"p80_ns\":null,\"samples\":0,\"discarded\":0");
 	if (r->correctness.checked)
@@ -237,6 +241,8 @@ print_text_result(const kb_result *r, const char *op, const char *mode, int mani
 		printf("  95%% CI of the median [%.3f, %.3f] us; %lld samples kept, %lld discarded (throttled); warm-up %lld calls\n",
 			   s->ci95_lo / 1e3, s->ci95_hi / 1e3, (long long) s->samples, (long long) s->discarded_throttled,
 			   (long long) s->warmup_iterations);
+		printf("  stopped by %s: noise (stdev/mean) %.3g%%%s\n", s->stop_rule ? s->stop_rule : "fixed",
+			   s->stdrel * 100, s->unstable ? "; unstable: the noise never settled (records mark it)" : "");
 		printf("  %.3f GB/s (%.4g bytes), %.4f TFLOP/s (%.4g FLOPs)\n", r->achieved_gbps, r->bytes,
 			   r->achieved_tflops, r->flops);
 	}
@@ -305,7 +311,7 @@ static int
 is_value_option(const char *a)
 {
 	static const char *const opts[] = {"--impl", "--python", "--device", "--warmup-ms", "--rep-ms", "--flush-bytes",
-	"--max-samples", "--min-samples", "--seed", "--timeout"};
+	"--max-samples", "--min-samples", "--seed", "--timeout", "--noise-target-pct", "--max-ms"};
 
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
 		if (strcmp(a, opts[i]) == 0)
@@ -373,6 +379,8 @@ cmd_run(int argc, char **argv, int describe)
 			manifests = 1;
 		else if (strcmp(a, "--no-check") == 0)
 			req.check = 0;
+		else if (strcmp(a, "--fixed") == 0)
+			req.fixed_count = 1;	/* the protocol's "adaptive": false */
 		else if (strncmp(a, "--", 2) == 0 && !next && is_value_option(a))
 		{
 			fprintf(stderr, "kbench: option %s needs a value\n", a);
@@ -428,7 +436,8 @@ cmd_run(int argc, char **argv, int describe)
 			return 2;
 		}
 		else if (strcmp(a, "--warmup-ms") == 0 || strcmp(a, "--rep-ms") == 0 || strcmp(a, "--flush-bytes") == 0
-				 || strcmp(a, "--max-samples") == 0 || strcmp(a, "--min-samples") == 0 || strcmp(a, "--seed") == 0)
+				 || strcmp(a, "--max-samples") == 0 || strcmp(a, "--min-samples") == 0 || strcmp(a, "--seed") == 0
+				 || strcmp(a, "--noise-target-pct") == 0 || strcmp(a, "--max-ms") == 0)
 		{
 			double		v;
 
@@ -444,6 +453,10 @@ cmd_run(int argc, char **argv, int describe)
 				req.max_samples = (long long) v;
 			else if (strcmp(a, "--min-samples") == 0)
 				req.min_samples = (long long) v;
+			else if (strcmp(a, "--noise-target-pct") == 0)
+				req.noise_target_pct = v;
+			else if (strcmp(a, "--max-ms") == 0)
+				req.max_ms = v;
 			else
 				req.seed = (unsigned long long) v;
 		}

@@ -83,7 +83,8 @@ REVOKE ALL ON FUNCTION _kernelindex.claim(text, int) FROM PUBLIC;
 -- CPU).  protocol overrides the timing protocol: {"warmup_ms": 25,
 -- "rep_ms": 100, "flush_bytes": 268435456 (a GPU's; the CPU's is twice its
 -- largest cache), "max_samples": 100000, "min_samples": 10, "seed": 0,
--- "check": true}.  Returns the job id; the job runs once the transaction
+-- "check": true, "adaptive": true, "noise_target_pct": 0.5 (a GPU's; the
+-- CPU's 2), "max_ms": (4x the minimum's time)} (docs/KERNELS.md, Stopping).  Returns the job id; the job runs once the transaction
 -- commits.  Bad requests are refused here, with no job left behind.  A job
 -- estimated to take over 2 minutes gets a NOTICE with the estimate;
 -- max_minutes refuses one estimated to take longer (docs/KERNELS.md,

@@ -1,6 +1,15 @@
 -- Records: the triggers that keep kbench_cohort_bests and
 -- kbench_record_history (sql/schema/39_records.sql).
 
+-- A run whose sampling hit a cap (max_time, max_samples) before its noise
+-- settled (kbench's adaptive stopping, docs/KERNELS.md): kbench_records
+-- marks it (docs/ANALYTICS.md).  Runs without the flag (older kbench,
+-- imports) are not unstable.
+CREATE OR REPLACE FUNCTION _kernelindex.run_unstable(manifest jsonb) RETURNS boolean
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	RETURN coalesce(manifest #>> '{spec,sourceNative,metrics,unstable}' = '1', false);
+COMMENT ON FUNCTION _kernelindex.run_unstable(jsonb) IS 'whether a run manifest says its sampling stopped at a cap before the noise settled (sourceNative.metrics.unstable = 1)';
+
 -- After a run is retracted or superseded: its implementation's best and, if
 -- it led its cohort, the cohort's leader are recomputed.
 CREATE OR REPLACE FUNCTION _kernelindex.records_after_withdrawal() RETURNS trigger

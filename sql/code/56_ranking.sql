@@ -39,7 +39,8 @@ SELECT b.workload_digest, b.protocol_digest, b.environment_digest,
                        WHERE c.workload_digest = b.workload_digest AND c.protocol_digest = b.protocol_digest
                          AND c.environment_digest = b.environment_digest AND c.high_ns < b.low_ns) END AS overlap_rank,
        b.run_digest <> l.run_digest AND b.low_ns <= l.high_ns AND l.low_ns <= b.high_ns AS overlap_ties_leader,
-       _kernelindex.op_key(o.name) AS operation_key, _kernelindex.device_key(e) AS device_key
+       _kernelindex.op_key(o.name) AS operation_key, _kernelindex.device_key(e) AS device_key,
+       _kernelindex.run_unstable(r.manifest) AS unstable
   FROM kbench_cohort_bests b
   CROSS JOIN LATERAL (SELECT c.run_digest, c.primary_ns, c.low_ns, c.high_ns FROM kbench_cohort_bests c
                        WHERE c.workload_digest = b.workload_digest AND c.protocol_digest = b.protocol_digest
@@ -49,8 +50,9 @@ SELECT b.workload_digest, b.protocol_digest, b.environment_digest,
   LEFT JOIN kbench_operations o ON o.digest = w.operation_digest
   LEFT JOIN kbench_protocols p ON p.digest = b.protocol_digest
   LEFT JOIN kbench_environments e ON e.digest = b.environment_digest
-  LEFT JOIN kbench_implementations i ON i.digest = b.implementation_digest;
-COMMENT ON VIEW kbench_records IS 'per cohort, each implementation''s best competing run; rank = 1 + the implementations strictly faster (95% interval of the difference above zero); the 0.1.0 overlap rule in overlap_rank';
+  LEFT JOIN kbench_implementations i ON i.digest = b.implementation_digest
+  LEFT JOIN kbench_runs r ON r.digest = b.run_digest;
+COMMENT ON VIEW kbench_records IS 'per cohort, each implementation''s best competing run; rank = 1 + the implementations strictly faster (95% interval of the difference above zero); the 0.1.0 overlap rule in overlap_rank; unstable: the run''s sampling stopped at a cap before its noise settled';
 
 -- kbench_leaders names the implementations tied with each record the same
 -- way (the overlap rule's in overlap_tied_implementations).

@@ -43,7 +43,11 @@
  * KBENCH_FAKE_CUDA_MAX_WAIT_S caps the wait before KBC_TIMEOUT in hang mode
  * (the CLI waits up to 120 s; its test need not).  KBENCH_FAKE_CUDA_LOG, a
  * file, gets one line per API call ("<pid> <call>"), for tests to see what
- * was called.
+ * was called.  KBENCH_FAKE_CUDA_TIMES chooses what time_one reports as a
+ * sample's kernel time: "steady" (exactly 50 us every call: a quiet GPU, the
+ * noise rule's test; "steady:NS" another time), "jitter" (10 us to 50 us at
+ * random: a noise that never settles, the unstable flag's test; "jitter:LO:HI"
+ * in ns); unset: the host time of the call.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -472,6 +476,27 @@ api_sync(void *ctx, double timeout_s, char *err, size_t errlen)
 	return fail(KBC_TIMEOUT, err, errlen, "the device did not finish within %.0f s", wait);
 }
 
+/* KBENCH_FAKE_CUDA_TIMES: the sample time to report instead of the host's (measured) */
+static double
+fake_sample_ns(double measured)
+{
+	const char *v = getenv("KBENCH_FAKE_CUDA_TIMES");
+	static uint64_t state = 0x5eed;
+	double		lo = 10000,
+				hi = 50000;
+
+	if (v && strncmp(v, "steady", 6) == 0)
+		return sscanf(v, "steady:%lf", &lo) == 1 && lo > 0 ? lo : 50000;
+	if (v && strncmp(v, "jitter", 6) == 0)
+	{
+		if (sscanf(v, "jitter:%lf:%lf", &lo, &hi) != 2 || !(lo > 0 && hi >= lo))
+			lo = 10000, hi = 50000;
+		state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+		return lo + (hi - lo) * (double) (state >> 11) / 9007199254740992.0;
+	}
+	return measured;
+}
+
 static int
 api_time_one(void *ctx, const kb_call *c, void *flush, size_t flush_bytes, double *op_ns, double *total_ns,
 			 double timeout_s, char *err, size_t errlen)
@@ -490,7 +515,7 @@ api_time_one(void *ctx, const kb_call *c, void *flush, size_t flush_bytes, doubl
 	rc = do_call(ctx, c, KB_PHASE_TIMED, err, errlen);
 	if (rc == KBC_OK)
 		rc = api_sync(ctx, timeout_s, err, errlen);
-	*op_ns = (double) (kb_now_ns() - t1);
+	*op_ns = fake_sample_ns((double) (kb_now_ns() - t1));
 	*total_ns = (double) (kb_now_ns() - t0);
 	return rc;
 }

@@ -138,6 +138,7 @@ test_samples_and_phases(void)
 	q.axes_json = "{\"rows\":256,\"hidden\":1024,\"dtype\":\"fp32\"}";
 	q.warmup_ms = 0.001;
 	q.rep_ms = 0.001;
+	q.fixed_count = 1;			/* the minimum itself: adaptive stopping would add blocks (stopping.sh) */
 	q.progress = record_phase;
 	st = kb_run(&q, &r);
 	ok(st == KB_PASSED && r.stats.samples == KB_MIN_SAMPLES && !strstr(r.message, "samples"),
