@@ -39,10 +39,10 @@ kb_costs_json(void)
 	ki_jw	   *w = kb_text_open(&t);
 
 	ki_jw_arr(w);
-	for (int i = 0; i < KB_OP_COUNT; i++)
+	for (int i = 0; i < kb_op_count(); i++)
 		for (int m = 0; m < KB_MODE_COUNT; m++)
 		{
-			const kb_op *op = kb_ops[i];
+			const kb_op *op = kb_op_at(i);
 
 			ki_jw_obj(w);
 			ki_jw_kstr(w, "operation", op->name);
