@@ -126,6 +126,11 @@ register_no_role_check|sql/code/35_implementations.sql|s/IF NOT pg_catalog.pg_ha
 device_hint_lists_unserved|src/queue.c|s/errhint("Name one of those; kbench_agent_status lists the agents and the device classes they serve.")/errhint("kbench_agent_status lists the agents and the device classes they serve (cpu, cuda:H200); agent:NAME names one.")/|installcheck|kbench_run's unknown-device hint names cuda:H200 whether or not anything serves it, and not the live agents' classes
 version_gate_open|src/extension.c|s/return strcmp(v, KI_VERSION) == 0;/return true;/|version_gate|the library serves a database still on an older version (no error, the worker claims its jobs)
 version_gate_log_each_look|src/worker_jobs.c|s/if (strcmp(skipped, installed) != 0)/if (true)/|version_gate|the worker logs a line at every look at a database that is not updated
+opdef_ref_self|kernels/python/kbench_harness.py|s/return kbench_reference.compare(ref, got,/return kbench_reference.compare(got, got,/|operations|the check of an operation defined as data compares the outputs with themselves
+opdef_unreturned|kernels/python/kbench_reference.py|s/        if name not in returned:/        if False:/|operations|an output the implementation did not return is not reported as such
+opdef_no_grads|kernels/python/kbench_reference.py|s/if mode != "forward" and grads_of:/if False:/|operations|the python reference computes no gradients
+opdef_suggest|kernels/registry.c|s/best <= 4/best < 0/|operations|the unknown-operation error suggests no name
+opdef_liger_url|kernels/ops/defs/rms_norm.json|s/"liger_kernel": "rms_norm"/"liger_kernel": "rmsnorm"/|operations|rms_norm's OperationSpec names another source script than the Liger import (its WorkloadCase digest differs)
 EOF
 )
 
