@@ -82,5 +82,8 @@ done
 ok "$(q "SELECT r.workload_digest FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.id = $JOB")" \
    "$($KB describe rms_norm full rows=2048 hidden=1024 dtype=bf16 --impl huggingface --json | $PY -c 'import json,sys; print(json.load(sys.stdin)["digests"]["workload"])')" \
    "kbench describe derives the same WorkloadCase digest as the worker"
+ok "$(q "SELECT string_agg(mode || '|' || bytes || '|' || flops, ';' ORDER BY mode) FROM kbench_operation_costs WHERE operation = 'rms_norm'")" \
+   "$($PY -c 'import json; d = json.load(open("kernels/ops/defs/rms_norm.json"))["cost"]; print(";".join("%s|%s|%s" % (m, d[m]["bytes"], d[m]["flops"]) for m in sorted(["forward", "backward", "full"])))')" \
+   "rms_norm's cost texts are the ones kbench_operation_costs holds"
 out=$(psql -X -At -q -c "SELECT kbench_run('rms_nrm', 'forward', '{\"rows\": 4, \"hidden\": 8}', implementation => 'torch')" 2>&1)
 has "$out" "did you mean rms_norm?" "kbench_run of an unknown operation suggests the nearest name"
