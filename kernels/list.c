@@ -151,8 +151,6 @@ kb_list_json(void)
 			/* defined as data: a python float64 reference, no CUDA kernel yet */
 			ki_jw_kstr(w, "definition", op->def->file);
 			ki_jw_kstr(w, "reference", "kernels/python/kbench_reference.py");
-			ki_jw_key(w, "kernel");
-			ki_jw_raw(w, "null");
 		}
 		else
 		{

@@ -254,9 +254,9 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 
 		ops_list(allowed, sizeof(allowed));
 		kb_op_suggest(req->op, near, sizeof(near));
-		kb_seterr(err, errlen, "unknown operation '%s'%s%s%s; allowed: %s (an operation is added as a definition "
-				  "in kernels/ops/defs, docs/OPERATIONS.md)", req->op ? req->op : "",
-				  near[0] ? " (did you mean " : "", near, near[0] ? "?)" : "", allowed);
+		kb_seterr(err, errlen, "unknown operation '%s'; allowed: %s%s%s%s (an operation is added as a definition "
+				  "in kernels/ops/defs, docs/OPERATIONS.md)", req->op ? req->op : "", allowed,
+				  near[0] ? "; did you mean " : "", near, near[0] ? "?" : "");
 		return KB_INVALID_REQUEST;
 	}
 	cs->mode = kb_mode_from_name(req->mode);
