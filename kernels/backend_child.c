@@ -63,14 +63,7 @@ kb_be_open_child(kb_backend *be, const kb_case *cs, const kb_request *req, int64
 		if (kb_cuda_describe(be, cs->device) != KBC_OK)
 			return KBC_ERROR;
 	}
-	memset(&c, 0, sizeof(c));
-	memset(&p, 0, sizeof(p));
-	c.op = cs->op->id;
-	c.mode = cs->mode;
-	c.dtype = cs->dtype;
-	memcpy(c.ax, cs->ax, sizeof(c.ax));
-	c.variant = cs->variant;
-	cs->op->plan(&c, &p, cs->cuda);
+	kb_plan_call(cs, &c, &p);	/* also an operation defined as data (plan.c) */
 	for (int i = 0; i < c.ntensors; i++)
 		need += (size_t) (c.rows[i] * c.cols[i]) * kb_dtype_size(c.tdtype[i]) + 64;
 	need += (size_t) c.ws_bytes + 64;

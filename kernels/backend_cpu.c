@@ -45,9 +45,11 @@ cpu_to_host(kb_backend *be, void *dst, const void *src, size_t bytes)
 static int
 cpu_call(kb_backend *be, const kb_call *c, int phase)
 {
-	if (kb_ops[c->op]->cpu(c, phase) != 0)
+	const kb_op *op = kb_op_at(c->op);
+
+	if (!op || !op->cpu || op->cpu(c, phase) != 0)
 	{
-		snprintf(be->err, sizeof(be->err), "the cpu implementation of %s failed", kb_ops[c->op]->name);
+		snprintf(be->err, sizeof(be->err), "the cpu implementation of %s failed", op ? op->name : "?");
 		return KBC_ERROR;
 	}
 	return KBC_OK;

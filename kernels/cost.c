@@ -39,10 +39,15 @@ kb_costs_json(void)
 	ki_jw	   *w = kb_text_open(&t);
 
 	ki_jw_arr(w);
+	/*
+	 * The C operations only: the extension seeds kbench_operation_costs from this; the operations
+	 * defined as data (kernels/ops/defs) carry the texts the schema already seeds for Liger's
+	 * operations (sql/schema/43_roofline.sql; test/suites/operations.sh checks they are equal).
+	 */
 	for (int i = 0; i < KB_OP_COUNT; i++)
 		for (int m = 0; m < KB_MODE_COUNT; m++)
 		{
-			const kb_op *op = kb_ops[i];
+			const kb_op *op = kb_op_at(i);
 
 			ki_jw_obj(w);
 			ki_jw_kstr(w, "operation", op->name);

@@ -236,8 +236,14 @@ kb_ext_implementation_text(const kb_case *cs, const char *op_digest, const kb_re
 		char		digest[72];
 		int64_t		size;
 
-		if (!kb_python_builtin_file(req, file, sizeof(file), err, errlen) ||
-			!kb_ext_file_digest(file, digest, &size, err, errlen))
+		const char *rel = cs->op->def ? "kernels/python/kbench_builtin_defs.py" : "kernels/python/kbench_builtin.py";
+
+		if (!kb_python_builtin_file(req, file, sizeof(file), err, errlen))
+			return NULL;
+		/* the operations defined as data have their baselines in their own file (docs/OPERATIONS.md) */
+		if (cs->op->def && strlen(file) > 3)
+			snprintf(file + strlen(file) - 3, sizeof(file) - strlen(file) + 3, "_defs.py");
+		if (!kb_ext_file_digest(file, digest, &size, err, errlen))
 			return NULL;
 		snprintf(name, sizeof(name), "kbench-python-%s-%s", cs->ext_name, cs->op->slug);
 		snprintf(symbol, sizeof(symbol), "%s.%s", cs->ext_name, cs->op->name);
@@ -245,11 +251,11 @@ kb_ext_implementation_text(const kb_case *cs, const char *op_digest, const kb_re
 		if (strcmp(cs->ext_name, "liger") == 0)
 			version_of(versions, "liger_kernel_commit", commit, sizeof(commit));
 		snprintf(desc, sizeof(desc), "%s as Liger-Kernel's benchmark scripts construct it (benchmark/scripts/"
-				 "benchmark_%s.py), called from kbench's python harness (kernels/python/kbench_builtin.py).",
+				 "benchmark_%s.py), called from kbench's python harness (%s).",
 				 strcmp(cs->ext_name, "liger") == 0 ? "Liger-Kernel's module" : "The PyTorch baseline",
-				 cs->op->name);
+				 cs->op->name, rel);
 		return manifest_text(cs->op, KB_EXT_PYTHON, file, digest, size, symbol, name, version, commit, versions,
-							 op_digest, "kernels/python/kbench_builtin.py", desc);
+							 op_digest, rel, desc);
 	}
 	{
 		char		path[1024],

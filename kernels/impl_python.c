@@ -26,6 +26,7 @@
 
 #include "impl_int.h"
 #include "ki_json.h"
+#include "opdef.h"
 
 /* Find an executable on PATH (or a path); false when there is none. */
 static bool
@@ -169,6 +170,8 @@ setup_json(const kb_ext *x)
 		ki_jw_end_obj(w);
 	}
 	ki_jw_end_arr(w);
+	if (cs->op->def)
+		kb_opdef_setup_json(cs->op, c, w);	/* the float64 reference the child checks with */
 	ki_jw_end_obj(w);
 	return kb_text_take(&t);
 }

@@ -92,10 +92,17 @@ typedef struct kb_op
 	int			(*cpu) (const kb_call *c, int phase);
 	/* Compare the outputs of c (wherever they live) with the float64 reference. */
 	int			(*check) (kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out);
+	/* An operation defined as data (opdef.c, kernels/ops/defs/): its definition; NULL for the C ones. */
+	const struct kb_opdef *def;
 } kb_op;
 
 extern const kb_op *const kb_ops[KB_OP_COUNT];
 const kb_op *kb_find_op(const char *name);
+/* Every operation, the C ones (KB_OP_*) first, then the ones defined as data (ids from KB_OP_COUNT). */
+int			kb_op_count(void);
+const kb_op *kb_op_at(int i);
+/* "a, b" of the operations nearest to name (edit distance), for errors. */
+void		kb_op_suggest(const char *name, char *out, size_t len);
 int			kb_variant_count(const kb_op *op);	/* CUDA kernel variants, >= 1 */
 const char *kb_mode_name(int mode);
 int			kb_mode_from_name(const char *s);

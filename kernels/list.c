@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kb_int.h"
+#include "opdef.h"
 #ifndef KB_VERSION
 #error "KB_VERSION is set by kernels/Makefile from kernelindex.control"
 #endif
@@ -91,9 +92,9 @@ kb_list_json(void)
 	ki_jw_kstr(w, "version", KB_VERSION);
 	ki_jw_key(w, "operations");
 	ki_jw_arr(w);
-	for (int i = 0; i < KB_OP_COUNT; i++)
+	for (int i = 0; i < kb_op_count(); i++)
 	{
-		const kb_op *op = kb_ops[i];
+		const kb_op *op = kb_op_at(i);
 		char	   *text = kb_operation_text(op);
 		char	   *canon = NULL;
 		char		digest[72] = "";
@@ -122,7 +123,7 @@ kb_list_json(void)
 		/* kbench's own implementations of the operation, named as kbench_run and --impl name them */
 		ki_jw_key(w, "implementations");
 		ki_jw_arr(w);
-		for (int v = 0; v <= kb_variant_count(op); v++)
+		for (int v = 0; !op->def && v <= kb_variant_count(op); v++)
 		{
 			char		impl[16];
 			kb_impl_id	id;
@@ -145,8 +146,17 @@ kb_list_json(void)
 		for (int i = 0; i < kb_builtin_python_count; i++)
 			ki_jw_str(w, kb_builtin_python[i]);
 		ki_jw_end_arr(w);
-		ki_jw_kstr(w, "reference", op->c_path);
-		ki_jw_kstr(w, "kernel", op->cu_path);
+		if (op->def)
+		{
+			/* defined as data: a python float64 reference, no CUDA kernel yet */
+			ki_jw_kstr(w, "definition", op->def->file);
+			ki_jw_kstr(w, "reference", "kernels/python/kbench_reference.py");
+		}
+		else
+		{
+			ki_jw_kstr(w, "reference", op->c_path);
+			ki_jw_kstr(w, "kernel", op->cu_path);
+		}
 		if (kb_manifest_finish(text, &canon, digest, err, sizeof(err)))
 			ki_jw_kstr(w, "operationDigest", digest);
 		free(canon);

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "kb_int.h"
+#include "opdef.h"
 #ifndef KB_VERSION
 #error "KB_VERSION is set by kernels/Makefile from kernelindex.control"
 #endif
@@ -110,11 +111,19 @@ protocol_text(const kb_case *cs, const kb_request *req, double warmup_ms, double
 			 req->flush_bytes >= 0 || flush == 0 ? "" : cs->cuda ? " (the GPU default)" : " (twice the CPU's largest cache)",
 			 cs->cuda ? "one CUDA event pair" : "one CLOCK_MONOTONIC pair",
 			 (unsigned long long) req->seed, stopping);
-	snprintf(reference, sizeof(reference),
-			 "C float64 reference (%s) on the same inputs, all rows or a deterministic sample of rows; "
-			 "pass when every compared value is within a tolerance derived from the output dtype and the "
-			 "terms it sums (kernelindex docs/KERNELS.md, Tolerances); metrics.tolerance_ratio is the "
-			 "worst error over its tolerance.", cs->op->c_path);
+	if (cs->op->def)
+		snprintf(reference, sizeof(reference),
+				 "python float64 reference (kernels/python/kbench_reference.py, %s) on the same inputs, computed "
+				 "in the implementation's child; pass when every returned output and gradient is within "
+				 "rtol |ref| + atol rms(ref) of the definition's tolerance for the dtype (%s); "
+				 "metrics.tolerance_ratio is the worst error over its tolerance.", cs->op->def->reference,
+				 cs->op->def->file);
+	else
+		snprintf(reference, sizeof(reference),
+				 "C float64 reference (%s) on the same inputs, all rows or a deterministic sample of rows; "
+				 "pass when every compared value is within a tolerance derived from the output dtype and the "
+				 "terms it sums (kernelindex docs/KERNELS.md, Tolerances); metrics.tolerance_ratio is the "
+				 "worst error over its tolerance.", cs->op->c_path);
 
 	kb_text_open(&t);
 	ki_jw_manifest(w, "BenchmarkProtocol", name, title);

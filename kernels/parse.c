@@ -10,6 +10,7 @@
 
 #include "kb_int.h"
 #include "ki_json.h"
+#include "opdef.h"
 
 /* Largest value of one axis, and of one tensor's element count. */
 #define KB_AXIS_MAX ((int64_t) 1 << 31)
@@ -56,8 +57,8 @@ ops_list(char *out, size_t len)
 	size_t		n = 0;
 
 	out[0] = '\0';
-	for (int i = 0; i < KB_OP_COUNT; i++)
-		n += snprintf(out + n, n < len ? len - n : 0, "%s%s", i ? ", " : "", kb_ops[i]->name);
+	for (int i = 0; i < kb_op_count(); i++)
+		n += snprintf(out + n, n < len ? len - n : 0, "%s%s", i ? ", " : "", kb_op_at(i)->name);
 }
 
 /* Index of a variable axis by name, or -1. */
@@ -249,8 +250,13 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 	cs->op = kb_find_op(req->op);
 	if (!cs->op)
 	{
+		char		near[128];
+
 		ops_list(allowed, sizeof(allowed));
-		kb_seterr(err, errlen, "unknown operation '%s'; allowed: %s", req->op ? req->op : "", allowed);
+		kb_op_suggest(req->op, near, sizeof(near));
+		kb_seterr(err, errlen, "unknown operation '%s'; allowed: %s%s%s%s (an operation is added as a definition "
+				  "in kernels/ops/defs, docs/OPERATIONS.md)", req->op ? req->op : "", allowed,
+				  near[0] ? "; did you mean " : "", near, near[0] ? "?" : "");
 		return KB_INVALID_REQUEST;
 	}
 	cs->mode = kb_mode_from_name(req->mode);
@@ -287,6 +293,8 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 				   cs->op->axes[i].name, cs->op->name, allowed);
 			return KB_INVALID_REQUEST;
 		}
+	if (cs->op->def && !kb_opdef_derive(cs->op, cs->ax, err, errlen))
+		return KB_INVALID_REQUEST;
 	if (cs->op->derive && !cs->op->derive(cs->ax, cs->dtype, err, errlen))
 		return KB_INVALID_REQUEST;
 	/* Every tensor must stay addressable. */
@@ -328,6 +336,15 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 	if (!cs->impl.own)
 	{
 		kb_seterr(err, errlen, "unknown implementation '%s'; allowed: cpu, cuda, cuda/vN, huggingface, torch, liger, python or library (with an entry), or a registered name", impl);
+		return KB_INVALID_REQUEST;
+	}
+	if (cs->op->def)
+	{
+		/* an operation defined as data has no kbench implementation (cpu) and no CUDA kernel yet */
+		kb_seterr(err, errlen, "%s has no %s in kbench (it is defined as data, %s): run a python implementation "
+				  "(huggingface, torch, liger, or your own)", cs->op->name,
+				  cs->cuda ? "CUDA kernel (GPU runs of it: not measured on a GPU yet)" : "own cpu implementation",
+				  cs->op->def ? "kernels/ops/defs" : "");
 		return KB_INVALID_REQUEST;
 	}
 	if (cs->impl.cuda != cs->cuda)

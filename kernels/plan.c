@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "kb_int.h"
+#include "opdef.h"
 
 #define DEFAULT_WARMUP_MS 25.0
 #define DEFAULT_REP_MS 100.0
@@ -38,7 +39,10 @@ kb_plan_call(const kb_case *cs, kb_call *c, kb_plan *p)
 	c->dtype = cs->dtype;
 	memcpy(c->ax, cs->ax, sizeof(c->ax));
 	c->variant = cs->variant;
-	cs->op->plan(c, p, cs->cuda);
+	if (cs->op->def)
+		kb_opdef_plan(cs->op, c, p);
+	else
+		cs->op->plan(c, p, cs->cuda);
 }
 
 /* Memory the run needs on its device, including the flush buffer. */

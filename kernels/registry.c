@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "kb_int.h"
+#include "opdef.h"
 
 extern const kb_op kb_op_layer_norm;
 extern const kb_op kb_op_megatron_cross_entropy;
@@ -32,10 +33,82 @@ static const char *const dtype_names[KB_DTYPE_COUNT] = {"fp32", "bf16", "int64"}
 const kb_op *
 kb_find_op(const char *name)
 {
-	for (int i = 0; name && i < KB_OP_COUNT; i++)
-		if (strcmp(kb_ops[i]->name, name) == 0)
-			return kb_ops[i];
+	for (int i = 0; name && i < kb_op_count(); i++)
+		if (strcmp(kb_op_at(i)->name, name) == 0)
+			return kb_op_at(i);
 	return NULL;
+}
+
+int
+kb_op_count(void)
+{
+	return KB_OP_COUNT + kb_opdef_count();
+}
+
+const kb_op *
+kb_op_at(int i)
+{
+	return i >= 0 && i < KB_OP_COUNT ? kb_ops[i] : kb_opdef_at(i - KB_OP_COUNT);
+}
+
+/* Levenshtein distance of two short names. */
+static int
+distance(const char *a, const char *b)
+{
+	int			la = (int) strlen(a),
+				lb = (int) strlen(b);
+	int			row[128];
+
+	if (la > 120 || lb > 120)
+		return 1000;
+	for (int j = 0; j <= lb; j++)
+		row[j] = j;
+	for (int i = 1; i <= la; i++)
+	{
+		int			prev = row[0];
+
+		row[0] = i;
+		for (int j = 1; j <= lb; j++)
+		{
+			int			cur = row[j];
+			int			best = prev + (a[i - 1] != b[j - 1]);
+
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			prev = cur;
+		}
+	}
+	return row[lb];
+}
+
+void
+kb_op_suggest(const char *name, char *out, size_t len)
+{
+	size_t		n = 0;
+	int			best = 1000;
+
+	out[0] = '\0';
+	for (int i = 0; i < kb_op_count(); i++)
+	{
+		int			d = distance(name ? name : "", kb_op_at(i)->name);
+
+		if (strstr(kb_op_at(i)->name, name ? name : "") && name && *name)
+			d = 1;
+		if (d < best)
+			best = d;
+	}
+	for (int i = 0; i < kb_op_count() && best <= 4; i++)
+	{
+		int			d = distance(name ? name : "", kb_op_at(i)->name);
+
+		if (strstr(kb_op_at(i)->name, name ? name : "") && name && *name)
+			d = 1;
+		if (d == best)
+			n += snprintf(out + n, n < len ? len - n : 0, "%s%s", n ? ", " : "", kb_op_at(i)->name);
+	}
 }
 
 int

@@ -135,6 +135,11 @@ stop_noise_never|kernels/measure.c|s/if (nsamples >= 2 \&\& stdrel <= pr->noise_
 stop_time_never|kernels/measure.c|s/if (elapsed_ms >= max_ms)/if (false \&\& elapsed_ms >= max_ms)/|stopping|adaptive stopping never stops at the maximum time
 unstable_unset|kernels/measure.c|s/s->unstable = m->stop_rule \&\&/s->unstable = 0 \&\& m->stop_rule \&\&/|stopping|a run stopped by a cap is not marked unstable
 records_unstable|sql/code/56_ranking.sql|s/_kernelindex.run_unstable(r.manifest) AS unstable/false AS unstable/|stopping|kbench_records does not mark unstable runs
+opdef_ref_self|kernels/python/kbench_harness.py|s/return kbench_reference.compare(ref, got,/return kbench_reference.compare(got, got,/|operations|the check of an operation defined as data compares the outputs with themselves
+opdef_unreturned|kernels/python/kbench_reference.py|s/        if name not in returned:/        if False:/|operations|an output the implementation did not return is not reported as such
+opdef_no_grads|kernels/python/kbench_reference.py|s/if mode != "forward" and grads_of:/if False:/|operations|the python reference computes no gradients
+opdef_suggest|kernels/registry.c|s/best <= 4/best < 0/|operations|the unknown-operation error suggests no name
+opdef_liger_url|kernels/ops/defs/rms_norm.json|s/"liger_kernel": "rms_norm"/"liger_kernel": "rmsnorm"/|operations|rms_norm's OperationSpec names another source script than the Liger import (its WorkloadCase digest differs)
 EOF
 )
 

@@ -15,6 +15,8 @@ reference in C.
     time <flush_bytes>              ok <call_ns> <flush_and_call_ns>
     memory                          ok <peak_bytes>
     readback                        ok <output>,<output>...  (written into the tensors)
+    check                           ok <json>  (an operation defined as data: its float64 reference,
+                                               kbench_reference.py, compared with what readback wrote)
     quit                            (exits)
     any failure                     err <message>
 
@@ -92,7 +94,11 @@ def load(cfg):
     versions = {"python": platform.python_version(), "torch": torch.__version__.split("+")[0]}
     if "builtin" in cfg:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        import kbench_builtin
+        if "reference" in cfg:
+            # an operation defined as data: its baselines are in their own file
+            import kbench_builtin_defs as kbench_builtin
+        else:
+            import kbench_builtin
         factory = kbench_builtin.factory(cfg["builtin"], cfg["op"])
         versions.update(kbench_builtin.versions(cfg["builtin"]))
         return factory, versions
@@ -123,6 +129,29 @@ def load(cfg):
     if not callable(factory):
         raise AttributeError("%s has no function %s" % (path, fn))
     return factory, versions
+
+
+def check(cfg, views, returned):
+    """The float64 reference of an operation defined as data, compared with the outputs read back."""
+    import torch
+    ref_cfg = cfg.get("reference")
+    if not ref_cfg:
+        raise ValueError("%s has no python reference" % cfg["op"])
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import kbench_reference
+    tensors = ref_cfg["tensors"]
+    inputs, got = {}, {}
+    for t in tensors:
+        v = views.get(t["name"])
+        if v is None:
+            continue
+        if t["role"] in ("input", "upstream"):
+            inputs[t["name"]] = v[0].to(torch.float64).reshape(t["shape"])
+        elif v[1]["output"]:
+            got[t["name"]] = v[0].to(torch.float64).reshape(t["shape"])
+    ref = kbench_reference.run(ref_cfg["function"], inputs, ref_cfg["scalars"], tensors, cfg["mode"])
+    names = [t["name"] for t in cfg["tensors"] if t["output"]]
+    return kbench_reference.compare(ref, got, returned, names, ref_cfg["rtol"], ref_cfg["atol"])
 
 
 def main():
@@ -171,6 +200,7 @@ def main():
             torch.cuda.synchronize(device)
 
     step = reset = None
+    returned = set()
     last = None
     flush = None
     ctx = None
@@ -265,7 +295,10 @@ def main():
                                          % (name, val.numel(), dst.numel(), dst.shape[0], dst.shape[1]))
                     dst.copy_(val.detach().reshape(dst.shape).to("cpu", dst.dtype))
                     names.append(name)
+                returned = set(names)
                 send("ok " + ",".join(names))
+            elif cmd == "check":
+                send("ok " + json.dumps(check(cfg, views, returned), separators=(",", ":")))
             else:
                 send("err unknown command %r" % cmd[:40])
         except Exception as exc:  # noqa: BLE001 -- every failure is the run's message

@@ -12,6 +12,7 @@ usage: builtin_names.py path/to/kbench path/to/kbench_builtin.py
 import ast
 import json
 import subprocess
+import os
 import sys
 
 
@@ -33,6 +34,14 @@ def main():
     listing = json.loads(subprocess.run([sys.argv[1], "list", "--json"], capture_output=True, text=True,
                                         check=True).stdout)
     names, ops = python_side(sys.argv[2])
+    # the operations defined as data have their baselines in kbench_builtin_defs.py beside it
+    defs = sys.argv[2][:-3] + "_defs.py"
+    if ops is not None and os.path.exists(defs):
+        dnames, dops = python_side(defs)
+        if dnames != names:
+            print("kbench_builtin_defs.py accepts %s, kbench_builtin.py %s" % (dnames, names))
+            sys.exit(1)
+        ops = sorted(ops + (dops or []))
     bad = []
     c_ops = sorted(o["name"] for o in listing["operations"])
     for o in listing["operations"]:

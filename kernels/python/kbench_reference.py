@@ -1,0 +1,80 @@
+"""kbench_reference.py: the float64 references of the operations defined as data.
+
+Each operation of kernels/ops/defs/NAME.json names its reference here
+("reference": {"python": "fn"}).  A reference is the forward in float64 on
+the CPU: fn(inputs, scalars) -> {output name: tensor}, inputs a dict of
+float64 tensors in their definition's shapes.  The gradients of the
+backward and full modes are torch.autograd's of that forward, with the
+upstream gradients kbench filled (kbench_harness.py's check).  Each
+reference is tested against an independent formulation (a closed-form
+backward, a second formula) in test/operations/test_references.py.
+Our own code, written from the operations' definitions; nothing is copied.
+"""
+import torch
+
+
+def rms_norm(inputs, scalars):
+    x, w = inputs["x"], inputs["weight"]
+    rstd = torch.rsqrt((x * x).mean(-1, keepdim=True) + scalars["eps"])
+    return {"y": x * rstd * w}
+
+
+def run(fn_name, inputs, scalars, tensors, mode):
+    """The reference values of every output and gradient of the definition, in float64."""
+    fn = globals()[fn_name]
+    grads_of = {t["of"]: t["name"] for t in tensors if t["role"] == "gradient"}
+    leaves = {}
+    for t in tensors:
+        if t["role"] == "input":
+            v = inputs[t["name"]]
+            if mode != "forward" and t["name"] in grads_of and v.is_floating_point():
+                v = v.detach().clone().requires_grad_(True)
+            leaves[t["name"]] = v
+    out = fn(leaves, scalars)
+    ref = {k: v.detach() for k, v in out.items()}
+    if mode != "forward" and grads_of:
+        ups = [(out[t["of"]], inputs[t["name"]]) for t in tensors if t["role"] == "upstream"]
+        total = sum((o * u).sum() for o, u in ups)
+        wrt = [leaves[name] for name in grads_of]
+        got = torch.autograd.grad(total, wrt, allow_unused=True)
+        for name, g in zip(grads_of, got):
+            ref[grads_of[name]] = g if g is not None else torch.zeros_like(leaves[name])
+    return ref
+
+
+def compare(ref, got, returned, names, rtol, atol):
+    """The comparison kbench records: counts, worst |got - ref| / tolerance, the first mismatch."""
+    n = matched = 0
+    max_abs = max_rel = worst = 0.0
+    worst_at = detail = ""
+    for name in names:
+        if name not in returned:
+            detail = detail or "%s: not returned by the implementation" % name
+            n += 1
+            worst, worst_at = float("inf"), name
+            continue
+        r = ref[name].reshape(-1)
+        g = got[name].reshape(-1)
+        scale = float(r.pow(2).mean().sqrt()) if r.numel() else 0.0
+        tol = rtol * r.abs() + atol * scale
+        err = (g - r).abs()
+        err = torch.where(torch.isfinite(g), err, torch.full_like(err, float("inf")))
+        ok = err <= tol
+        n += r.numel()
+        matched += int(ok.sum())
+        if r.numel():
+            max_abs = max(max_abs, float(err.max()))
+            rel = err / r.abs().clamp_min(1e-30)
+            max_rel = max(max_rel, float(rel.max()))
+            ratio = err / tol.clamp_min(1e-300)
+            i = int(ratio.argmax())
+            if float(ratio[i]) > worst or not worst_at:
+                worst, worst_at = float(ratio[i]), "%s[%d]" % (name, i)
+            if not detail and not bool(ok.all()):
+                j = int((~ok).nonzero()[0])
+                detail = "%s[%d]: got %.9g, reference %.9g (tolerance %.3g)" % (
+                    name, j, float(g[j]), float(r[j]), float(tol[j]))
+    big = 1e308
+    return {"compared": n, "matched": matched, "max_abs": min(max_abs, big), "max_rel": min(max_rel, big),
+            "worst_ratio": min(worst, big), "worst_at": worst_at[:60], "detail": detail[:250],
+            "rtol": rtol, "atol": atol}

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# operations.sh: operations defined as data (issue 26, docs/OPERATIONS.md).  For each operation of
+# kernels/ops/defs: its float64 python reference against an independent formulation (one shape per
+# mode); the huggingface/torch baseline through kbench and through the CPU worker, every mode,
+# passing the float64 check and landing in the WorkloadCase digest that kbench_import_liger gives
+# Liger's row of the same shape (data/liger); a deliberately wrong implementation fails the check;
+# kbench list/describe show it; the unknown-operation error suggests the nearest name; a request for
+# kbench's own cpu or CUDA implementation of it says there is none.  Needs /usr/bin/python3 with
+# torch.  TAP lines.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
+PY=/usr/bin/python3
+if ! $PY -c 'import torch' 2>/dev/null; then
+  echo "not ok - $PY imports torch (apt-get install python3-torch; bin/setup.sh installs it)"
+  exit 1
+fi
+source test/lib/tap.sh
+has() { case "$1" in *"$2"*) echo "ok - $3";; *) echo "not ok - $3"; echo "$1" | sed 's/^/# /';; esac; }
+KB=kernels/kbench
+[ -x $KB ] || { echo "not ok - kernels/kbench is built (make -C kernels)"; exit 1; }
+FAST="--rep-ms 1 --warmup-ms 0 --flush-bytes 0 --max-samples 3 --python $PY"
+
+echo "# references against independent formulations"
+refs=$($PY test/operations/test_references.py 2>&1); rc=$?
+echo "$refs" | grep '^ok \|^not ok ' | sed -e 's/^ok [0-9]* /ok /' -e 's/^not ok [0-9]* /not ok /'
+ok "$rc" 0 "test/operations/test_references.py runs to its end and passes"
+[ $rc = 0 ] || echo "$refs" | tail -5 | sed 's/^/# /'
+
+echo "# kbench (the CLI): list, describe, errors"
+list=$($KB list 2>&1)
+has "$list" "rms_norm" "kbench list shows rms_norm"
+has "$($KB list --json)" '"definition":"kernels/ops/defs/rms_norm.json"' "kbench list --json names rms_norm's definition"
+has "$($KB run rms_nrm forward rows=4 hidden=8 --impl torch 2>&1)" "did you mean rms_norm?" \
+    "an unknown operation's error suggests the nearest name"
+has "$($KB run rms_norm forward rows=4 hidden=8 2>&1)" "rms_norm has no own cpu implementation in kbench" \
+    "kbench's own cpu implementation of an operation defined as data is refused, saying why"
+has "$($KB run rms_norm forward rows=4 hidden=8 --impl cuda --device cuda:0 2>&1)" "has no CUDA kernel" \
+    "a GPU request for an operation without a CUDA kernel says so"
+has "$($KB run rms_norm forward rows=4 hidden=8 weird=3 --impl torch 2>&1)" "unknown axis 'weird' for rms_norm" \
+    "an unknown axis is refused against the definition's axes"
+
+echo "# kbench: every mode and dtype of the baseline passes; wrong implementations fail"
+for m in forward backward full; do
+  for dt in fp32 bf16; do
+    out=$($KB run rms_norm $m rows=64 hidden=256 dtype=$dt --impl huggingface $FAST 2>&1)
+    has "$out" "rms_norm $m: passed" "huggingface rms_norm $m $dt passes the float64 check"
+  done
+  out=$($KB run rms_norm $m rows=64 hidden=256 dtype=fp32 --impl python:test/operations/wrong_impls.py:rms_norm_centered $FAST 2>&1)
+  has "$out" "incorrect_numerical: outputs differ from the float64 reference" \
+      "an RMSNorm that subtracts the row mean fails the $m check"
+done
+out=$($KB run rms_norm backward rows=64 hidden=256 dtype=fp32 --impl python:test/operations/wrong_impls.py:rms_norm_no_dweight $FAST 2>&1)
+has "$out" "dweight: not returned by the implementation" "a backward that does not return dweight fails the check"
+
+echo "# through the worker: Liger's shape, Liger's WorkloadCase"
+source bin/pgcluster.sh
+trap 'ki_cluster_stop' EXIT
+ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'kbench'" \
+                 "kernelindex.devices = 'cpu'" "kernelindex.python = '$PY'" || { echo "not ok - the cluster starts"; exit 1; }
+createdb kbench && psql -X -q -d kbench -c "CREATE EXTENSION kernelindex" || { echo "not ok - extension created"; exit 1; }
+export PGDATABASE=kbench
+q() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1"; }
+TINY='{"warmup_ms": 0, "rep_ms": 0.01, "flush_bytes": 0, "max_samples": 3}'
+wait_for "SELECT count(*) = 1 FROM kbench_workers WHERE state = 'idle'" 30 || echo "# the worker did not start"
+run() {
+  JOB=$(q "SELECT kbench_run($1)") || { RES="queue-error"; JOB=0; return; }
+  wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_jobs WHERE id = $JOB" "${2:-300}" || { RES="still-running"; return; }
+  RES=$(q "SELECT status || ' ' || coalesce(run_status::text, '-') FROM kbench_jobs WHERE id = $JOB")
+}
+q "SELECT count(*) FROM kbench_import_liger(pg_read_file('$(pwd)/data/liger/all_benchmark_data.csv'))" >/dev/null
+# Liger's rms_norm rows: M 2048 (rows), H swept, bf16, eps 1e-6
+liger_wl=$(q "SELECT DISTINCT r.workload_digest FROM kbench_runs r JOIN kbench_workloads w ON w.digest = r.workload_digest
+              WHERE r.name LIKE 'liger-rms-norm-%huggingface%' AND w.name = 'liger-rms-norm-hidden1024-rows2048-bf16'")
+ok "$([ -n "$liger_wl" ] && echo yes)" yes "the Liger import has huggingface rms_norm rows at rows 2048, hidden 1024, bf16"
+for m in forward backward full; do
+  run "'rms_norm', '$m', '{\"rows\": 2048, \"hidden\": 1024, \"dtype\": \"bf16\"}', implementation => 'huggingface', protocol => '$TINY'"
+  ok "$RES" "passed passed" "huggingface rms_norm $m at Liger's 2048x1024 bf16 runs through the CPU worker and passes"
+  ok "$(q "SELECT r.workload_digest FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.id = $JOB")" \
+     "$liger_wl" "its run lands in the WorkloadCase digest of Liger's row of that shape ($m)"
+done
+ok "$(q "SELECT r.workload_digest FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.id = $JOB")" \
+   "$($KB describe rms_norm full rows=2048 hidden=1024 dtype=bf16 --impl huggingface --json | $PY -c 'import json,sys; print(json.load(sys.stdin)["digests"]["workload"])')" \
+   "kbench describe derives the same WorkloadCase digest as the worker"
+ok "$(q "SELECT string_agg(mode || '|' || bytes || '|' || flops, ';' ORDER BY mode) FROM kbench_operation_costs WHERE operation = 'rms_norm'")" \
+   "$($PY -c 'import json; d = json.load(open("kernels/ops/defs/rms_norm.json"))["cost"]; print(";".join("%s|%s|%s" % (m, d[m]["bytes"], d[m]["flops"]) for m in sorted(["forward", "backward", "full"])))')" \
+   "rms_norm's cost texts are the ones kbench_operation_costs holds"
+out=$(psql -X -At -q -c "SELECT kbench_run('rms_nrm', 'forward', '{\"rows\": 4, \"hidden\": 8}', implementation => 'torch')" 2>&1)
+has "$out" "did you mean rms_norm?" "kbench_run of an unknown operation suggests the nearest name"
