@@ -73,10 +73,11 @@ kb_be_open_child(kb_backend *be, const kb_case *cs, const kb_request *req, int64
 	cs->op->plan(&c, &p, cs->cuda);
 	for (int i = 0; i < c.ntensors; i++)
 		need += (size_t) (c.rows[i] * c.cols[i]) * kb_dtype_size(c.tdtype[i]) + 64;
-	/* the guard's other input sets (measure.c) live in the same mapping */
+	/* the guard's other input sets (measure.c) live at the end of the same mapping, allocated after start */
 	for (int i = 0; i < c.ntensors; i++)
 		if (p.init[i] != KB_INIT_NONE)
-			need += (KB_INPUT_SETS - 1) * ((size_t) (c.rows[i] * c.cols[i]) * kb_dtype_size(c.tdtype[i]) + 64);
+			x->reserve += (KB_INPUT_SETS - 1) * ((size_t) (c.rows[i] * c.cols[i]) * kb_dtype_size(c.tdtype[i]) + 64);
+	need += x->reserve;
 	need += (size_t) c.ws_bytes + 64;
 	x->shm_fd = memfd_create("kbench-tensors", MFD_CLOEXEC);
 	if (x->shm_fd < 0 || ftruncate(x->shm_fd, (off_t) need) != 0)
@@ -100,12 +101,18 @@ child_alloc(kb_backend *be, size_t bytes, void **p)
 {
 	kb_ext	   *x = be->ext;
 	size_t		at = (x->used + 63) / 64 * 64;
+	bool		started = x->plan != NULL;	/* after start: the guard's input sets, in the reserve */
 
-	if (at + bytes <= x->size)
+	if (at + bytes + (started ? 0 : x->reserve) <= x->size)
 	{
 		*p = x->base + at;
 		x->used = at + bytes;
 		return KBC_OK;
+	}
+	if (started)
+	{
+		snprintf(be->err, sizeof(be->err), "the shared tensors have no room for %zu more bytes", bytes);
+		return KBC_NOMEM;
 	}
 	/* the flush buffer: the child clears its own (never touched here) */
 	*p = x->dummy;
