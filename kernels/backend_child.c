@@ -66,6 +66,11 @@ kb_be_open_child(kb_backend *be, const kb_case *cs, const kb_request *req, int64
 	kb_plan_call(cs, &c, &p);	/* also an operation defined as data (plan.c) */
 	for (int i = 0; i < c.ntensors; i++)
 		need += (size_t) (c.rows[i] * c.cols[i]) * kb_dtype_size(c.tdtype[i]) + 64;
+	/* the guard's other input sets (measure.c) live at the end of the same mapping, allocated after start */
+	for (int i = 0; i < c.ntensors; i++)
+		if (p.init[i] != KB_INIT_NONE)
+			x->reserve += (KB_INPUT_SETS - 1) * ((size_t) (c.rows[i] * c.cols[i]) * kb_dtype_size(c.tdtype[i]) + 64);
+	need += x->reserve;
 	need += (size_t) c.ws_bytes + 64;
 	x->shm_fd = memfd_create("kbench-tensors", MFD_CLOEXEC);
 	if (x->shm_fd < 0 || ftruncate(x->shm_fd, (off_t) need) != 0)
@@ -89,12 +94,18 @@ child_alloc(kb_backend *be, size_t bytes, void **p)
 {
 	kb_ext	   *x = be->ext;
 	size_t		at = (x->used + 63) / 64 * 64;
+	bool		started = x->plan != NULL;	/* after start: the guard's input sets, in the reserve */
 
-	if (at + bytes <= x->size)
+	if (at + bytes + (started ? 0 : x->reserve) <= x->size)
 	{
 		*p = x->base + at;
 		x->used = at + bytes;
 		return KBC_OK;
+	}
+	if (started)
+	{
+		snprintf(be->err, sizeof(be->err), "the shared tensors have no room for %zu more bytes", bytes);
+		return KBC_NOMEM;
 	}
 	/* the flush buffer: the child clears its own (never touched here) */
 	*p = x->dummy;
@@ -214,6 +225,59 @@ child_time_one(kb_backend *be, const kb_call *c, void *flush, size_t flush_bytes
 	return account(be, flush_bytes ? *total_ns : *op_ns, measured);
 }
 
+/* The guard moved the inputs to another set in the mapping: "inputs <tensor>:<offset>,...", untimed. */
+static int
+child_inputs(kb_backend *be, const kb_call *c)
+{
+	kb_ext	   *x = be->ext;
+	char		cmd[1024],
+				out[64];
+	size_t		n = (size_t) snprintf(cmd, sizeof(cmd), "inputs ");
+
+	for (int i = 0; i < c->ntensors && n < sizeof(cmd) - 40; i++)
+		if (x->plan && x->plan->init[i] != KB_INIT_NONE && c->t[i])
+			n += (size_t) snprintf(cmd + n, sizeof(cmd) - n, "%s%d:%lld", n > 7 ? "," : "", i,
+								   (long long) ((const unsigned char *) c->t[i] - x->base));
+	snprintf(cmd + n, sizeof(cmd) - n, "\n");
+	return kb_ext_request(be, cmd, ext_timeout(x), out, sizeof(out));
+}
+
+/*
+ * kbench's own cost of one call to a child: the median of OVERHEAD_CALLS
+ * empty round trips ('noop'), by the parent's clock.  Not inside the
+ * samples (the child times around the call itself); reported with the run.
+ */
+#define OVERHEAD_CALLS 9
+
+static int
+cmp_dbl(const void *a, const void *b)
+{
+	double		x = *(const double *) a,
+				y = *(const double *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+child_overhead(kb_backend *be, double *ns)
+{
+	double		v[OVERHEAD_CALLS];
+	char		out[64];
+
+	for (int i = 0; i < OVERHEAD_CALLS; i++)
+	{
+		int64_t		t0 = kb_now_ns();
+		int			rc = kb_ext_request(be, "noop\n", ext_timeout(be->ext), out, sizeof(out));
+
+		if (rc != KBC_OK)
+			return rc;
+		v[i] = (double) (kb_now_ns() - t0);
+	}
+	qsort(v, OVERHEAD_CALLS, sizeof(double), cmp_dbl);
+	*ns = v[OVERHEAD_CALLS / 2];
+	return KBC_OK;
+}
+
 static int
 child_peak_memory(kb_backend *be, int64_t *bytes)
 {
@@ -307,6 +371,8 @@ static const kb_backend_ops child_ops = {
 	.time_one = child_time_one,
 	.peak_memory = child_peak_memory,
 	.clock_mhz = child_clock_mhz,
+	.inputs = child_inputs,
+	.overhead = child_overhead,
 	.cancel_inside_call = true,
 };
 

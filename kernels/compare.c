@@ -101,6 +101,8 @@ kb_compare(const kb_compare_request *req, kb_compare_result *res)
 	/* warm-up: each side's first call, five-call estimate and warm-up calls */
 	kb_meter_init(&ma, &sa.be, &sa.c, ra, &res->a, &rep, sa.flushbuf, &sa.pr);
 	kb_meter_init(&mb, &sb.be, &sb.c, &rb, &res->b, &rep, sb.flushbuf, &sb.pr);
+	ma.guard = &sa.guard;
+	mb.guard = &sb.guard;
 	ma.f0 = ma.f1 = mb.f0 = mb.f1 = 0.05;
 	st = kb_meter_start(&ma);
 	if (st == KB_PASSED)
@@ -118,6 +120,9 @@ kb_compare(const kb_compare_request *req, kb_compare_result *res)
 		if (k > cap)
 			k = cap > 0 ? cap : 1;
 		res->calls_per_block = k;
+		/* the checked calls among those each side will make */
+		kb_meter_choose(&ma, k * rounds);
+		kb_meter_choose(&mb, k * rounds);
 		ma.f0 = 0.05;
 		ma.f1 = 0.125;
 		ma.rest_after = ((double) mb.nwarm * mb.call_ns + (double) (k * rounds) * (ma.est_ns + mb.est_ns) + checks) / 1e9;
@@ -162,6 +167,10 @@ kb_compare(const kb_compare_request *req, kb_compare_result *res)
 			res->rounds = r + 1;
 		}
 	}
+	if (st == KB_PASSED)
+		st = kb_meter_settle(&ma);
+	if (st == KB_PASSED)
+		st = kb_meter_settle(&mb);
 	kb_meter_finish(&ma);
 	kb_meter_finish(&mb);
 

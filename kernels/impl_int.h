@@ -29,6 +29,7 @@ typedef struct kb_ext
 	unsigned char *base;
 	size_t		size;
 	size_t		used;
+	size_t		reserve;		/* the end of the mapping kept for the guard's input sets (allocated after start) */
 	unsigned char dummy[64];	/* what the flush buffer's allocation gets (the child has its own) */
 	int64_t		flush_bytes;
 	pid_t		pid;

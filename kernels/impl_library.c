@@ -134,7 +134,7 @@ serve(kb_ext *x, int fd, const char *path, const char *load, const char *symbol)
 	int			(*abi) (void);
 	kbench_impl_fn fn;
 	kbench_impl_call k;
-	char		cmd[128];
+	char		cmd[1024];
 	unsigned char *flush = NULL;
 	size_t		flush_len = 0;
 
@@ -178,6 +178,43 @@ serve(kb_ext *x, int fd, const char *path, const char *load, const char *symbol)
 		if (strcmp(cmd, "readback") == 0)
 		{
 			reply(fd, "ok *");	/* the outputs are written in place */
+			continue;
+		}
+		if (strcmp(cmd, "noop") == 0)
+		{
+			reply(fd, "ok");	/* kbench's own round trip (backend_child.c) */
+			continue;
+		}
+		if (strncmp(cmd, "inputs ", 7) == 0)
+		{
+			/* the guard's next input set: tensor:offset in the shared mapping (measure.c) */
+			const char *p = cmd + 7;
+			bool		bad = false;
+
+			while (*p)
+			{
+				char	   *e;
+				long		i = strtol(p, &e, 10);
+				unsigned long long off;
+
+				if (*e != ':' || i < 0 || i >= x->call.ntensors)
+				{
+					bad = true;
+					break;
+				}
+				off = strtoull(e + 1, &e, 10);
+				if (off + (size_t) (x->call.rows[i] * x->call.cols[i]) * kb_dtype_size(x->call.tdtype[i]) > x->size)
+				{
+					bad = true;
+					break;
+				}
+				x->call.t[i] = x->base + off;
+				p = *e == ',' ? e + 1 : e;
+			}
+			if (bad)
+				reply(fd, "err bad inputs command '%.40s'", cmd);
+			else
+				reply(fd, "ok");
 			continue;
 		}
 		if (strcmp(cmd, "prepare") == 0)

@@ -190,6 +190,39 @@ void		kb_report(kb_reporter *r, kb_run_phase phase, double fraction, double rest
  * throttled samples and computes res->stats.  Progress: each step reports
  * its phase, fractions from f0 to f1, and rest_after seconds past its end.
  */
+/*
+ * The guard against implementations that answer without doing the work
+ * (measure.c): KB_INPUT_SETS input sets (set 0 from the request's seed, the
+ * others from seeds drawn with getrandom()) cycled through the timed calls,
+ * and up to KB_CHECKED_CALLS timed calls, chosen with getrandom() before the
+ * timing, whose outputs are copied to the host the moment the call returns
+ * and checked against the reference for their own inputs.  The sets cost
+ * (KB_INPUT_SETS - 1) times the inputs' bytes on the device (or the shared
+ * mapping of a child), plus as much of what a prepare call leaves for the
+ * timed calls (kbench's own: layer_norm backward's saved forward); the check
+ * one host copy of the call's tensors.
+ */
+#define KB_INPUT_SETS 4
+#define KB_CHECKED_CALLS 16
+typedef struct kb_guard
+{
+	const kb_op *op;
+	kb_plan    *plan;
+	kb_call    *c;				/* the call whose input pointers are rotated */
+	int			nsets;			/* 1: no rotation (not opened) */
+	void	   *set[KB_INPUT_SETS][KB_MAX_TENSORS];	/* set 0: the call's own tensors */
+	uint64_t	seed[KB_INPUT_SETS];
+	int			current;		/* the set c points at */
+	int64_t		at[KB_CHECKED_CALLS];	/* timed calls to check, sorted */
+	int			nat;
+	void	   *host[KB_MAX_TENSORS];	/* the host copy a checked call is read into */
+} kb_guard;
+/* Allocate and fill the other input sets (after the prepare call): a status, message in res. */
+kb_status	kb_guard_open(kb_guard *g, kb_backend *be, const kb_case *cs, kb_call *c, kb_plan *plan,
+						  uint64_t seed, double timeout_s, kb_result *res);
+/* Point the call back at set 0 and free the others. */
+void		kb_guard_close(kb_guard *g, kb_backend *be);
+
 typedef struct kb_meter
 {
 	kb_backend *be;
@@ -209,6 +242,7 @@ typedef struct kb_meter
 				f1,
 				rest_after;
 	const char *stop_rule;		/* set by kb_meter_adaptive (NULL: a fixed count) */
+	kb_guard   *guard;			/* NULL: inputs never change, no timed call checked */
 } kb_meter;
 void		kb_meter_init(kb_meter *m, kb_backend *be, const kb_call *c, const kb_request *req, kb_result *res,
 						  kb_reporter *rep, void *flush, const kb_protocol *pr);
@@ -228,9 +262,13 @@ const char *kb_stop_rule(const kb_protocol *pr, double stdrel, const double *his
 						 int64_t nsamples, double elapsed_ms, double max_ms);
 /* stdev / mean of n samples (stats.c). */
 double		kb_stdrel(const double *v, int64_t n);
+/* Choose (again) the timed calls to check among the first n (kb_meter_start: among nrep). */
+void		kb_meter_choose(kb_meter *m, int64_t n);
+/* After the last timed call: back to input set 0, one untimed call (the guard's; nothing without one). */
+kb_status	kb_meter_settle(kb_meter *m);
 /* Warm up, estimate, time (all four steps); fills res->samples_ns and res->stats. */
 kb_status	kb_measure(kb_backend *be, const kb_call *c, const kb_request *req, kb_result *res,
-					   kb_reporter *rep, void *flush, const kb_protocol *pr);
+					   kb_reporter *rep, void *flush, const kb_protocol *pr, kb_guard *guard);
 
 /* ------------------------------------------------------------ JSON text (text.c) */
 
@@ -307,6 +345,14 @@ typedef struct kb_backend_ops
 	int			(*peak_memory) (kb_backend *be, int64_t *bytes);
 	/* Current SM clock in MHz, or -1 when it cannot be read. */
 	double		(*clock_mhz) (kb_backend *be);
+	/*
+	 * The call's input pointers changed (the guard's rotation): tell the
+	 * implementation, untimed, before the next call (NULL: the pointers are
+	 * passed with every call).
+	 */
+	int			(*inputs) (kb_backend *be, const kb_call *c);
+	/* kbench's own cost of one call, an empty round trip, in ns (NULL: none, the call is a function call). */
+	int			(*overhead) (kb_backend *be, double *ns);
 	/* A cancel can end a call inside it (the child's): a run that failed while stopping was canceled. */
 	bool		cancel_inside_call;
 } kb_backend_ops;
@@ -509,6 +555,7 @@ typedef struct kb_session
 	kb_call		c;
 	kb_plan		plan;
 	kb_protocol pr;
+	kb_guard	guard;
 	void	   *flushbuf;
 	int			allocated;
 	bool		opened;

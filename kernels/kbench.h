@@ -302,6 +302,11 @@ typedef struct kb_result
 	 * the call reads or writes plus its workspace; python: torch's allocator
 	 * peak on a GPU; library: the tensors plus what the library reports. */
 	int64_t		peak_memory_bytes;
+	/* the guard (measure.c, "inputs that change, outputs that are checked") */
+	int			input_sets;		/* input sets cycled through the timed calls */
+	int			ncheck_calls;	/* timed calls whose outputs were captured and checked */
+	int64_t		check_calls[16];	/* their indices (0-based, in the order of the samples) */
+	double		call_overhead_ns;	/* kbench's round trip to a child per call (an empty call), or 0 */
 } kb_result;
 
 /* The BenchmarkRun status a result is filed under: kb_status_name(status), except that a run

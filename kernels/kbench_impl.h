@@ -57,7 +57,8 @@ enum { KBENCH_PHASE_PREPARE = 0, KBENCH_PHASE_TIMED = 1 };
 typedef struct kbench_tensor
 {
 	const char *name;			/* "x", "weight", "dy", "dx", ... */
-	void	   *data;
+	void	   *data;				/* an input's may change from one call to the next (kbench cycles
+								 * input sets): read it at every call, never keep it */
 	int64_t		rows;
 	int64_t		cols;
 	int			dtype;			/* KBENCH_FP32, KBENCH_BF16 (uint16 bits), KBENCH_I64 */

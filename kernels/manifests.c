@@ -104,13 +104,15 @@ protocol_text(const kb_case *cs, const kb_request *req, double warmup_ms, double
 			 "Timed: %s. do_bench-compatible: warm-up %g ms and repetition %g ms turned into iteration "
 			 "counts from a five-call estimate (flush included), at least %lld and at most %lld samples; "
 			 "a %lld-byte buffer%s cleared before every timed call outside the timed region; %s per call; "
-			 "inputs generated once (counter-based generator, seed %llu). Reported: median, p20, p80, mean, min, "
+			 "%d input sets (counter-based generator; set 0 seed %llu, the others seeds drawn per run) cycled "
+			 "through the timed calls; %d timed calls drawn per run checked against the reference for their own "
+			 "inputs, outputs copied as the call returns. Reported: median, p20, p80, mean, min, "
 			 "max, MAD, 95%% order-statistic interval of the median; raw samples kept.%s",
 			 cs->op->timed[cs->mode], warmup_ms, rep_ms, (long long) pr.min_samples, (long long) max_samples,
 			 (long long) flush,
 			 req->flush_bytes >= 0 || flush == 0 ? "" : cs->cuda ? " (the GPU default)" : " (twice the CPU's largest cache)",
 			 cs->cuda ? "one CUDA event pair" : "one CLOCK_MONOTONIC pair",
-			 (unsigned long long) req->seed, stopping);
+			 KB_INPUT_SETS, (unsigned long long) req->seed, KB_CHECKED_CALLS, stopping);
 	if (cs->op->def)
 		snprintf(reference, sizeof(reference),
 				 "python float64 reference (kernels/python/kbench_reference.py, %s) on the same inputs, computed "
@@ -142,7 +144,7 @@ protocol_text(const kb_case *cs, const kb_request *req, double warmup_ms, double
 	ki_jw_key(w, "setupIncluded");
 	ki_jw_bool(w, false);
 	ki_jw_kint(w, "warmupDuration", (int64_t) llround(warmup_ms * 1e6));
-	ki_jw_kstr(w, "inputRegeneration", "none");
+	ki_jw_kstr(w, "inputRegeneration", "rotating_sets");
 	ki_jw_kstr(w, "outlierPolicy", cs->cuda
 			   ? "Samples taken while the SM clock (NVML, read after each sample) was below 75% of its default "
 			   "application clock are discarded and counted (sourceNative.metrics.discarded_throttled); no other "
@@ -389,6 +391,22 @@ run_text(const kb_case *cs, const kb_backend *be, const kb_result *res, const ch
 		ki_jw_kint(w, "sm_count", be->info.sm_count);
 		ki_jw_kint(w, "l2_bytes", be->info.l2_bytes);
 	}
+	if (res->input_sets > 0)
+		ki_jw_kint(w, "input_sets", res->input_sets);
+	if (res->ncheck_calls > 0)
+	{
+		/* the timed calls the guard checked (measure.c), drawn with getrandom() for this run */
+		ki_jw_kint(w, "checked_calls", res->ncheck_calls);
+		for (int i = 0; i < res->ncheck_calls; i++)
+		{
+			char		key[32];
+
+			snprintf(key, sizeof(key), "checked_call_%d", i + 1);
+			ki_jw_kint(w, key, res->check_calls[i]);
+		}
+	}
+	if (res->call_overhead_ns > 0)
+		ki_jw_kint(w, "call_overhead_ns", ns(res->call_overhead_ns));
 	if (res->correctness.checked)
 	{
 		ki_jw_kint(w, "compared_values", res->correctness.compared);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "kb_int.h"
 
@@ -98,6 +99,253 @@ kb_be_status(kb_backend *be, int rc, kb_result *res, const char *what)
 	return rc == KBC_TIMEOUT ? KB_TIMEOUT : rc == KBC_NOMEM ? KB_RESOURCE_EXCEEDED : KB_RUNTIME_ERROR;
 }
 
+/* ------------------------------------------------------------ the guard (kb_int.h, kb_guard) */
+
+/* 64 bits from getrandom(): what the implementation cannot know in advance. */
+static uint64_t
+random64(void)
+{
+	uint64_t	v = 0;
+
+	if (getrandom(&v, sizeof(v), 0) != (ssize_t) sizeof(v))
+		v = (uint64_t) kb_now_ns() * 0x9E3779B97F4A7C15ull;
+	return v;
+}
+
+static size_t
+tensor_bytes(const kb_call *c, int i)
+{
+	return (size_t) (c->rows[i] * c->cols[i]) * kb_dtype_size(c->tdtype[i]);
+}
+
+kb_status
+kb_guard_open(kb_guard *g, kb_backend *be, const kb_case *cs, kb_call *c, kb_plan *plan,
+			  uint64_t seed, double timeout_s, kb_result *res)
+{
+	/*
+	 * What a prepare call leaves for the timed calls (layer_norm backward's
+	 * mean and rstd: neither input nor output) follows the inputs: where the
+	 * call is passed its pointers (kbench's own cpu and cuda), each set has
+	 * its own, made by a prepare call on that set.  A child's implementation
+	 * keeps its own state and is told of each change (its inputs op).
+	 */
+	bool		state = !be->ops->inputs;
+
+	memset(g, 0, sizeof(*g));
+	g->op = cs->op;
+	g->plan = plan;
+	g->c = c;
+	g->nsets = 1;
+	g->seed[0] = seed;
+	for (int i = 0; i < c->ntensors; i++)
+		g->set[0][i] = c->t[i];
+	res->input_sets = 1;
+	for (int k = 1; k < KB_INPUT_SETS; k++)
+	{
+		int			rc = KBC_OK;
+
+		g->seed[k] = random64();
+		g->nsets = k + 1;		/* what is allocated is freed by kb_guard_close */
+		for (int i = 0; i < c->ntensors; i++)
+		{
+			bool		input = plan->init[i] != KB_INIT_NONE;
+
+			g->set[k][i] = c->t[i];
+			if (!c->t[i] || !(input || (state && !plan->is_output[i])))
+				continue;
+			g->set[k][i] = NULL;
+			rc = kb_be_alloc(be, tensor_bytes(c, i), &g->set[k][i]);
+			if (rc == KBC_OK && input)
+				rc = kb_be_fill(be, g->set[k][i], c->tdtype[i], c->rows[i], c->cols[i], plan->init[i],
+								plan->scale[i], plan->modulo[i], g->seed[k], (uint32_t) (i + 1));
+			if (rc != KBC_OK)
+				return kb_be_status(be, rc, res, "input set");
+		}
+		if (state)
+		{
+			for (int i = 0; i < c->ntensors; i++)
+				c->t[i] = g->set[k][i];
+			rc = kb_be_call(be, c, KB_PHASE_PREPARE);
+			if (rc == KBC_OK)
+				rc = kb_be_sync(be, timeout_s);
+			for (int i = 0; i < c->ntensors; i++)
+				c->t[i] = g->set[0][i];
+			if (rc != KBC_OK)
+				return kb_be_status(be, rc, res, "prepare of an input set");
+		}
+	}
+	res->input_sets = g->nsets;
+	return KB_PASSED;
+}
+
+void
+kb_guard_close(kb_guard *g, kb_backend *be)
+{
+	if (!g->c)
+		return;
+	for (int i = 0; i < g->c->ntensors; i++)
+		g->c->t[i] = g->set[0][i];
+	for (int k = 1; k < g->nsets; k++)
+		for (int i = 0; i < g->c->ntensors; i++)
+			if (g->set[k][i] && g->set[k][i] != g->set[0][i])
+				kb_be_free(be, g->set[k][i]);
+	for (int i = 0; i < KB_MAX_TENSORS; i++)
+		free(g->host[i]);
+	memset(g, 0, sizeof(*g));
+}
+
+/* Point the call at input set k and tell the implementation (untimed). */
+static kb_status
+guard_use(kb_meter *m, int k)
+{
+	kb_guard   *g = m->guard;
+
+	if (!g || g->nsets < 2 || k == g->current)
+		return KB_PASSED;
+	for (int i = 0; i < g->c->ntensors; i++)
+		g->c->t[i] = g->set[k][i];
+	g->current = k;
+	if (m->be->ops->inputs)
+		return kb_be_status(m->be, m->be->ops->inputs(m->be, g->c), m->res, "changing the inputs");
+	return KB_PASSED;
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t		x = *(const int64_t *) a,
+				y = *(const int64_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Choose the timed calls to check among the first n, with getrandom(), before any is made. */
+void
+kb_meter_choose(kb_meter *m, int64_t n)
+{
+	kb_guard   *g = m->guard;
+
+	if (!g)
+		return;
+	g->nat = 0;
+	if (n <= KB_CHECKED_CALLS)
+		for (int64_t j = 0; j < n; j++)
+			g->at[g->nat++] = j;
+	else
+		while (g->nat < KB_CHECKED_CALLS)
+		{
+			int64_t		j = (int64_t) (random64() % (uint64_t) n);
+			bool		dup = false;
+
+			for (int k = 0; k < g->nat; k++)
+				dup |= g->at[k] == j;
+			if (!dup)
+				g->at[g->nat++] = j;
+		}
+	qsort(g->at, (size_t) g->nat, sizeof(int64_t), cmp_i64);
+}
+
+/* Reads a host copy (the guard's check of a captured call). */
+static int
+host_to_host(kb_backend *be, void *dst, const void *src, size_t bytes)
+{
+	(void) be;
+	memcpy(dst, src, bytes);
+	return KBC_OK;
+}
+
+static const kb_backend_ops host_ops = {.name = "host", .to_host = host_to_host};
+
+/*
+ * Timed call j (0-based) has just returned: when it is one of the chosen,
+ * copy its outputs to the host at once (then its inputs) and check them
+ * against the reference for the inputs it was given.
+ */
+static kb_status
+guard_check(kb_meter *m, int64_t j)
+{
+	kb_guard   *g = m->guard;
+	kb_result  *res = m->res;
+	kb_call		hc;
+	kb_backend	hb;
+	kb_correctness corr;
+	bool		due = false;
+
+	if (!g || !m->req->check)
+		return KB_PASSED;
+	for (int k = 0; k < g->nat; k++)
+		due |= g->at[k] == j;
+	if (!due)
+		return KB_PASSED;
+	hc = *g->c;
+	/* outputs first: the moment the call returned (a child's are read back with the first) */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < g->c->ntensors; i++)
+		{
+			size_t		bytes = tensor_bytes(g->c, i);
+
+			if ((g->plan->init[i] != KB_INIT_NONE) != (pass == 1) || !g->c->t[i])
+				continue;
+			if (!g->host[i] && !(g->host[i] = malloc(bytes ? bytes : 1)))
+			{
+				kb_setmsg(res, "out of host memory for a copy of timed call %lld", (long long) j);
+				return KB_RUNTIME_ERROR;
+			}
+			if (kb_be_to_host(m->be, g->host[i], g->c->t[i], bytes) != KBC_OK)
+				return kb_be_status(m->be, KBC_ERROR, res, "reading a checked call's outputs");
+			hc.t[i] = g->host[i];
+		}
+	memset(&hb, 0, sizeof(hb));
+	hb.ops = &host_ops;
+	memset(&corr, 0, sizeof(corr));
+	if (g->op->check(&hb, &hc, g->plan, &corr) != 0)
+	{
+		kb_setmsg(res, "checking timed call %lld: %s", (long long) j, hb.err);
+		return KB_RUNTIME_ERROR;
+	}
+	if (res->ncheck_calls < (int) (sizeof(res->check_calls) / sizeof(res->check_calls[0])))
+		res->check_calls[res->ncheck_calls++] = j;
+	if (corr.matched_ratio < 1.0)
+	{
+		kb_setmsg(res, "timed call %lld (input set %d of %d) differs from the float64 reference for its own "
+				  "inputs (its outputs do not follow its inputs, or the work was skipped on this call or "
+				  "finished after it returned): %s", (long long) j, g->current, g->nsets, corr.detail);
+		return KB_INCORRECT_NUMERICAL;
+	}
+	return KB_PASSED;
+}
+
+/* After the timed calls: back to set 0 and one untimed call, so the last call's check reads set 0 as ever. */
+kb_status
+kb_meter_settle(kb_meter *m)
+{
+	kb_status	st;
+	int			rc;
+
+	if (!m->guard || m->guard->current == 0)
+		return KB_PASSED;
+	if ((st = guard_use(m, 0)) != KB_PASSED)
+		return st;
+	rc = kb_be_call(m->be, m->c, KB_PHASE_TIMED);
+	if (rc == KBC_OK)
+		rc = kb_be_sync(m->be, kb_call_timeout(m->req));
+	return kb_be_status(m->be, rc, m->res, "the call after the timing");
+}
+
+/* kbench's own cost of a call (a child's empty round trip), before the timing: reported, not in the samples. */
+static kb_status
+measure_overhead(kb_meter *m)
+{
+	double		ns = 0;
+
+	if (!m->be->ops->overhead)
+		return KB_PASSED;
+	if (kb_be_status(m->be, m->be->ops->overhead(m->be, &ns), m->res, "an empty call") != KB_PASSED)
+		return m->res->status = KB_RUNTIME_ERROR;
+	m->res->call_overhead_ns = ns;
+	return KB_PASSED;
+}
+
 void
 kb_meter_init(kb_meter *m, kb_backend *be, const kb_call *c, const kb_request *req, kb_result *res,
 			  kb_reporter *rep, void *flush, const kb_protocol *pr)
@@ -170,7 +418,8 @@ kb_meter_start(kb_meter *m)
 	/* at least the protocol's minimum of samples, however long a call is */
 	m->nrep = m->nrep < m->pr.min_samples ? m->pr.min_samples : m->nrep > m->pr.max_samples ? m->pr.max_samples : m->nrep;
 	s->warmup_iterations = m->nwarm;
-	return KB_PASSED;
+	kb_meter_choose(m, m->nrep);
+	return measure_overhead(m);
 }
 
 kb_status
@@ -240,6 +489,8 @@ kb_meter_sample(kb_meter *m, int64_t n, double *block_median)
 	{
 		if ((st = poll_stop(m->req, res)) != KB_PASSED)
 			break;
+		if ((st = guard_use(m, m->guard ? (int) ((first + i) % m->guard->nsets) : 0)) != KB_PASSED)
+			break;
 		rc = kb_be_time_one(m->be, m->c, m->flush, (size_t) m->pr.flush, &op_ns, &total_ns, kb_call_timeout(m->req));
 		if ((st = kb_be_status(m->be, rc, res, "timed call")) != KB_PASSED)
 			break;
@@ -247,6 +498,8 @@ kb_meter_sample(kb_meter *m, int64_t n, double *block_median)
 		m->clk[first + i] = kb_be_clock_mhz(m->be);
 		res->sample_kept[first + i] = 1;
 		res->nsamples = first + i + 1;
+		if ((st = guard_check(m, first + i)) != KB_PASSED)
+			break;
 		kb_report(m->rep, KB_RUN_SAMPLING, m->f0 + (m->f1 - m->f0) * (double) (i + 1) / (double) n,
 				  rest_of(m, i + 1, n, m->est_ns));
 	}
@@ -413,12 +666,13 @@ kb_meter_adaptive(kb_meter *m)
 
 kb_status
 kb_measure(kb_backend *be, const kb_call *c, const kb_request *req, kb_result *res, kb_reporter *rep,
-		   void *flush, const kb_protocol *pr)
+		   void *flush, const kb_protocol *pr, kb_guard *guard)
 {
 	kb_meter	m;
 	kb_status	st;
 
 	kb_meter_init(&m, be, c, req, res, rep, flush, pr);
+	m.guard = guard;
 	m.f0 = 0.05;
 	m.f1 = 0.05;
 	st = kb_meter_start(&m);
@@ -437,6 +691,8 @@ kb_measure(kb_backend *be, const kb_call *c, const kb_request *req, kb_result *r
 		m.rest_after = 2 * m.call_ns / 1e9;
 		st = m.pr.adaptive ? kb_meter_adaptive(&m) : kb_meter_sample(&m, m.nrep, NULL);
 	}
+	if (st == KB_PASSED)
+		st = kb_meter_settle(&m);
 	kb_meter_finish(&m);
 	return st;
 }

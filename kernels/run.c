@@ -91,7 +91,10 @@ kb_session_open(kb_session *s, const kb_request *req, kb_result *res, kb_reporte
 	rc = kb_be_call(be, c, KB_PHASE_PREPARE);
 	if (rc == KBC_OK)
 		rc = kb_be_sync(be, kb_call_timeout(req));
-	return kb_be_status(be, rc, res, "prepare");
+	if ((st = kb_be_status(be, rc, res, "prepare")) != KB_PASSED)
+		return st;
+	/* the other input sets the timed calls cycle through (measure.c, the guard) */
+	return kb_guard_open(&s->guard, be, cs, c, plan, req->seed, kb_call_timeout(req), res);
 }
 
 /* Append "; text" (or text) to a result's message. */
@@ -164,6 +167,8 @@ kb_session_finish(kb_session *s, kb_status st)
 void
 kb_session_close(kb_session *s)
 {
+	if (s->opened)
+		kb_guard_close(&s->guard, &s->be);
 	for (int i = 0; i < s->allocated; i++)
 		kb_be_free(&s->be, s->c.t[i]);
 	if (s->opened)
@@ -186,7 +191,7 @@ kb_run(const kb_request *req, kb_result *res)
 	if (s.final)
 		return st;
 	if (st == KB_PASSED)
-		st = kb_measure(&s.be, &s.c, req, res, &rep, s.flushbuf, &s.pr);
+		st = kb_measure(&s.be, &s.c, req, res, &rep, s.flushbuf, &s.pr, &s.guard);
 	kb_session_finish(&s, st);
 	kb_session_close(&s);
 	/* done: a run that stopped early keeps the phase and progress where it stopped */

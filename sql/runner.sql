@@ -148,6 +148,6 @@ SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}',
                   protocol => '{"warmup_ms": 1, "rep_ms": 0.01, "flush_bytes": 0, "max_samples": 2, "seed": 7, "check": false}') AS unchecked_job \gset
 SELECT status, run_status FROM kbench_wait(:unchecked_job, '5 minutes');
 SELECT (p.manifest->'spec'->'measurement'->>'warmupDuration')::bigint AS warmup_ns,
-       p.manifest->'spec'->'comparability'->>'notes' LIKE '%at most 2 samples; a 0-byte buffer%seed 7)%' AS seeded
+       p.manifest->'spec'->'comparability'->>'notes' LIKE '%at most 2 samples; a 0-byte buffer%set 0 seed 7, %' AS seeded
   FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest JOIN kbench_protocols p ON p.digest = r.protocol_digest
  WHERE j.id = :unchecked_job;

@@ -119,6 +119,10 @@ sibling_recovered|src/worker_recovery.c|s/" OR (j.worker_pid = %d AND/" OR (fals
 finish_unconditional|src/worker_jobs.c|s/ WHERE id = \$1 AND attempts = \$8 AND worker_pid = \$9 AND status = 'running' AND agent IS NULL"/ WHERE id = $1 AND agent IS NULL"/|002_supervise.pl|a worker's finish overwrites a job that is no longer its attempt
 postmaster_death_ignored|src/worker_request.c|s/return !PostmasterIsAlive();/return 0;/|002_supervise.pl|a worker whose postmaster died runs its job (and child) to the end
 sweep_group_only|kernels/child.c|s/for (int pass = 0; pass < 200; pass++)/for (int pass = 0; pass < 0; pass++)/|002_supervise.pl|only the child's process group is killed: a daemon it started (setsid) outlives the job
+guard_last_call_only|kernels/measure.c|s/^\tif (!g .*!m->req->check)$/\tif (m->guard)/|byo|no timed call is checked: the check reads only the outputs of the last call (issue 27)
+guard_inputs_fixed|kernels/measure.c|s/^\tif (!g .*k == g->current)$/\tif (m->guard)/|byo|the timed calls all run on the same inputs (no rotation of the input sets)
+guard_harness_keeps_inputs|kernels/python/kbench_harness.py|s/ctx.inputs\[t\["name"\]\].copy_(src)/pass/|byo|the python harness does not pass the next input set to the implementation (an honest one then fails its checked calls)
+overhead_unreported|kernels/measure.c|s/m->res->call_overhead_ns = ns;/m->res->call_overhead_ns = 0;/|byo|kbench's round trip per call to a child is not reported in the run
 output_unbounded|kernels/impl_int.h|s/#define KB_EXT_OUTPUT_CAP ((size_t) 1 << 20)/#define KB_EXT_OUTPUT_CAP ((size_t) 1 << 34)/|002_supervise.pl|all of a child's output is kept (16 GiB cap)
 job_status_raw_median|sql/code/37_job_status.sql|s/kbench_format_ns(r.median_ns) AS median/r.median_ns::text AS median/|installcheck|kbench_job_status shows the median in raw ns, not for people (issue 29 item 2)
 near_hint_any_letters|sql/code/37_resolve.sql|s/AND score \* 2 >= (SELECT count(\*) FROM g)//|installcheck|"did you mean" offers names that share any three letters (kbench_check('no-such-kernel') offered continuous-kernel)

@@ -49,16 +49,26 @@ def versions(name):
 
 
 class Step:
-    def __init__(self, fn, leaves):
+    """The timed step.  reset (untimed, before every call, after kbench changed the inputs in place):
+    copies the current inputs into the leaves made from them, redoes what the step needs from them
+    (a backward step's forward), sets every gradient to None."""
+    def __init__(self, fn, leaves, copies=(), redo=None):
         self.fn = fn
         self.leaves = leaves
+        self.copies = list(copies)
+        self.redo = redo
 
     def __call__(self):
         return self.fn()
 
     def reset(self):
+        with torch.no_grad():
+            for leaf, src in self.copies:
+                leaf.copy_(src)
         for t in self.leaves:
             t.grad = None
+        if self.redo:
+            self.redo()
 
 
 def _leaf(t, grad=True):
@@ -78,19 +88,22 @@ def layer_norm(ctx, impl):
         m.bias.copy_(ctx.inputs["bias"].reshape(H))
     x = _leaf(ctx.inputs["x"])
     leaves = [x, m.weight, m.bias]
+    copies = [(x, ctx.inputs["x"]), (m.weight, ctx.inputs["weight"].reshape(H)),
+              (m.bias, ctx.inputs["bias"].reshape(H))]
     if ctx.mode == "forward":
-        return Step(lambda: {"y": m(x)}, leaves)
+        return Step(lambda: {"y": m(x)}, leaves, copies)
     dy = ctx.inputs["dy"]
 
     def grads():
         return {"dx": x.grad, "dweight": m.weight.grad, "dbias": m.bias.grad}
     if ctx.mode == "backward":
-        y = m(x)
+        st = {"y": m(x)}
 
         def backward():
-            y.backward(dy, retain_graph=True)
+            st["y"].backward(dy, retain_graph=True)
             return grads()
-        return Step(backward, leaves)
+        # the forward the backward needs, redone (untimed) from the current inputs
+        return Step(backward, leaves, copies, lambda: st.update(y=m(x)))
 
     def full():
         y = m(x)
@@ -98,7 +111,7 @@ def layer_norm(ctx, impl):
         out = grads()
         out["y"] = y
         return out
-    return Step(full, leaves)
+    return Step(full, leaves, copies)
 
 
 def _jsd_rows(log_q, log_p, beta=BETA):
@@ -122,7 +135,7 @@ def jsd(ctx, impl):
             loss = fn(x, y)
             loss.backward()
             return {"loss": loss.detach().reshape(1, 1), "grad_input": x.grad}
-        return Step(step, [x])
+        return Step(step, [x], [(x, ctx.inputs["student_log_probs"])])
 
     # kbench's jsd forward is the loss and its gradient (as Liger's fused forward computes them)
     def step():
@@ -130,7 +143,7 @@ def jsd(ctx, impl):
         loss = rows.sum()
         loss.backward()
         return {"loss": loss.detach().reshape(1, 1), "grad_input": x.grad, "row_loss": rows.detach().reshape(T, 1)}
-    return Step(step, [x])
+    return Step(step, [x], [(x, ctx.inputs["student_log_probs"])])
 
 
 def megatron_cross_entropy(ctx, impl):
@@ -152,14 +165,14 @@ def megatron_cross_entropy(ctx, impl):
         def forward():
             with torch.no_grad():
                 return {"loss": loss_of()}
-        return Step(forward, [])
+        return Step(forward, [], [(logits, ctx.inputs["logits"])])
 
     # kbench's (and Liger's) "backward" is forward + backward
     def step():
         loss = loss_of()
         loss.backward(grad_loss)
         return {"loss": loss.detach(), "grad_logits": logits.grad}
-    return Step(step, [logits])
+    return Step(step, [logits], [(logits, ctx.inputs["logits"])])
 
 
 def distill_jsd_loss(ctx, impl):
@@ -192,7 +205,7 @@ def distill_jsd_loss(ctx, impl):
         if tokens is not None:
             out["token_loss"] = tokens.detach().reshape(T, 1)
         return out
-    return Step(step, [xs, ws])
+    return Step(step, [xs, ws], [(xs, ctx.inputs["student_input"]), (ws, ctx.inputs["student_weight"])])
 
 
 OPS = {"layer_norm": layer_norm, "jsd": jsd, "megatron_cross_entropy": megatron_cross_entropy,

@@ -11,7 +11,9 @@ reference in C.
     setup <json>                    ok {"python": ..., "torch": ...}  (versions)
     prepare                         ok      (the implementation's factory, untimed)
     call                            ok      (one untimed call, waited for)
+    inputs <i>:<offset>,...         ok      (the next input set: copied into ctx.inputs, untimed)
     reset                           ok      (step.reset(), untimed, before each 'time')
+    noop                            ok      (nothing: kbench measures its own round trip)
     time <flush_bytes>              ok <call_ns> <flush_and_call_ns>
     memory                          ok <peak_bytes>
     readback                        ok <output>,<output>...  (written into the tensors)
@@ -23,9 +25,14 @@ reference in C.
 A python implementation is a factory: fn(ctx) -> step.  ctx has op, mode,
 dtype ("fp32"/"bf16"), torch_dtype, device (a torch.device), axes (dict) and
 inputs (dict of torch tensors on the device, copies of kbench's).  step() is
-the timed call: it returns a dict {output name: tensor}.  If step has a
-`reset` attribute, it is called before every call, untimed (e.g. to set
-gradients to None, as do_bench's grad_to_none).  docs/BYO.md has examples.
+the timed call: it returns a dict {output name: tensor} computed from the
+current ctx.inputs.  kbench changes the inputs between timed calls (it
+copies another input set into the same ctx.inputs tensors, in place,
+untimed) and checks some timed calls' outputs against their own inputs.  If
+step has a `reset` attribute, it is called before every call, untimed,
+after the inputs changed (e.g. to set gradients to None, as do_bench's
+grad_to_none, or to redo a forward pass a backward step needs).
+docs/BYO.md has examples.
 
 A user's file is not opened here: kbench read it, checked it (for a
 registered one: no symbolic link on its path, the sha256 recorded at
@@ -227,6 +234,18 @@ def main():
                 if reset:
                     reset()
                 last = step()
+                sync()
+                send("ok")
+            elif cmd == "noop":
+                send("ok")
+            elif cmd.startswith("inputs "):
+                # the guard's next input set (kernels/measure.c), in the mapping at these offsets
+                for item in cmd[7:].split(","):
+                    i, _, off = item.partition(":")
+                    t = cfg["tensors"][int(i)]
+                    src = torch.frombuffer(mm, dtype=dtypes[t["dtype"]], count=t["rows"] * t["cols"],
+                                           offset=int(off)).view(t["rows"], t["cols"])
+                    ctx.inputs[t["name"]].copy_(src)
                 sync()
                 send("ok")
             elif cmd == "reset":

@@ -12,21 +12,101 @@ import torch
 
 
 def good(ctx):
-    """layer_norm backward with autograd, gradients cleared before each call."""
+    """layer_norm backward with autograd: the forward (untimed, in reset) redone from the current
+    inputs before each call, which kbench changes between calls; gradients cleared."""
     H = ctx.axes["hidden"]
-    x = ctx.inputs["x"].detach().clone().requires_grad_(True)
-    w = ctx.inputs["weight"].reshape(H).detach().clone().requires_grad_(True)
-    b = ctx.inputs["bias"].reshape(H).detach().clone().requires_grad_(True)
-    y = torch.nn.functional.layer_norm(x, (H,), w, b, 1e-6)
-    dy = ctx.inputs["dy"]
-
-    def step():
-        y.backward(dy, retain_graph=True)
-        return {"dx": x.grad, "dweight": w.grad, "dbias": b.grad}
+    st = {}
 
     def reset():
-        x.grad = w.grad = b.grad = None
+        st["x"] = ctx.inputs["x"].detach().clone().requires_grad_(True)
+        st["w"] = ctx.inputs["weight"].reshape(H).detach().clone().requires_grad_(True)
+        st["b"] = ctx.inputs["bias"].reshape(H).detach().clone().requires_grad_(True)
+        st["y"] = torch.nn.functional.layer_norm(st["x"], (H,), st["w"], st["b"], 1e-6)
+
+    def step():
+        if "y" not in st:
+            reset()
+        st["y"].backward(ctx.inputs["dy"], retain_graph=True)
+        return {"dx": st["x"].grad, "dweight": st["w"].grad, "dbias": st["b"].grad}
     step.reset = reset
+    return step
+
+
+def _grads(ctx):
+    """The honest answer for the current inputs (the cheats below start from it)."""
+    inner = good(ctx)
+    inner.reset()
+    return {k: v.detach().clone() for k, v in inner().items()}
+
+
+# --- cheats (issue 27): each must not end as a passed run
+
+
+def replays(ctx):
+    """computes the answer once, before the timing, and returns the same tensors from every call."""
+    out = _grads(ctx)
+    return lambda: out
+
+
+def ignores_inputs(ctx):
+    """does the work every call, but on a private copy of the inputs taken at the start."""
+    frozen = {k: v.clone() for k, v in ctx.inputs.items()}
+
+    class C:
+        pass
+    c = C()
+    c.axes, c.inputs = ctx.axes, frozen
+    inner = good(c)
+    return inner
+
+
+def first_call_only(ctx):
+    """does the work on its first call only, then returns what it had."""
+    inner = good(ctx)
+    done = {}
+
+    def step():
+        if not done:
+            done.update({k: v.detach().clone() for k, v in inner().items()})
+        return done
+    step.reset = inner.reset
+    return step
+
+
+def every_other_call(ctx):
+    """does the work on every other call only."""
+    inner = good(ctx)
+    n = [0]
+    last = {}
+
+    def step():
+        n[0] += 1
+        if n[0] % 2 or not last:
+            last.clear()
+            last.update({k: v.detach().clone() for k, v in inner().items()})
+        return last
+    step.reset = inner.reset
+    return step
+
+
+def finishes_later(ctx):
+    """returns at once and lets a thread write the outputs after the call returned."""
+    import threading
+    inner = good(ctx)
+    H = ctx.axes["hidden"]
+    out = {"dx": torch.zeros_like(ctx.inputs["x"]), "dweight": torch.zeros(H), "dbias": torch.zeros(H)}
+
+    def late():
+        time.sleep(0.05)
+        for k, v in inner().items():
+            out[k].copy_(v)
+
+    def step():
+        for v in out.values():
+            v.zero_()
+        threading.Thread(target=late).start()
+        return out
+    step.reset = inner.reset
     return step
 
 

@@ -385,3 +385,30 @@ has "$out" "runtime_error - estimate: the python child's reported times do not a
     "a child that reports 1 ns for calls of 0.1 s (its answers rewritten) fails: kbench's clock disagrees"
 out=$(kbe --impl python:test/byo/impls.py:slow_reset --max-samples 12)
 has "$out" "layer_norm backward: passed" "a step whose untimed reset takes 0.1 s is not taken for a lie (the reset has its own round trip)"
+
+section "cheats (issue 27)"
+# --- each cheat, in python and as a C library, must not end as a passed run, nor reach kbench_records: kbench
+# cycles input sets through the timed calls and checks calls drawn at random the moment they return
+# (kernels/measure.c, the guard); the honest ones pass with the same protocol
+GUARD='{"warmup_ms": 0, "rep_ms": 5, "flush_bytes": 0, "max_samples": 40}'
+for n in replays ignores_inputs first_call_only every_other_call finishes_later; do reg "cheat-py-$n" "python:$IMPL_DIR/impls.py:$n" >/dev/null; done
+for n in replay ignores first_only every_other late; do reg "cheat-c-$n" "library:$IMPL_DIR/libln.so:ln_$n" >/dev/null; done
+for impl in my-ln my-ln-c; do
+  run "'layer_norm', 'backward', '$SMALL', implementation => '$impl', protocol => '$GUARD'"
+  ok "$RES" "passed passed" "the honest $impl passes with the protocol the cheats are run with"
+  ok "$(q "SELECT (r.manifest->'spec'->'sourceNative'->'metrics'->>'input_sets')::int = 4
+                  AND (r.manifest->'spec'->'sourceNative'->'metrics'->>'checked_calls')::int BETWEEN 1 AND 16
+                  AND (r.manifest->'spec'->'sourceNative'->'metrics'->>'call_overhead_ns')::bigint > 0
+             FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.id = $JOB")" t \
+     "... and its run records the input sets, the calls checked and kbench's round trip per call"
+done
+for impl in cheat-py-replays cheat-py-ignores_inputs cheat-py-first_call_only cheat-py-every_other_call cheat-py-finishes_later \
+            cheat-c-replay cheat-c-ignores cheat-c-first_only cheat-c-every_other cheat-c-late; do
+  run "'layer_norm', 'backward', '$SMALL', implementation => '$impl', protocol => '$GUARD'"
+  ok "$RES" "failed incorrect_numerical" "the cheat $impl gives incorrect_numerical"
+  msg=$(q "SELECT coalesce(j.error, '') || ' ' || coalesce(r.manifest->'metadata'->>'description', '')
+             FROM kbench_jobs j LEFT JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.id = $JOB")
+  has "$msg" "differs from the float64 reference for its own inputs" "... naming the timed call: $(echo "$msg" | grep -o 'timed call [0-9]* (input set [0-9] of 4)' | head -1)"
+  ok "$(q "SELECT count(*) FROM kbench_records r JOIN kbench_jobs j ON j.run_digest = r.run_digest WHERE j.id = $JOB")" 0 \
+     "... and is not in kbench_records"
+done
