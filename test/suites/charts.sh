@@ -276,6 +276,7 @@ else echo "not ok - Chromium takes a screenshot of the report"; sed 's/^/# /' "$
 # Jobs: the report lists only those the caller may see; PUBLIC may call it.
 q "CREATE ROLE charts_reader" >/dev/null
 psql -X -At -q -c "SET ROLE charts_reader" -c "SELECT kbench_report('layer_norm')" >"$TMP/report-reader.html" 2>"$TMP/reader.err"
+[ -s "$TMP/reader.err" ] && sed 's/^/# reader: /' "$TMP/reader.err" | head -20
 has "$TMP/report-reader.html" 'No job (that you may see) has run here.' "a role without jobs sees none of the others' in the report"
 has "$TMP/report-reader.html" '>Roofline of NVIDIA H100 80GB HBM3 · layer_norm</text>' "a role with no grants draws the charts (PUBLIC reads the analytics)"
 q "SELECT kbench_report('layer_norm')" >"$TMP/report-owner.html"
