@@ -104,10 +104,9 @@ protocol_text(const kb_case *cs, const kb_request *req, double warmup_ms, double
 			 "Timed: %s. do_bench-compatible: warm-up %g ms and repetition %g ms turned into iteration "
 			 "counts from a five-call estimate (flush included), at least %lld and at most %lld samples; "
 			 "a %lld-byte buffer%s cleared before every timed call outside the timed region; %s per call; "
-			 "%d input sets (counter-based generator; set 0 seed %llu, the others seeds drawn per run) cycled "
-			 "through the timed calls; %d timed calls drawn per run checked against the reference for their own "
-			 "inputs, outputs copied as the call returns. Reported: median, p20, p80, mean, min, "
-			 "max, MAD, 95%% order-statistic interval of the median; raw samples kept.%s",
+			 "%d input sets cycled (counter-based generator, set 0 seed %llu, the others seeded per run); "
+			 "%d random timed calls checked on their own inputs as they return. Reported: median, p20, p80, "
+			 "mean, min, max, MAD, 95%% CI of the median; raw samples kept.%s",
 			 cs->op->timed[cs->mode], warmup_ms, rep_ms, (long long) pr.min_samples, (long long) max_samples,
 			 (long long) flush,
 			 req->flush_bytes >= 0 || flush == 0 ? "" : cs->cuda ? " (the GPU default)" : " (twice the CPU's largest cache)",

@@ -271,7 +271,12 @@ guard_check(kb_meter *m, int64_t j)
 	kb_correctness corr;
 	bool		due = false;
 
-	if (!g || !m->req->check)
+	/*
+	 * An operation defined as data is checked by its python reference in the
+	 * implementation's child (opdef.c), after the last call only: its timed
+	 * calls are not checked one by one yet (docs/OPERATIONS.md).
+	 */
+	if (!g || !m->req->check || g->op->def)
 		return KB_PASSED;
 	for (int k = 0; k < g->nat; k++)
 		due |= g->at[k] == j;
