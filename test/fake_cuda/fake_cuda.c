@@ -39,7 +39,8 @@
  * can stop a job in one phase and look at it, deciding by events: "fill",
  * "prepare" (the untimed prepare call), "call" (a timed-phase call outside
  * time_one: the first call and warm-up), "time_one" or "time_one:N" (the
- * Nth time_one since the device was opened, and later ones), "to_host".
+ * Nth time_one since the device was opened, and later ones), "to_host";
+ * alternatives separated by '|' ("time_one|call") hold at any of them.
  * KBENCH_FAKE_CUDA_MAX_WAIT_S caps the wait before KBC_TIMEOUT in hang mode
  * (the CLI waits up to 120 s; its test need not).  KBENCH_FAKE_CUDA_LOG, a
  * file, gets one line per API call ("<pid> <call>"), for tests to see what
@@ -204,8 +205,15 @@ hold(const char *call, int nth)
 		if (f)
 			fclose(f);
 		buf[strcspn(buf, " \r\n")] = '\0';
-		held = strncmp(buf, call, n) == 0 &&
-			(buf[n] == '\0' || (buf[n] == ':' && nth >= atoi(buf + n + 1)));
+		held = false;
+		/* alternatives: "time_one|call" holds at either */
+		for (char *alt = buf; alt && !held; alt = strchr(alt, '|') ? strchr(alt, '|') + 1 : NULL)
+		{
+			size_t		len = strcspn(alt, "|");
+
+			held = len >= n && strncmp(alt, call, n) == 0 &&
+				(len == n || (alt[n] == ':' && nth >= atoi(alt + n + 1)));
+		}
 		if (!held)
 			return;
 		trace("held");
