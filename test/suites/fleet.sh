@@ -258,6 +258,8 @@ ki_cluster_restart
 if wait_for "SELECT count(*) = 0 FROM kbench_jobs WHERE id >= $first AND status IN ('queued', 'running')" 300; then
   ok "$(q "SELECT count(*) FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.id >= $first AND j.status = 'passed'")" 60 \
     "every job queued before the restart passed, its run stored"
+  q "SELECT '# job ' || id || ': ' || status || ' attempts ' || attempts || ' agent ' || coalesce(agent, '(worker)') || ' run ' || coalesce(run_digest, '-') || ' error ' || coalesce(error, '(none)')
+       FROM kbench_jobs j WHERE id >= $first AND (status <> 'passed' OR NOT EXISTS (SELECT 1 FROM kbench_runs r WHERE r.digest = j.run_digest))"
   ok "$(q "SELECT count(*) FROM kbench_jobs WHERE id >= $first AND agent IS NOT NULL AND attempts > 1")" 0 \
     "the agents' jobs ran once (they reconnected and finished them)"
 else
