@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # upgrade.sh: ALTER EXTENSION kernelindex UPDATE from every released version
 # gives the same database as a fresh install of the current one.
-#   - the old version is installed from its release tag's own install
+#   - the old version is installed from its release commit's own install
 #     script (test/lib/released.sh) and jobs queued (no worker serves the old install: the library serves a schema
 #     of its own version only, so nothing here runs on an old schema beyond
 #     loading its rows);
@@ -47,9 +47,9 @@ for old in $(ki_released_versions); do
   ki_cluster_restart
   createdb old && createdb fresh
   if ! ki_install_released "$old" || ! q old "CREATE EXTENSION kernelindex VERSION '$old'" >/dev/null; then
-    echo "not ok - $old installs from its release tag's install script"; dropdb --force old; dropdb --force fresh; continue
+    echo "not ok - $old installs from its release commit's install script"; dropdb --force old; dropdb --force fresh; continue
   fi
-  echo "ok - $old installs from its release tag's install script"
+  echo "ok - $old installs from its release commit's install script"
   q fresh "CREATE EXTENSION kernelindex" >/dev/null
   # jobs queued on the old install, as rows (no worker serves it, and
   # kbench_run queues only where one does)
@@ -108,7 +108,7 @@ if ki_install_released "$last" && q squat "CREATE EXTENSION kernelindex VERSION 
   fi
   squatted squat "the failed update leaves the squatter's _kernelindex as it was, nothing of the extension in it"
 else
-  echo "not ok - $last installs from its release tag's install script (squatter)"
+  echo "not ok - $last installs from its release commit's install script (squatter)"
 fi
 dropdb --force squat
 createdb squat

@@ -130,5 +130,20 @@ for i, m in enumerate(mods):
     script = 'sql/kernelindex--%s--%s.sql' % (x, cur)
     ok = os.path.exists(script) and v == cur and body_of(script) == text(prelude + chain + code)
     check(ok, '%s: prelude + %s + every code file' % (os.path.basename(script), ' + '.join(os.path.basename(c) for c in chain)))
+# every release an update starts from is a commit of this clone whose control file says it
+import subprocess
+rel = {}
+for line in open('sql/updates/RELEASES', encoding='utf-8'):
+    f = line.split()
+    if f and not f[0].startswith('#'):
+        rel[f[0]] = f[1] if len(f) == 2 else ''
+for m in mods:
+    x = os.path.basename(m).split('--')[0]
+    c = rel.get(x, '')
+    ctl = subprocess.run(['git', 'show', c + ':kernelindex.control'], capture_output=True, text=True) if c else None
+    said = re.search(r"^default_version *= *'(.*)'", ctl.stdout, re.M) if ctl and ctl.returncode == 0 else None
+    check(said is not None and said.group(1) == x,
+          'release %s (the start of %s) is commit %s of sql/updates/RELEASES, whose control file says %s' % (x, os.path.basename(m), c[:12] or '(none)', x),
+          'no such line' if not c else ('commit not in this clone' if said is None else 'its control file says ' + said.group(1)))
 raise SystemExit(1 if fails else 0)
 PY

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # version_gate.sh: the library serves only the SQL of its own version
 # (src/extension.c, ki_ext_require_current).  For every released version
-# (test/lib/released.sh: 0.1.0's shipped script, 0.2.0 from its tag):
+# (test/lib/released.sh: each built from its commit in sql/updates/RELEASES):
 #   - installed with the current library, a call that reaches the
 #     extension's objects fails with SQLSTATE 55000, "kernelindex V is
 #     installed but the library is CUR", and the hint to run ALTER EXTENSION
