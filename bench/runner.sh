@@ -6,7 +6,10 @@
 # Prints p50/p99 of started_at - queued_at and jobs per second.  Then the
 # same two phases for a kbench agent (docs/FLEET.md) connected over
 # loopback TCP (127.0.0.1), its jobs routed with device => 'agent:loop',
-# beside the in-server worker's.  Not a test.
+# beside the in-server worker's.  For each burst, the CPU (user + system,
+# /proc/PID/stat) of the worker's process, then the agent's, per job: what
+# one trivial job costs the process that runs and stores it.  Not a test.
+#   bench/runner.sh [N]    N jobs per phase (default 1,000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KI_SKIP_KERNELS= bash bin/setup.sh >/dev/null
@@ -51,10 +54,14 @@ serial() {
   end=$(date +%s.%N)
   report "$1" "$first" "$(echo "$end - $start" | bc -l)"
 }
-# burst LABEL [DEVICE_ARG]: n jobs queued back to back, one transaction each, then drained
+# CPU time (user + system, ms) of a process so far, from /proc (clock ticks)
+cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) * 1000 / hz}' "/proc/$1/stat"; }
+# burst LABEL [DEVICE_ARG] [PID]: n jobs queued back to back, one transaction each, then drained;
+# with PID (the process that runs them), its CPU per job over the burst
 burst() {
-  local first start end i
+  local first start end i c0 c1
   first=$(psql -X -At -c "SELECT coalesce(max(id), 0) + 1 FROM kbench_jobs")
+  [ -z "${3:-}" ] || c0=$(cpu_ms "$3")
   start=$(date +%s.%N)
   for ((i = 0; i < n; i++)); do
     echo "SELECT kbench_run('layer_norm', 'forward', '{\"rows\": 8, \"hidden\": 8}'${2:-}, protocol => '$P');"
@@ -62,11 +69,13 @@ burst() {
   until [ "$(psql -X -At -c "SELECT count(*) FROM kbench_jobs WHERE status IN ('queued', 'running')")" = 0 ]; do sleep 0.05; done
   end=$(date +%s.%N)
   report "$1" "$first" "$(echo "$end - $start" | bc -l)"
+  [ -z "${3:-}" ] || { c1=$(cpu_ms "$3"); printf '  CPU of pid %s over the burst: %.2f ms per job\n' "$3" "$(echo "($c1 - $c0) / $n" | bc -l)"; }
 }
 
 # 1. and 2. the in-server worker
 serial "enqueue-to-start, one job at a time (idle worker)"
-burst "burst of $n (queueing dominates latency; jobs/s = drain)"
+worker=$(psql -X -At -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'kernelindex worker' LIMIT 1")
+burst "burst of $n (queueing dominates latency; jobs/s = drain)" "" "$worker"
 
 # 3. and 4. the same through a kbench agent over loopback TCP
 psql -X -q -c "CREATE ROLE loop_agent LOGIN IN ROLE kbench_agent"
@@ -75,4 +84,4 @@ KBENCH_CUDA_LIB=/nonexistent kernels/kbench agent --db "host=127.0.0.1 port=$POR
 agent_pid=$!
 until [ "$(psql -X -At -c "SELECT count(*) FROM kbench_agent_status WHERE name = 'loop' AND state = 'alive'")" = 1 ]; do sleep 0.1; done
 serial "agent over loopback TCP, one job at a time (idle agent)" ", device => 'agent:loop'"
-burst "agent over loopback TCP, burst of $n" ", device => 'agent:loop'"
+burst "agent over loopback TCP, burst of $n" ", device => 'agent:loop'" "$agent_pid"

@@ -184,6 +184,36 @@ text_array(Datum *elems, bool *nulls, int n)
 	return PointerGetDatum(construct_md_array(elems, nulls, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
 }
 
+/*
+ * The statement that stores a kind, prepared once per process and kept
+ * (SPI_keepplan: in CacheMemoryContext, across transactions).  The plan
+ * cache re-plans it when what it depends on changes (the function replaced
+ * or dropped and made again by ALTER EXTENSION UPDATE or DROP and CREATE
+ * EXTENSION: the statement names it by schema and name, and is parsed again
+ * from its text), so keeping it is safe; an error while preparing leaves
+ * nothing kept, and the next flush prepares again.  The functions are
+ * plpgsql (sql/code/22_store.sql), whose statements' plans are kept too.
+ */
+static SPIPlanPtr group_plans[G_NGROUPS];
+
+static SPIPlanPtr
+group_plan(store_group g, int nargs, Oid *types)
+{
+	if (group_plans[g] == NULL)
+	{
+		SPIPlanPtr	plan = SPI_prepare(psprintf("SELECT d FROM _kernelindex.%s($1, $2, $3%s) d", group_function[g],
+												nargs == 4 ? ", $4" : ""),
+									   nargs, types);
+
+		if (plan == NULL)
+			elog(ERROR, "could not prepare %s: %s", group_function[g], SPI_result_code_string(SPI_result));
+		if (SPI_keepplan(plan) != 0)
+			elog(ERROR, "could not keep the plan of %s", group_function[g]);
+		group_plans[g] = plan;
+	}
+	return group_plans[g];
+}
+
 /* Store one kind's list through its SQL function; mark what was new. */
 static void
 flush_list(ki_store *s, store_group g)
@@ -230,9 +260,7 @@ flush_list(ki_store *s, store_group g)
 	args[1] = PointerGetDatum(construct_md_array(manifests, NULL, 1, dims, lbs, JSONBOID, -1, false, TYPALIGN_INT));
 	args[2] = text_array(sources, source_nulls, l->count);
 	args[3] = text_array(extra, extra_nulls, l->count);
-	if (SPI_execute_with_args(psprintf("SELECT d FROM _kernelindex.%s($1, $2, $3%s) d", group_function[g],
-									   nargs == 4 ? ", $4" : ""),
-							  nargs, types, args, NULL, false, 0) != SPI_OK_SELECT)
+	if (SPI_execute_plan(group_plan(g, nargs, types), args, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "%s failed", group_function[g]);
 	for (r = 0; r < SPI_processed; r++)
 	{

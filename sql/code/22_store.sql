@@ -4,6 +4,18 @@
 -- references that were waiting for them, and returns the digests that were
 -- new.  Not for direct use: they store what they are given without
 -- validating it (kbench_ingest and the imports validate and digest first).
+--
+-- The kinds' functions are plpgsql with a generic plan (issue 31 item 2):
+-- plpgsql keeps each statement's plan for the session (re-planned when what
+-- it reads changes: a table, an index, a function replaced by ALTER
+-- EXTENSION UPDATE), where a LANGUAGE sql function with SET clauses is
+-- parsed and planned again at every call (8.7 ms of a trivial job's worker
+-- CPU, three quarters of it here).  force_generic_plan: the custom plans of
+-- the first calls would win on cost for ever (a custom plan sees the
+-- array's length, one run; the generic one guesses ten) and be planned at
+-- every call too.  The plan does not depend on how many are stored: each
+-- INSERT ... SELECT FROM unnest() is the same loop for one run or ten
+-- thousand.
 
 -- The typed columns of a normalized BenchmarkRun manifest, as kbench_run_of()
 -- gives them, written so that the planner inlines it into the store's
@@ -43,7 +55,9 @@ CREATE OR REPLACE FUNCTION _kernelindex.run_columns(digest text, manifest jsonb)
 $$;
 
 CREATE OR REPLACE FUNCTION _kernelindex.store_operations(d text[], m jsonb[], src text[]) RETURNS SETOF text
-	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+	RETURN QUERY
 	WITH ins AS (
 		INSERT INTO kbench_operations (digest, name, family, manifest, source)
 		SELECT x.d, x.m->'metadata'->>'name', x.m->'spec'->>'family', x.m, x.src
@@ -55,19 +69,27 @@ CREATE OR REPLACE FUNCTION _kernelindex.store_operations(d text[], m jsonb[], sr
 	i AS (
 		UPDATE kbench_implementations i SET operation_resolved = true
 		  FROM ins WHERE i.operation_digest = ins.digest AND NOT i.operation_resolved)
-	SELECT digest FROM ins
+	SELECT digest FROM ins;
+END
 $$;
 
 CREATE OR REPLACE FUNCTION _kernelindex.store_projects(d text[], m jsonb[], src text[]) RETURNS SETOF text
-	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
-	INSERT INTO kbench_projects (digest, name, repository, manifest, source)
-	SELECT x.d, x.m->'spec'->>'name', x.m->'spec'->>'repository', x.m, x.src
-	  FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n) ORDER BY x.n
-	ON CONFLICT DO NOTHING RETURNING digest
+	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+	RETURN QUERY
+	WITH ins AS (
+		INSERT INTO kbench_projects (digest, name, repository, manifest, source)
+		SELECT x.d, x.m->'spec'->>'name', x.m->'spec'->>'repository', x.m, x.src
+		  FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n) ORDER BY x.n
+		ON CONFLICT DO NOTHING RETURNING digest)
+	SELECT digest FROM ins;
+END
 $$;
 
 CREATE OR REPLACE FUNCTION _kernelindex.store_workloads(d text[], m jsonb[], src text[], k text[]) RETURNS SETOF text
-	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+	RETURN QUERY
 	WITH ins AS (
 		INSERT INTO kbench_workloads (digest, kind, name, operation_digest, operation_resolved, axes, dtypes, manifest, source)
 		SELECT x.d, x.k, x.m->'metadata'->>'name', x.m->'spec'->>'operationSpecDigest',
@@ -81,11 +103,14 @@ CREATE OR REPLACE FUNCTION _kernelindex.store_workloads(d text[], m jsonb[], src
 	r AS (
 		UPDATE kbench_runs r SET unresolved = array_remove(r.unresolved, 'workload')
 		  FROM ins WHERE r.workload_digest = ins.digest AND 'workload' = ANY (r.unresolved))
-	SELECT digest FROM ins
+	SELECT digest FROM ins;
+END
 $$;
 
 CREATE OR REPLACE FUNCTION _kernelindex.store_implementations(d text[], m jsonb[], src text[]) RETURNS SETOF text
-	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+	RETURN QUERY
 	WITH ins AS (
 		INSERT INTO kbench_implementations (digest, name, operation_digest, operation_resolved, language, version,
 		                                    architectures, dtypes, manifest, source)
@@ -100,11 +125,14 @@ CREATE OR REPLACE FUNCTION _kernelindex.store_implementations(d text[], m jsonb[
 	r AS (
 		UPDATE kbench_runs r SET unresolved = array_remove(r.unresolved, 'implementation')
 		  FROM ins WHERE r.implementation_digest = ins.digest AND 'implementation' = ANY (r.unresolved))
-	SELECT digest FROM ins
+	SELECT digest FROM ins;
+END
 $$;
 
 CREATE OR REPLACE FUNCTION _kernelindex.store_protocols(d text[], m jsonb[], src text[]) RETURNS SETOF text
-	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+	RETURN QUERY
 	WITH ins AS (
 		INSERT INTO kbench_protocols (digest, family, harness, timer, primary_statistic, warmup_ns, name, manifest, source)
 		SELECT x.d, p.family, p.harness, p.timer, p.primary_statistic, p.warmup_ns, x.m->'metadata'->>'name', x.m, x.src
@@ -115,11 +143,14 @@ CREATE OR REPLACE FUNCTION _kernelindex.store_protocols(d text[], m jsonb[], src
 	r AS (
 		UPDATE kbench_runs r SET unresolved = array_remove(r.unresolved, 'protocol')
 		  FROM ins WHERE r.protocol_digest = ins.digest AND 'protocol' = ANY (r.unresolved))
-	SELECT digest FROM ins
+	SELECT digest FROM ins;
+END
 $$;
 
 CREATE OR REPLACE FUNCTION _kernelindex.store_environments(d text[], m jsonb[], src text[]) RETURNS SETOF text
-	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+	RETURN QUERY
 	WITH ins AS (
 		INSERT INTO kbench_environments (digest, vendor, product, architecture, form_factor, memory_bytes,
 		                                 driver, cuda_toolkit, name, manifest, source)
@@ -132,21 +163,29 @@ CREATE OR REPLACE FUNCTION _kernelindex.store_environments(d text[], m jsonb[], 
 	r AS (
 		UPDATE kbench_runs r SET unresolved = array_remove(r.unresolved, 'environment')
 		  FROM ins WHERE r.environment_digest = ins.digest AND 'environment' = ANY (r.unresolved))
-	SELECT digest FROM ins
+	SELECT digest FROM ins;
+END
 $$;
 
 CREATE OR REPLACE FUNCTION _kernelindex.store_serving(d text[], m jsonb[], src text[], k text[]) RETURNS SETOF text
-	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
-	INSERT INTO kbench_serving_manifests (digest, kind, name, manifest, source)
-	SELECT x.d, x.k, x.m->'metadata'->>'name', x.m, x.src
-	  FROM unnest(d, m, src, k) WITH ORDINALITY x(d, m, src, k, n) ORDER BY x.n
-	ON CONFLICT DO NOTHING RETURNING digest
+	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+	RETURN QUERY
+	WITH ins AS (
+		INSERT INTO kbench_serving_manifests (digest, kind, name, manifest, source)
+		SELECT x.d, x.k, x.m->'metadata'->>'name', x.m, x.src
+		  FROM unnest(d, m, src, k) WITH ORDINALITY x(d, m, src, k, n) ORDER BY x.n
+		ON CONFLICT DO NOTHING RETURNING digest)
+	SELECT digest FROM ins;
+END
 $$;
 
 -- Runs, in arrival order (the record history follows it), with their
 -- measurements; raw: the kept raw samples as int8[] text, or NULL.
 CREATE OR REPLACE FUNCTION _kernelindex.store_runs(d text[], m jsonb[], src text[], raw text[]) RETURNS SETOF text
-	LANGUAGE sql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET enable_memoize = off SET work_mem = '64MB' AS $$
+	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan SET enable_memoize = off SET work_mem = '64MB' AS $$
+BEGIN
+	RETURN QUERY
 	WITH ins AS (
 		INSERT INTO kbench_runs (digest, implementation_digest, workload_digest, protocol_digest, environment_digest,
 		                         status, observed_at, primary_statistic, primary_ns, median_ns, mean_ns, min_ns, max_ns,
@@ -175,7 +214,8 @@ CREATE OR REPLACE FUNCTION _kernelindex.store_runs(d text[], m jsonb[], src text
 		  FROM ins CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(ins.measurements) = 'array'
 		                                                        THEN ins.measurements ELSE '[]' END) WITH ORDINALITY AS e(v, ord)
 		ON CONFLICT DO NOTHING)
-	SELECT digest FROM ins
+	SELECT digest FROM ins;
+END
 $$;
 
 -- The export's rows that carry no manifest, and its own rows beside the

@@ -73,9 +73,14 @@ BEGIN
 		RAISE EXCEPTION 'an operation is required' USING ERRCODE = 'null_value_not_allowed',
 			HINT = 'Name one, e.g. ''layer_norm'' or ''liger-layer-norm''.';
 	END IF;
-	SELECT array_agg(digest ORDER BY digest), array_agg(DISTINCT name) INTO found, names FROM kbench_operations
-	 WHERE digest = operation OR lower(name) = lower(btrim(operation))
-	    OR (p IS NOT NULL AND starts_with(digest, p));
+	-- by digest (a primary-key probe), name, or digest prefix (a range of
+	-- kbench_operations_digest_prefix_idx): one arm each, so that each digest
+	-- arm is an index scan (an OR of them is a filter over every row)
+	SELECT array_agg(digest ORDER BY digest), array_agg(DISTINCT name) INTO found, names
+	  FROM (SELECT digest, name FROM kbench_operations WHERE digest = operation
+	        UNION SELECT digest, name FROM kbench_operations WHERE lower(name) = lower(btrim(operation))
+	        UNION SELECT digest, name FROM kbench_operations
+	               WHERE p IS NOT NULL AND digest ~>=~ p AND digest ~<~ (p || 'g') AND starts_with(digest, p)) o;
 	IF found IS NULL THEN
 		SELECT array_agg(digest ORDER BY digest), array_agg(DISTINCT name) INTO found, names FROM kbench_operations
 		 WHERE _kernelindex.op_key(name) = _kernelindex.op_key(operation);
@@ -111,11 +116,13 @@ BEGIN
 	IF implementation IS NULL OR btrim(implementation) = '' THEN
 		RAISE EXCEPTION 'a %implementation is required', coalesce(role || ' ', '') USING ERRCODE = 'null_value_not_allowed';
 	END IF;
+	-- digest, name or digest prefix, one arm each (see resolve_operation)
 	SELECT array_agg(digest ORDER BY digest), array_agg(DISTINCT name) INTO found, names
-	  FROM kbench_implementations
-	 WHERE (op_digests IS NULL OR operation_digest = ANY (op_digests))
-	   AND (digest = implementation OR lower(name) = lower(btrim(implementation))
-	        OR (p IS NOT NULL AND starts_with(digest, p)));
+	  FROM (SELECT digest, name, operation_digest FROM kbench_implementations WHERE digest = implementation
+	        UNION SELECT digest, name, operation_digest FROM kbench_implementations WHERE lower(name) = lower(btrim(implementation))
+	        UNION SELECT digest, name, operation_digest FROM kbench_implementations
+	               WHERE p IS NOT NULL AND digest ~>=~ p AND digest ~<~ (p || 'g') AND starts_with(digest, p)) i
+	 WHERE op_digests IS NULL OR operation_digest = ANY (op_digests);
 	IF found IS NULL THEN
 		-- a provider ('liger', 'Transformers'): of the operations named, or of
 		-- every operation (one implementation each: 'liger' across operations)
@@ -130,9 +137,21 @@ BEGIN
 		END IF;
 	END IF;
 	IF found IS NULL AND op_digests IS NULL AND p IS NOT NULL THEN
-		-- runs naming an implementation not (yet) in the catalog
-		SELECT array_agg(DISTINCT implementation_digest), array_agg(DISTINCT implementation_digest) INTO found, names
-		  FROM kbench_runs WHERE starts_with(implementation_digest, p);
+		-- runs naming an implementation not (yet) in the catalog: the distinct
+		-- implementation digests in the prefix's range of
+		-- kbench_runs_implementation_digest_idx (text_pattern_ops), one index
+		-- probe each (a skip scan), never every run of them
+		WITH RECURSIVE d(digest) AS (
+			(SELECT r.implementation_digest FROM kbench_runs r
+			  WHERE r.implementation_digest ~>=~ p AND r.implementation_digest ~<~ (p || 'g')
+			  ORDER BY r.implementation_digest USING ~<~ LIMIT 1)
+			UNION ALL
+			SELECT (SELECT r.implementation_digest FROM kbench_runs r
+			         WHERE r.implementation_digest ~>~ d.digest AND r.implementation_digest ~<~ (p || 'g')
+			         ORDER BY r.implementation_digest USING ~<~ LIMIT 1)
+			  FROM d WHERE d.digest IS NOT NULL)
+		SELECT array_agg(digest ORDER BY digest), array_agg(digest ORDER BY digest) INTO found, names
+		  FROM d WHERE starts_with(digest, p);
 	END IF;
 	IF found IS NULL THEN
 		RAISE EXCEPTION 'unknown %implementation "%"', coalesce(role || ' ', ''), implementation USING ERRCODE = 'undefined_object',
@@ -163,9 +182,16 @@ BEGIN
 	IF mode IS NULL THEN
 		RETURN NULL;
 	END IF;
-	SELECT array_agg(digest ORDER BY digest) INTO found FROM kbench_protocols
-	 WHERE CASE WHEN m IN ('forward', 'backward', 'full') THEN kbench_protocol_mode(name) = m
-	            ELSE lower(name) = m OR digest = mode OR (p IS NOT NULL AND starts_with(digest, p)) END;
+	IF m IN ('forward', 'backward', 'full') THEN
+		SELECT array_agg(digest ORDER BY digest) INTO found FROM kbench_protocols WHERE kbench_protocol_mode(name) = m;
+	ELSE
+		-- name, digest or digest prefix, one arm each (see resolve_operation)
+		SELECT array_agg(digest ORDER BY digest) INTO found
+		  FROM (SELECT digest FROM kbench_protocols WHERE lower(name) = m
+		        UNION SELECT digest FROM kbench_protocols WHERE digest = mode
+		        UNION SELECT digest FROM kbench_protocols
+		               WHERE p IS NOT NULL AND digest ~>=~ p AND digest ~<~ (p || 'g') AND starts_with(digest, p)) x;
+	END IF;
 	IF found IS NULL THEN
 		RAISE EXCEPTION 'unknown mode "%"', mode USING ERRCODE = 'undefined_object',
 			DETAIL = 'A mode is forward, backward or full, or the name or digest of a protocol in the catalog.',
@@ -208,8 +234,11 @@ BEGIN
 		RAISE EXCEPTION 'an environment is required' USING ERRCODE = 'invalid_parameter_value',
 			HINT = 'Name a device, e.g. ''H100'', ''RTX 3090'' or ''cpu'', or leave it NULL for every device.';
 	END IF;
-	SELECT array_agg(digest ORDER BY digest), array_agg(DISTINCT product) INTO found, products FROM kbench_environments e
-	 WHERE digest = environment OR (p IS NOT NULL AND starts_with(digest, p));
+	-- digest or digest prefix, one arm each (see resolve_operation)
+	SELECT array_agg(digest ORDER BY digest), array_agg(DISTINCT product) INTO found, products
+	  FROM (SELECT digest, product FROM kbench_environments WHERE digest = environment
+	        UNION SELECT digest, product FROM kbench_environments
+	               WHERE p IS NOT NULL AND digest ~>=~ p AND digest ~<~ (p || 'g') AND starts_with(digest, p)) e;
 	IF found IS NULL AND w = ARRAY['cpu'] THEN
 		SELECT array_agg(digest ORDER BY digest), ARRAY['cpu'] INTO found FROM kbench_environments e WHERE _kernelindex.is_cpu(e);
 		IF found IS NULL THEN
@@ -290,9 +319,11 @@ BEGIN
 	-- by digest (a primary-key probe) first, then by name or digest prefix
 	SELECT array_agg(digest) INTO found FROM kbench_workloads WHERE digest = coalesce(p, workload);
 	IF found IS NULL THEN
+		-- name or digest prefix, one arm each (see resolve_operation)
 		SELECT array_agg(digest ORDER BY digest) INTO found
-		  FROM (SELECT digest FROM kbench_workloads
-		         WHERE lower(name) = lower(btrim(workload)) OR (p IS NOT NULL AND starts_with(digest, p))
+		  FROM (SELECT digest FROM (SELECT digest FROM kbench_workloads WHERE lower(name) = lower(btrim(workload))
+		                            UNION SELECT digest FROM kbench_workloads
+		                                   WHERE p IS NOT NULL AND digest ~>=~ p AND digest ~<~ (p || 'g') AND starts_with(digest, p)) u
 		         ORDER BY digest LIMIT 6) w;
 	END IF;
 	IF found IS NULL THEN

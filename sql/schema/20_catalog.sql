@@ -175,7 +175,9 @@ CREATE TABLE kbench_runs (
 -- a cohort's runs of one implementation in time order: the alert checks read a
 -- family's runs before and after a landed one as ranges of it (sql/code/51_alerts.sql)
 CREATE INDEX ON kbench_runs (workload_digest, protocol_digest, environment_digest, implementation_digest, observed_at, digest);
-CREATE INDEX ON kbench_runs (implementation_digest);
+-- text_pattern_ops: equality as before, and a digest prefix's range for the
+-- runs of an implementation not in the catalog (_kernelindex.resolve_implementation)
+CREATE INDEX kbench_runs_implementation_digest_idx ON kbench_runs (implementation_digest text_pattern_ops);
 CREATE INDEX ON kbench_runs (protocol_digest);
 CREATE INDEX ON kbench_runs (environment_digest);
 CREATE INDEX ON kbench_runs (observed_at);
@@ -183,6 +185,13 @@ CREATE INDEX ON kbench_runs (source, external_id);
 CREATE INDEX ON kbench_runs (digest) WHERE cardinality(unresolved) > 0;
 -- digest prefixes as typed (_kernelindex.resolve_run): a range in byte order
 CREATE INDEX kbench_runs_digest_prefix_idx ON kbench_runs (digest text_pattern_ops);
+-- ... and of every other digest a user names (sql/code/37_resolve.sql, issue 31)
+CREATE INDEX kbench_operations_digest_prefix_idx ON kbench_operations (digest text_pattern_ops);
+CREATE INDEX kbench_workloads_digest_prefix_idx ON kbench_workloads (digest text_pattern_ops);
+CREATE INDEX kbench_workloads_lower_name_idx ON kbench_workloads (lower(name));
+CREATE INDEX kbench_implementations_digest_prefix_idx ON kbench_implementations (digest text_pattern_ops);
+CREATE INDEX kbench_protocols_digest_prefix_idx ON kbench_protocols (digest text_pattern_ops);
+CREATE INDEX kbench_environments_digest_prefix_idx ON kbench_environments (digest text_pattern_ops);
 
 CREATE TABLE kbench_measurements (
 	run_digest text NOT NULL,           -- kbench_runs.digest (no FK, so pg_dump's data order never matters)

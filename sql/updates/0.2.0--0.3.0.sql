@@ -36,6 +36,17 @@ ALTER TABLE kbench_import_rejections ADD COLUMN imported_by name;
 -- Digest prefixes by index (issue 31): _kernelindex.resolve_run reads a range of
 -- this index instead of every run (sql/schema/20_catalog.sql makes it on install).
 CREATE INDEX kbench_runs_digest_prefix_idx ON kbench_runs (digest text_pattern_ops);
+-- ... and every other digest a user names (issue 31, sql/code/37_resolve.sql);
+-- the runs' implementation index becomes text_pattern_ops (equality as before,
+-- and the prefix range of an implementation that is not in the catalog)
+CREATE INDEX kbench_operations_digest_prefix_idx ON kbench_operations (digest text_pattern_ops);
+CREATE INDEX kbench_workloads_digest_prefix_idx ON kbench_workloads (digest text_pattern_ops);
+CREATE INDEX kbench_workloads_lower_name_idx ON kbench_workloads (lower(name));
+CREATE INDEX kbench_implementations_digest_prefix_idx ON kbench_implementations (digest text_pattern_ops);
+CREATE INDEX kbench_protocols_digest_prefix_idx ON kbench_protocols (digest text_pattern_ops);
+CREATE INDEX kbench_environments_digest_prefix_idx ON kbench_environments (digest text_pattern_ops);
+DROP INDEX kbench_runs_implementation_digest_idx;
+CREATE INDEX kbench_runs_implementation_digest_idx ON kbench_runs (implementation_digest text_pattern_ops);
 
 -- The agents' device names, indexed (_kernelindex.agent_names, sql/prelude/), and
 -- an agent's running jobs (sql/schema/85_fleet.sql makes them on install).
