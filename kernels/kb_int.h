@@ -369,6 +369,7 @@ struct kb_backend
 	double		clock_default_mhz;
 	char		err[512];
 	struct kb_ext *ext;			/* the child backend's state (backend_child.c), or NULL */
+	const kb_request *req;		/* the run's request (kb_be_open): the fill polls its cancel */
 };
 
 /*
