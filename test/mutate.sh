@@ -137,6 +137,7 @@ provider_local_runs_unnamed|sql/code/37_resolve.sql|/OR name LIKE 'kbench-python
 same_code_not_joined|sql/code/37_resolve.sql|s/RETURN _kernelindex.same_code(found);/RETURN found;/|identity|the same library registered in SQL and run through the CLI are two implementations
 speedup_silently_empty|sql/code/40_speedup.sql|s/IF NOT any_row THEN/IF false THEN/|identity|kbench_speedup answers nothing without saying why when the names resolve but share no cohort
 fill_ignores_cancel|kernels/fill.c|s/if (be->req \&\& kb_req_stopping(be->req))/if (false)/|cancel|a cancel does not reach a job while it generates its inputs (it runs on to the measurement, seconds later)
+describe_roles_swapped|kernels/manifests.c|s/out\[i\].role = p.is_output\[i\] ? "output" : p.init\[i\] != KB_INIT_NONE ? "input" : "scratch";/out[i].role = p.init[i] != KB_INIT_NONE ? "input" : "output";/|kernels|kbench describe calls every tensor kbench does not generate an output (forward's dx, backward's y)
 version_gate_open|src/extension.c|s/return strcmp(v, KI_VERSION) == 0;/return true;/|version_gate|the library serves a database still on an older version (no error, the worker claims its jobs)
 version_gate_log_each_look|src/worker_jobs.c|s/if (strcmp(skipped, installed) != 0)/if (true)/|version_gate|the worker logs a line at every look at a database that is not updated
 stop_noise_never|kernels/measure.c|s/if (nsamples >= 2 \&\& stdrel <= pr->noise_target)/if (false \&\& stdrel <= pr->noise_target)/|stopping|adaptive stopping's noise rule never stops a run
