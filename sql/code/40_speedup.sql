@@ -132,7 +132,12 @@ BEGIN
 		RETURN QUERY SELECT * FROM _kernelindex.speedup_rows(ops, all_base, all_cand, protos, envs);
 		any_row := FOUND;
 	END IF;
-	IF NOT any_row AND NOT quiet THEN
+	IF NOT any_row AND NOT quiet AND all_base @> all_cand AND all_cand @> all_base THEN
+		-- one implementation under two names (_kernelindex.code_key): never ranked against itself
+		RAISE NOTICE 'kbench_speedup: "%" and "%" are one implementation (the same code), never compared with itself', baseline, candidate
+			USING DETAIL = format('Both are %s.', (SELECT string_agg(DISTINCT i.name, ', ') FROM kbench_implementations i WHERE i.digest = ANY (all_base))),
+			      HINT = 'Name another implementation as the baseline or the candidate.';
+	ELSIF NOT any_row AND NOT quiet THEN
 		PERFORM _kernelindex.say_empty('kbench_speedup',
 			'no workload has runs of both the baseline and the candidate in one cohort (the same pass and device)',
 			jsonb_build_array(jsonb_build_object('role', 'baseline', 'typed', baseline, 'digests', to_jsonb(all_base)),
