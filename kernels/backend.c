@@ -8,11 +8,18 @@
 int
 kb_be_open(kb_backend *be, const kb_case *cs, const kb_request *req, int64_t flush_bytes)
 {
+	int			rc;
+
 	if (cs->ext != KB_EXT_NONE)
-		return kb_be_open_child(be, cs, req, flush_bytes);
-	if (cs->cuda)
-		return kb_be_open_cuda(be, cs->device);
-	kb_be_open_cpu(be);
-	be->device = cs->device;
-	return KBC_OK;
+		rc = kb_be_open_child(be, cs, req, flush_bytes);
+	else if (cs->cuda)
+		rc = kb_be_open_cuda(be, cs->device);
+	else
+	{
+		kb_be_open_cpu(be);
+		be->device = cs->device;
+		rc = KBC_OK;
+	}
+	be->req = req;				/* after the backend's open, which clears be */
+	return rc;
 }

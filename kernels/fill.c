@@ -5,6 +5,7 @@
  * and child backends fill with it; the checks read host copies with it.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kb_int.h"
@@ -31,23 +32,25 @@ kb_get(const void *p, int dtype, int64_t i)
 	return (double) ((const int64_t *) p)[i];
 }
 
-void
-kb_fill_host(void *p, int dtype, int64_t rows, int64_t cols, int init,
-			 double scale, int64_t modulo, uint64_t seed, uint32_t stream)
+/* Rows [r0, r1) of a tensor of rows x cols filled from the generator. */
+static void
+fill_rows(void *p, int dtype, int64_t r0, int64_t r1, int64_t cols, int init,
+		  double scale, int64_t modulo, uint64_t seed, uint32_t stream)
 {
-	int64_t		n = rows * cols;
+	int64_t		i0 = r0 * cols,
+				n = r1 * cols;
 
 	switch (init)
 	{
 		case KB_INIT_ZERO:
-			memset(p, 0, (size_t) n * kb_dtype_size(dtype));
+			memset((char *) p + (size_t) i0 * kb_dtype_size(dtype), 0, (size_t) (n - i0) * kb_dtype_size(dtype));
 			break;
 		case KB_INIT_UNIFORM:
-			for (int64_t i = 0; i < n; i++)
+			for (int64_t i = i0; i < n; i++)
 				kb_set(p, dtype, i, (float) scale * kb_uniform(seed, stream, (uint64_t) i));
 			break;
 		case KB_INIT_LOGSOFTMAX:
-			for (int64_t r = 0; r < rows; r++)
+			for (int64_t r = r0; r < r1; r++)
 			{
 				double		mx = -INFINITY,
 							sum = 0,
@@ -64,7 +67,7 @@ kb_fill_host(void *p, int dtype, int64_t rows, int64_t cols, int init,
 			}
 			break;
 		case KB_INIT_TARGETS:
-			for (int64_t i = 0; i < n; i++)
+			for (int64_t i = i0; i < n; i++)
 				((int64_t *) p)[i] = (int64_t) (kb_hash(seed, stream, (uint64_t) i) % (uint64_t) modulo);
 			break;
 		default:
@@ -72,12 +75,33 @@ kb_fill_host(void *p, int dtype, int64_t rows, int64_t cols, int init,
 	}
 }
 
-/* A backend's fill when its tensors are in host memory (cpu, child). */
+void
+kb_fill_host(void *p, int dtype, int64_t rows, int64_t cols, int init,
+			 double scale, int64_t modulo, uint64_t seed, uint32_t stream)
+{
+	fill_rows(p, dtype, 0, rows, cols, init, scale, modulo, seed, stream);
+}
+
+/*
+ * A backend's fill when its tensors are in host memory (cpu, child): in
+ * blocks of about a million elements, polling the run's cancel between
+ * them (issue 29: a cancel reaches a job while it generates its inputs,
+ * which for a large tensor takes seconds), the values the same as one fill.
+ */
 int
 kb_host_fill(kb_backend *be, void *p, int dtype, int64_t rows, int64_t cols, int init,
 			 double scale, int64_t modulo, uint64_t seed, uint32_t stream)
 {
-	(void) be;
-	kb_fill_host(p, dtype, rows, cols, init, scale, modulo, seed, stream);
+	int64_t		step = cols > 0 && cols < (1 << 20) ? (1 << 20) / cols : 1;
+
+	for (int64_t r = 0; r < rows; r += step)
+	{
+		if (be->req && kb_req_stopping(be->req))
+		{
+			snprintf(be->err, sizeof(be->err), "canceled while generating the inputs");
+			return KBC_ERROR;
+		}
+		fill_rows(p, dtype, r, r + step < rows ? r + step : rows, cols, init, scale, modulo, seed, stream);
+	}
 	return KBC_OK;
 }

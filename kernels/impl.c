@@ -219,6 +219,36 @@ entry_name(const char *path, const char *symbol, char *out, size_t len)
 	kb_slug(raw, out, len, '-');
 }
 
+/*
+ * What the built-in python baselines cannot do on the CPU (issue 29 item 9):
+ * in bf16 on the CPU, torch's kernels for these operations miss kbench's
+ * derived tolerance (which assumes fp32 arithmetic and one rounding of each
+ * output to bf16) by about a bf16 unit in the last place: measured here with
+ * torch 1.13 (Debian's python3-torch), huggingface and torch, every pass
+ * (layer_norm 4096x4096: ratio 781 of the tolerance; 64x256: above 1 too).
+ * Refused when queued or run, with the reason, rather than failing their
+ * own check; the others (rms_norm, jsd, megatron_cross_entropy) pass.
+ */
+static const char *const bf16_cpu_refused[] = {"layer_norm", "distill_jsd_loss"};
+
+kb_status
+kb_check_numerics(const kb_case *cs, char *err, size_t errlen)
+{
+	if (!cs->ext_builtin || cs->cuda || cs->dtype != KB_BF16 || !cs->ext_name || strcmp(cs->ext_name, "liger") == 0)
+		return KB_PASSED;
+	for (size_t i = 0; i < sizeof(bf16_cpu_refused) / sizeof(bf16_cpu_refused[0]); i++)
+		if (strcmp(cs->op->name, bf16_cpu_refused[i]) == 0)
+		{
+			snprintf(err, errlen, "%s's %s baseline in bf16 on the CPU misses kbench's derived tolerance (torch's CPU "
+					 "kernels are off by about one bf16 unit in the last place more than fp32 arithmetic with one rounding "
+					 "of each output allows; docs/KERNELS.md, \"bf16 on the CPU\"): run it in fp32 on the CPU, in bf16 on "
+					 "a GPU (not measured on a GPU yet), or kbench's own cpu implementation in bf16",
+					 cs->op->name, cs->ext_name);
+			return KB_INVALID_REQUEST;
+		}
+	return KB_PASSED;
+}
+
 char *
 kb_ext_implementation_text(const kb_case *cs, const char *op_digest, const kb_request *req,
 						   const kb_backend *be, char *err, size_t errlen)

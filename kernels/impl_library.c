@@ -116,16 +116,6 @@ fill_call(const kb_ext *x, kbench_impl_call *k)
 	}
 }
 
-static int64_t
-tensor_bytes(const kb_call *c)
-{
-	int64_t		b = 0;
-
-	for (int i = 0; i < c->ntensors; i++)
-		b += c->rows[i] * c->cols[i] * (int64_t) kb_dtype_size(c->tdtype[i]);
-	return b;
-}
-
 /* The child: never returns. */
 static void
 serve(kb_ext *x, int fd, const char *path, const char *load, const char *symbol)
@@ -260,7 +250,8 @@ serve(kb_ext *x, int fd, const char *path, const char *load, const char *symbol)
 		if (strncmp(cmd, "time ", 5) == 0)
 			reply(fd, "ok %lld %lld", (long long) (t2 - t1), (long long) (t2 - t0));
 		else if (strcmp(cmd, "memory") == 0)
-			reply(fd, "ok %lld", (long long) (tensor_bytes(&x->call) + (k.peak_bytes > 0 ? k.peak_bytes : 0)));
+			/* the one rule (docs/KERNELS.md, "Peak memory"): inputs, outputs compared, what it reports allocating */
+			reply(fd, "ok %lld", (long long) (kb_call_io_bytes(&x->call, x->plan) + (k.peak_bytes > 0 ? k.peak_bytes : 0)));
 		else
 			reply(fd, "ok");
 	}

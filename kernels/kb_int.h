@@ -369,6 +369,7 @@ struct kb_backend
 	double		clock_default_mhz;
 	char		err[512];
 	struct kb_ext *ext;			/* the child backend's state (backend_child.c), or NULL */
+	const kb_request *req;		/* the run's request (kb_be_open): the fill polls its cancel */
 };
 
 /*
@@ -570,6 +571,10 @@ void		kb_session_close(kb_session *s);
 
 /* impl_name.c: the built-in python implementations' names (huggingface, torch, liger) */
 extern const char *const kb_builtin_python[];
+/* KB_INVALID_REQUEST with the reason where a built-in baseline cannot pass its check (impl.c: bf16 on the CPU). */
+kb_status	kb_check_numerics(const kb_case *cs, char *err, size_t errlen);
+/* The bytes a run's peak memory counts, for every kind (docs/KERNELS.md, "Peak memory"). */
+int64_t		kb_call_io_bytes(const kb_call *c, const kb_plan *p);
 extern const int kb_builtin_python_count;
 /* impl_name.c: "huggingface", "python", ... (an ext case's name) for run names and messages */
 const char *kb_ext_label(const kb_case *cs);

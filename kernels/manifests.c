@@ -68,6 +68,37 @@ kb_describe(const kb_request *req, kb_result *res)
 	return res->status;
 }
 
+int
+kb_describe_tensors(const kb_request *req, kb_tensor_desc *out, int max, int64_t *workspace_bytes,
+					char *err, size_t errlen)
+{
+	kb_case		cs;
+	kb_call		c;
+	kb_plan		p;
+
+	if (kb_parse_case(req, &cs, err, errlen) != KB_PASSED)
+		return -1;
+	memset(&c, 0, sizeof(c));
+	memset(&p, 0, sizeof(p));
+	kb_plan_call(&cs, &c, &p);
+	if (c.ntensors > max)
+	{
+		snprintf(err, errlen, "the call has %d tensors, more than %d", c.ntensors, max);
+		return -1;
+	}
+	for (int i = 0; i < c.ntensors; i++)
+	{
+		out[i].name = p.name[i] ? p.name[i] : "?";
+		out[i].rows = c.rows[i];
+		out[i].cols = c.cols[i];
+		out[i].dtype = kb_dtype_name(c.tdtype[i]);
+		out[i].role = p.is_output[i] ? "output" : p.init[i] != KB_INIT_NONE ? "input" : "scratch";
+	}
+	if (workspace_bytes)
+		*workspace_bytes = c.ws_bytes;
+	return c.ntensors;
+}
+
 /* ------------------------------------------------------------ manifests of a run */
 
 static char *

@@ -62,6 +62,8 @@ kb_check(const kb_request *req, char *errbuf, size_t errlen)
 
 	if (st != KB_PASSED)
 		return st;
+	if ((st = kb_check_numerics(&cs, errbuf, errlen)) != KB_PASSED)
+		return st;
 	{
 		kb_protocol pr;
 

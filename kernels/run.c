@@ -12,6 +12,14 @@
 
 #include "kb_int.h"
 
+/* A cancel seen between two steps of the setup: where it stopped. */
+static kb_status
+setup_canceled(kb_result *res, const char *step)
+{
+	kb_setmsg(res, "canceled during the setup, before %s", step);
+	return res->status = KB_CANCELED;
+}
+
 kb_status
 kb_session_open(kb_session *s, const kb_request *req, kb_result *res, kb_reporter *rep)
 {
@@ -29,6 +37,8 @@ kb_session_open(kb_session *s, const kb_request *req, kb_result *res, kb_reporte
 	s->rep = rep;
 	s->final = true;
 	st = kb_parse_case(req, cs, res->message, sizeof(res->message));
+	if (st == KB_PASSED)
+		st = kb_check_numerics(cs, res->message, sizeof(res->message));
 	if (st != KB_PASSED)
 		return res->status = st;
 	kb_protocol_of(req, cs->cuda, &s->pr);
@@ -69,6 +79,10 @@ kb_session_open(kb_session *s, const kb_request *req, kb_result *res, kb_reporte
 		int			i = s->allocated;
 		size_t		bytes = (size_t) (c->rows[i] * c->cols[i]) * kb_dtype_size(c->tdtype[i]);
 
+		/* a cancel reaches every step of the setup (issue 29), the fill inside too (fill.c) */
+		if (kb_req_stopping(req))
+			return setup_canceled(res, "allocating the inputs");
+
 		rc = kb_be_alloc(be, bytes, &c->t[i]);
 		if (rc == KBC_OK && plan->init[i] != KB_INIT_NONE)
 			rc = kb_be_fill(be, c->t[i], c->tdtype[i], c->rows[i], c->cols[i], plan->init[i],
@@ -85,6 +99,8 @@ kb_session_open(kb_session *s, const kb_request *req, kb_result *res, kb_reporte
 	if (s->pr.flush > 0 &&
 		(st = kb_be_status(be, kb_be_alloc(be, (size_t) s->pr.flush, &s->flushbuf), res, "flush buffer")) != KB_PASSED)
 		return st;
+	if (kb_req_stopping(req))
+		return setup_canceled(res, "starting the implementation");
 	/* another implementation: its child process starts now, on the filled inputs */
 	if ((st = kb_be_status(be, kb_be_start(be, c, plan), res, "starting the implementation")) != KB_PASSED)
 		return st;
@@ -93,6 +109,8 @@ kb_session_open(kb_session *s, const kb_request *req, kb_result *res, kb_reporte
 		rc = kb_be_sync(be, kb_call_timeout(req));
 	if ((st = kb_be_status(be, rc, res, "prepare")) != KB_PASSED)
 		return st;
+	if (kb_req_stopping(req))
+		return setup_canceled(res, "generating the other input sets");
 	/* the other input sets the timed calls cycle through (measure.c, the guard) */
 	return kb_guard_open(&s->guard, be, cs, c, plan, req->seed, kb_call_timeout(req), res);
 }
@@ -115,13 +133,18 @@ kb_session_finish(kb_session *s, kb_status st)
 
 	if (s->final)
 		return res->status;
+	/* a cancel that came with the last timed call: not on to the check (issue 29) */
+	if (st == KB_PASSED && kb_req_stopping(req))
+		st = KB_CANCELED;
 	if (st == KB_PASSED)
 		kb_report(s->rep, KB_RUN_CHECKING, 0.8, 2 * (res->stats.estimate_ns > 0 ? (double) res->stats.estimate_ns : 0) / 1e9);
-	/* peak memory of the call: kbench's own allocate exactly the call's tensors and workspace */
+	/* peak memory of the call, one rule for every kind (docs/KERNELS.md, "Peak memory"): the
+	 * inputs and the outputs compared, plus what the implementation allocates as far as it is
+	 * known (kbench's own: its workspace) */
 	if (st == KB_PASSED && be->ops->peak_memory)
 		st = kb_be_status(be, be->ops->peak_memory(be, &res->peak_memory_bytes), res, "peak memory");
 	else if (st == KB_PASSED)
-		res->peak_memory_bytes = kb_call_bytes(&s->c);
+		res->peak_memory_bytes = kb_call_io_bytes(&s->c, &s->plan) + s->c.ws_bytes;
 	if (st == KB_PASSED && req->check)
 	{
 		if (s->cs.op->check(be, &s->c, &s->plan, &res->correctness) != 0)
@@ -140,8 +163,9 @@ kb_session_finish(kb_session *s, kb_status st)
 		res->achieved_gbps = res->bytes / res->stats.median;	/* bytes/ns = GB/s */
 		res->achieved_tflops = res->flops / res->stats.median / 1e3;
 	}
-	/* a child stopped by a cancel inside its call: canceled, as between calls */
-	if (be->ops->cancel_inside_call && st != KB_PASSED && kb_req_stopping(req))
+	/* a child stopped by a cancel inside its call, or a setup step (a fill) that
+	 * stopped for one: canceled, as between calls */
+	if (st != KB_PASSED && kb_req_stopping(req) && (be->ops->cancel_inside_call || st != KB_INCORRECT_NUMERICAL))
 		st = KB_CANCELED;
 	if (st == KB_RESOURCE_EXCEEDED && !res->message[0])
 		kb_setmsg(res, "out of device memory");
@@ -159,8 +183,8 @@ kb_session_finish(kb_session *s, kb_status st)
 	res->status = st;
 	if (st != KB_CANCELED)
 		kb_finish_manifests(&s->cs, req, be, res, s->pr.warmup_ms, s->pr.rep_ms, s->pr.flush, s->pr.max_samples);
-	else
-		kb_setmsg(res, "canceled");
+	else if (!strstr(res->message, "canceled"))
+		kb_setmsg(res, "canceled");		/* else it says where: in the setup, in the fill (fill.c) */
 	return res->status;
 }
 

@@ -129,7 +129,9 @@ ki_job_outcome(const claimed_job *job, kb_status st, const char *message, const 
 			break;
 		case KB_CANCELED:
 			*status = "canceled";
-			*error = "canceled by request";
+			/* where it stopped when the kernels library says (the setup, the fill: issue 29) */
+			*error = message[0] && strcmp(message, "canceled") != 0 ? psprintf("canceled by request (%s)", message)
+				: "canceled by request";
 			break;
 		default:
 			*status = "failed";

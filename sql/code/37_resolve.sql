@@ -99,18 +99,38 @@ BEGIN
 	RETURN found;
 END $$;
 
+-- What makes two implementation revisions the same code (issue 29): the
+-- operation, the language, the entry's symbol and the content digest of the
+-- file that holds it.  The name, the path it was reached by and the title
+-- are not part of it, so a library run through the CLI (named
+-- byo-<file>-<symbol>) and the same library registered in SQL under a name
+-- are one implementation.  NULL where the manifest has no content digest
+-- (Liger's imported rows): such a revision is only itself.
+CREATE OR REPLACE FUNCTION _kernelindex.code_key(manifest jsonb) RETURNS text
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	RETURN CASE WHEN manifest->'spec'->'source'->>'contentDigest' IS NOT NULL
+	             AND manifest->'spec'->'callable'->>'symbol' IS NOT NULL
+	            THEN concat_ws(' ', manifest->'spec'->'operation'->>'specDigest',
+	                           manifest->'spec'->'callable'->>'language',
+	                           manifest->'spec'->'callable'->>'symbol',
+	                           manifest->'spec'->'source'->>'contentDigest') END;
+
 -- The digests of an implementation of one of the operations: by digest or a
--- unique prefix, by name, by provider ('huggingface' for
--- liger-bench-layer-norm-huggingface) or by the provider's title after ' · '
--- ('Transformers'), in any case.  role names the argument in errors.  All
--- digests returned share one name, but for a provider with no operation
--- named (op_digests NULL): then one name per operation ('liger' everywhere).
+-- unique prefix, by name, by provider ('huggingface' for both Liger's
+-- imported liger-bench-layer-norm-huggingface and the runs measured here by
+-- kbench's built-in kbench-python-huggingface-layer-norm) or by the
+-- provider's title after ' · ' ('Transformers'), in any case; and with each
+-- of them every revision of the same code (_kernelindex.code_key: the same
+-- entry and content digest under another name).  role names the argument in
+-- errors.  All digests returned are one implementation (one name, its
+-- other names for the same code, or one provider), but for a provider with
+-- no operation named (op_digests NULL): then the provider of every
+-- operation ('liger' everywhere).
 CREATE OR REPLACE FUNCTION _kernelindex.resolve_implementation(op_digests text[], implementation text, role text DEFAULT NULL)
 	RETURNS text[] LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
 DECLARE
 	found text[];
 	names text[];
-	per_op boolean;
 	p text := _kernelindex.digest_prefix(implementation);
 BEGIN
 	IF implementation IS NULL OR btrim(implementation) = '' THEN
@@ -126,14 +146,17 @@ BEGIN
 	IF found IS NULL THEN
 		-- a provider ('liger', 'Transformers'): of the operations named, or of
 		-- every operation (one implementation each: 'liger' across operations)
-		SELECT array_agg(digest ORDER BY digest), array_agg(DISTINCT name), count(DISTINCT name) > count(DISTINCT operation_digest)
-		  INTO found, names, per_op
+		-- imported (liger-bench-<op>-<provider>) and measured here
+		-- (kbench-python-<provider>-<op>): one provider, one implementation
+		SELECT array_agg(digest ORDER BY digest), array_agg(DISTINCT name)
+		  INTO found, names
 		  FROM kbench_implementations
 		 WHERE (op_digests IS NULL OR operation_digest = ANY (op_digests))
-		   AND (name LIKE '%-' || _kernelindex.slug(implementation)
+		   AND (name LIKE 'liger-bench-%-' || _kernelindex.slug(implementation)
+		        OR name LIKE 'kbench-python-' || _kernelindex.slug(implementation) || '-%'
 		        OR lower(split_part(manifest->'metadata'->>'title', ' · ', 2)) = lower(btrim(implementation)));
-		IF found IS NOT NULL AND op_digests IS NULL AND NOT per_op THEN
-			RETURN found;
+		IF found IS NOT NULL THEN
+			RETURN _kernelindex.same_code(found);
 		END IF;
 	END IF;
 	IF found IS NULL AND op_digests IS NULL AND p IS NOT NULL THEN
@@ -167,8 +190,18 @@ BEGIN
 			DETAIL = format('It matches %s.', array_to_string(names, ', ')),
 			HINT = 'Name the implementation in full.';
 	END IF;
-	RETURN found;
+	RETURN _kernelindex.same_code(found);
 END $$;
+
+-- The digests given and every implementation revision of the same code
+-- (_kernelindex.code_key), in digest order.
+CREATE OR REPLACE FUNCTION _kernelindex.same_code(digests text[]) RETURNS text[]
+	LANGUAGE sql STABLE SET search_path = @extschema@, pg_temp
+	RETURN (SELECT array_agg(DISTINCT i.digest ORDER BY i.digest) FROM kbench_implementations i
+	         WHERE i.digest = ANY (digests)
+	            OR _kernelindex.code_key(i.manifest) IN (SELECT _kernelindex.code_key(k.manifest) FROM kbench_implementations k
+	                                                      WHERE k.digest = ANY (digests)))
+	       || ARRAY(SELECT d FROM unnest(digests) d WHERE NOT EXISTS (SELECT 1 FROM kbench_implementations i WHERE i.digest = d));
 
 -- The protocol digests of a timed pass ('forward', 'backward', 'full', any
 -- case) or of a protocol named by name, digest or digest prefix; NULL for any.
@@ -337,4 +370,40 @@ BEGIN
 			HINT = 'Give more of the digest.';
 	END IF;
 	RETURN found[1];
+END $$;
+
+-- Where an implementation's runs are: 'cpu (forward), NVIDIA H100 80GB HBM3
+-- (backward, forward, full)', or 'no runs'.
+CREATE OR REPLACE FUNCTION _kernelindex.runs_where(impls text[]) RETURNS text
+	LANGUAGE sql STABLE SET search_path = @extschema@, pg_temp
+	RETURN coalesce((SELECT string_agg(format('%s (%s)', dev, passes), ', ' ORDER BY dev)
+	                   FROM (SELECT CASE WHEN _kernelindex.is_cpu(e) THEN 'cpu' ELSE concat_ws(' ', e.product, e.form_factor) END AS dev,
+	                                string_agg(DISTINCT coalesce(kbench_protocol_mode(p.name), p.name), ', ') AS passes
+	                           FROM kbench_runs r
+	                           JOIN kbench_environments e ON e.digest = r.environment_digest
+	                           JOIN kbench_protocols p ON p.digest = r.protocol_digest
+	                          WHERE r.implementation_digest = ANY (impls)
+	                          GROUP BY 1) d), 'no runs');
+
+-- The NOTICE of an analytics function whose names resolved but whose answer
+-- is empty (issue 29: never silently empty): what each name resolved to
+-- (every implementation, imported or measured here) and where their runs
+-- are.  sides: [{"role": "baseline", "typed": "huggingface", "digests":
+-- [...]}, ...]; selection: what else narrowed it ('forward on cpu'), or
+-- NULL.
+CREATE OR REPLACE FUNCTION _kernelindex.say_empty(fn text, why text, sides jsonb, selection text) RETURNS void
+	LANGUAGE plpgsql STABLE SET search_path = @extschema@, pg_temp AS $$
+DECLARE
+	detail text;
+BEGIN
+	SELECT string_agg(format('%s "%s" is %s, with runs on %s.',
+	                         coalesce(s->>'role', 'implementation'), s->>'typed',
+	                         coalesce((SELECT string_agg(DISTINCT i.name, ', ') FROM kbench_implementations i
+	                                    WHERE i.digest IN (SELECT jsonb_array_elements_text(s->'digests'))),
+	                                  (SELECT string_agg(d, ', ') FROM jsonb_array_elements_text(s->'digests') d)),
+	                         _kernelindex.runs_where(ARRAY(SELECT jsonb_array_elements_text(s->'digests')))), ' ')
+	  INTO detail FROM jsonb_array_elements(sides) s;
+	RAISE NOTICE '%: %', fn, why
+		USING DETAIL = coalesce('Selected: ' || selection || '.  ', '') || coalesce(detail, ''),
+		      HINT = 'Name a pass and device where the runs are, or queue the missing runs there with kbench_run(...).';
 END $$;

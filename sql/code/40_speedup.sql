@@ -31,56 +31,13 @@ CREATE OR REPLACE AGGREGATE kbench_geomean(float8) (
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE kbench_geomean(float8) IS 'geometric mean of positive values (NULLs ignored; NULL when there are none)';
--- Per workload of an operation (and per mode and environment), the baseline's
--- and the candidate's best competing runs in the same cohort, their medians and
--- speedup = baseline median / candidate median (above 1: the candidate is faster).
--- operation NULL: every operation where both sides resolve, the others
--- skipped (an error only when no operation has both).  pass: the timed pass
--- (forward, backward, full) of protocol; operation_key: the operation's short
--- name.  (Not "mode" and "operation": those name the arguments.)
-CREATE OR REPLACE FUNCTION kbench_speedup(operation text, baseline text, candidate text,
-                               mode text DEFAULT NULL, environment text DEFAULT NULL)
+-- The rows of kbench_speedup for resolved digests (below).
+CREATE OR REPLACE FUNCTION _kernelindex.speedup_rows(ops text[], base text[], cand text[], protos text[], envs text[])
 	RETURNS TABLE (workload text, axes jsonb, dtype text, protocol text, device text,
 	               baseline_implementation text, baseline_run text, baseline_median_ns bigint,
 	               candidate_implementation text, candidate_run text, candidate_median_ns bigint,
 	               speedup float8, operation_key text, pass text)
-	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
-#variable_conflict use_column
-DECLARE
-	ops text[];
-	base text[];
-	cand text[];
-	protos text[] := _kernelindex.resolve_protocols(mode);
-	envs text[] := _kernelindex.resolve_environments(environment);
-	op text;
-	both_found int := 0;
-BEGIN
-	IF operation IS NULL THEN
-		IF baseline IS NULL OR candidate IS NULL THEN
-			RAISE EXCEPTION 'a baseline and a candidate are required' USING ERRCODE = 'null_value_not_allowed';
-		END IF;
-		FOR op IN SELECT DISTINCT _kernelindex.op_key(o.name) FROM kbench_operations o
-		           WHERE EXISTS (SELECT 1 FROM kbench_implementations i WHERE i.operation_digest = o.digest) ORDER BY 1 LOOP
-			BEGIN
-				ops := _kernelindex.resolve_operation(op);
-				PERFORM _kernelindex.resolve_implementation(ops, baseline, 'baseline'),
-				        _kernelindex.resolve_implementation(ops, candidate, 'candidate');
-			EXCEPTION WHEN undefined_object OR ambiguous_parameter THEN
-				CONTINUE;            -- this operation lacks one side: skipped
-			END;
-			both_found := both_found + 1;
-			RETURN QUERY SELECT * FROM kbench_speedup(op, baseline, candidate, mode, environment);
-		END LOOP;
-		IF both_found = 0 THEN
-			RAISE EXCEPTION 'no operation has both "%" and "%"', baseline, candidate USING ERRCODE = 'undefined_object',
-				HINT = 'Name providers as the catalog does (huggingface, torch, liger) or implementation names.';
-		END IF;
-		RETURN;
-	END IF;
-	ops := _kernelindex.resolve_operation(operation);
-	base := _kernelindex.resolve_implementation(ops, baseline, 'baseline');
-	cand := _kernelindex.resolve_implementation(ops, candidate, 'candidate');
-	RETURN QUERY
+	LANGUAGE sql STABLE SET search_path = @extschema@, pg_temp AS $$
 	WITH wl AS (
 		SELECT w.digest, w.name, w.axes, w.dtypes FROM kbench_workloads w WHERE w.operation_digest = ANY (ops)
 	), best AS (
@@ -111,8 +68,95 @@ BEGIN
 	  LEFT JOIN kbench_implementations bi ON bi.digest = bb.implementation_digest
 	  LEFT JOIN kbench_implementations ci ON ci.digest = cb.implementation_digest
 	 WHERE bb.is_base
-	 ORDER BY 5, 4, 3, _kernelindex.axes_key(wl.axes), 1;
+	 ORDER BY 5, 4, 3, _kernelindex.axes_key(wl.axes), 1
+$$;
+
+-- Per workload of an operation (and per mode and environment), the baseline's
+-- and the candidate's best competing runs in the same cohort, their medians and
+-- speedup = baseline median / candidate median (above 1: the candidate is faster).
+-- A name is every implementation it resolves to (_kernelindex.resolve_implementation:
+-- 'huggingface' is Liger's imported history and the runs measured here), each
+-- row naming the one that ran.  An empty answer says why in a NOTICE (what
+-- the names resolved to and where their runs are).
+-- operation NULL: every operation where both sides resolve, the others
+-- skipped (an error only when no operation has both).  pass: the timed pass
+-- (forward, backward, full) of protocol; operation_key: the operation's short
+-- name.  (Not "mode" and "operation": those name the arguments.)
+CREATE OR REPLACE FUNCTION _kernelindex.speedup(operation text, baseline text, candidate text,
+                               mode text, environment text, quiet boolean)
+	RETURNS TABLE (workload text, axes jsonb, dtype text, protocol text, device text,
+	               baseline_implementation text, baseline_run text, baseline_median_ns bigint,
+	               candidate_implementation text, candidate_run text, candidate_median_ns bigint,
+	               speedup float8, operation_key text, pass text)
+	LANGUAGE plpgsql SET search_path = @extschema@, pg_temp STABLE AS $$
+#variable_conflict use_column
+DECLARE
+	ops text[];
+	base text[];
+	cand text[];
+	protos text[] := _kernelindex.resolve_protocols(mode);
+	envs text[] := _kernelindex.resolve_environments(environment);
+	op text;
+	both_found int := 0;
+	any_row boolean := false;
+	all_base text[] := '{}';
+	all_cand text[] := '{}';
+BEGIN
+	IF operation IS NULL THEN
+		IF baseline IS NULL OR candidate IS NULL THEN
+			RAISE EXCEPTION 'a baseline and a candidate are required' USING ERRCODE = 'null_value_not_allowed';
+		END IF;
+		FOR op IN SELECT DISTINCT _kernelindex.op_key(o.name) FROM kbench_operations o
+		           WHERE EXISTS (SELECT 1 FROM kbench_implementations i WHERE i.operation_digest = o.digest) ORDER BY 1 LOOP
+			BEGIN
+				ops := _kernelindex.resolve_operation(op);
+				base := _kernelindex.resolve_implementation(ops, baseline, 'baseline');
+				cand := _kernelindex.resolve_implementation(ops, candidate, 'candidate');
+			EXCEPTION WHEN undefined_object OR ambiguous_parameter THEN
+				CONTINUE;            -- this operation lacks one side: skipped
+			END;
+			both_found := both_found + 1;
+			all_base := all_base || base;
+			all_cand := all_cand || cand;
+			RETURN QUERY SELECT * FROM _kernelindex.speedup_rows(ops, base, cand, protos, envs);
+			any_row := any_row OR FOUND;
+		END LOOP;
+		IF both_found = 0 THEN
+			RAISE EXCEPTION 'no operation has both "%" and "%"', baseline, candidate USING ERRCODE = 'undefined_object',
+				HINT = 'Name providers as the catalog does (huggingface, torch, liger) or implementation names.';
+		END IF;
+	ELSE
+		ops := _kernelindex.resolve_operation(operation);
+		all_base := _kernelindex.resolve_implementation(ops, baseline, 'baseline');
+		all_cand := _kernelindex.resolve_implementation(ops, candidate, 'candidate');
+		RETURN QUERY SELECT * FROM _kernelindex.speedup_rows(ops, all_base, all_cand, protos, envs);
+		any_row := FOUND;
+	END IF;
+	IF NOT any_row AND NOT quiet AND all_base @> all_cand AND all_cand @> all_base THEN
+		-- one implementation under two names (_kernelindex.code_key): never ranked against itself
+		RAISE NOTICE 'kbench_speedup: "%" and "%" are one implementation (the same code), never compared with itself', baseline, candidate
+			USING DETAIL = format('Both are %s.', (SELECT string_agg(DISTINCT i.name, ', ') FROM kbench_implementations i WHERE i.digest = ANY (all_base))),
+			      HINT = 'Name another implementation as the baseline or the candidate.';
+	ELSIF NOT any_row AND NOT quiet THEN
+		PERFORM _kernelindex.say_empty('kbench_speedup',
+			'no workload has runs of both the baseline and the candidate in one cohort (the same pass and device)',
+			jsonb_build_array(jsonb_build_object('role', 'baseline', 'typed', baseline, 'digests', to_jsonb(all_base)),
+			                  jsonb_build_object('role', 'candidate', 'typed', candidate, 'digests', to_jsonb(all_cand))),
+			nullif(concat_ws(' on ', mode, environment), ''));
+	END IF;
 END $$;
+-- kbench_speedup is the internal one, saying why when empty; callers that
+-- go through many operations (kbench_compare_providers) call it quiet and
+-- say it once.
+CREATE OR REPLACE FUNCTION kbench_speedup(operation text, baseline text, candidate text,
+                               mode text DEFAULT NULL, environment text DEFAULT NULL)
+	RETURNS TABLE (workload text, axes jsonb, dtype text, protocol text, device text,
+	               baseline_implementation text, baseline_run text, baseline_median_ns bigint,
+	               candidate_implementation text, candidate_run text, candidate_median_ns bigint,
+	               speedup float8, operation_key text, pass text)
+	LANGUAGE sql STABLE AS $$
+	SELECT * FROM _kernelindex.speedup(operation, baseline, candidate, mode, environment, false)
+$$;
 COMMENT ON FUNCTION kbench_speedup(text, text, text, text, text) IS 'per workload (and protocol, device): baseline and candidate best medians in one cohort and speedup = baseline / candidate';
 
 -- The geometric mean of the speedups along each sweep: one row per protocol,

@@ -47,6 +47,13 @@ BEGIN
 	   AND (envs IS NULL OR b.environment_digest = ANY (envs))
 	   AND (impls IS NULL OR b.implementation_digest = ANY (impls))
 	 ORDER BY 3, 2, 4, _kernelindex.axes_key(w.axes - axis), 1;
+	IF NOT FOUND THEN
+		-- never silently empty (issue 29): what the names resolved to, where the runs are
+		PERFORM _kernelindex.say_empty('kbench_sweep', format('no run of %s along "%s" in the selection', operation, axis),
+			CASE WHEN impls IS NOT NULL
+			     THEN jsonb_build_array(jsonb_build_object('role', 'implementation', 'typed', implementation, 'digests', to_jsonb(impls))) ELSE '[]' END,
+			nullif(concat_ws(' on ', mode, environment), ''));
+	END IF;
 END $$;
 COMMENT ON FUNCTION kbench_sweep(text, text, text, text, text) IS 'latency along one axis of an operation''s workloads: per implementation, device, dtype and fixed axes, the best run''s median, p20 and p80 at each value';
 

@@ -76,6 +76,7 @@ CREATE OR REPLACE FUNCTION kbench_compare_providers(baseline text, candidate tex
 DECLARE
 	op text;
 	found_any boolean := false;
+	any_row boolean := false;
 BEGIN
 	IF baseline IS NULL OR candidate IS NULL THEN
 		RAISE EXCEPTION 'a baseline and a candidate are required' USING ERRCODE = 'null_value_not_allowed',
@@ -90,7 +91,7 @@ BEGIN
 			       count(*) FILTER (WHERE -d.diff > d.half_b),
 			       count(*) FILTER (WHERE NOT d.diff > d.half_c AND NOT -d.diff > d.half_b),
 			       _kernelindex.op_key(op), kbench_protocol_mode(s.protocol)
-			  FROM kbench_speedup(op, baseline, candidate, mode, environment) s
+			  FROM _kernelindex.speedup(op, baseline, candidate, mode, environment, true) s
 			  JOIN kbench_runs rb ON rb.digest = s.baseline_run
 			  JOIN kbench_runs rc ON rc.digest = s.candidate_run
 			  CROSS JOIN LATERAL (
@@ -102,6 +103,7 @@ BEGIN
 			                   + greatest((kbench_run_spread(rb)).high_ns - rb.primary_ns, 0)::float8 ^ 2) AS half_b) d
 			 GROUP BY s.protocol, s.device
 			 ORDER BY s.device, s.protocol;
+			any_row := any_row OR FOUND;
 			found_any := true;
 		EXCEPTION WHEN undefined_object OR ambiguous_parameter THEN
 			NULL;                              -- the operation lacks one of the two
@@ -110,6 +112,16 @@ BEGIN
 	IF NOT found_any THEN
 		RAISE EXCEPTION 'no operation has both "%" and "%"', baseline, candidate USING ERRCODE = 'undefined_object',
 			HINT = 'Name providers as kbench_speedup takes them: an implementation name, its provider (huggingface, torch, liger) or title.';
+	END IF;
+	IF NOT any_row THEN
+		-- never silently empty (issue 29): once, for every operation
+		PERFORM _kernelindex.say_empty('kbench_compare_providers',
+			'no operation has runs of both in one cohort (the same pass and device)',
+			jsonb_build_array(jsonb_build_object('role', 'baseline', 'typed', baseline,
+			                                     'digests', to_jsonb(_kernelindex.resolve_implementation(NULL, baseline, 'baseline'))),
+			                  jsonb_build_object('role', 'candidate', 'typed', candidate,
+			                                     'digests', to_jsonb(_kernelindex.resolve_implementation(NULL, candidate, 'candidate')))),
+			nullif(concat_ws(' on ', mode, environment), ''));
 	END IF;
 END $$;
 COMMENT ON FUNCTION kbench_compare_providers(text, text, text, text) IS 'two providers across every operation that has both: geomean speedup per operation, protocol and device, and strict wins by the difference rule';

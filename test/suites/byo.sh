@@ -92,7 +92,18 @@ ok "$RES" "passed passed" "torch jsd forward runs through the worker and passes"
 run "'layer_norm', 'backward', '$SMALL', protocol => '$TINY'"
 cpu_run=$(q "SELECT run_digest FROM kbench_jobs WHERE id = $JOB")
 ok "$(q "SELECT m.value FROM kbench_jobs j JOIN kbench_measurements m ON m.run_digest = j.run_digest WHERE j.id = $JOB AND m.metric = 'peak_memory'")" \
-   "$(( (4*64*256 + 4*256 + 2*64) * 4 + 2*256*8 ))" "a cpu run's peak_memory is its tensors and workspace (dw, db partial sums in double), in bytes"
+   "$(( (3*64*256 + 4*256) * 4 + 2*256*8 ))" "a cpu run's peak_memory is by the one rule (issue 29): its inputs (x, weight, bias, dy), the outputs compared (dx, dweight, dbias) and its workspace (dw, db partial sums in double), in bytes"
+
+# --- bf16 baselines on the CPU (issue 29 item 9): pass under the derived tolerance, or refused when queued
+out=$(qe "SELECT kbench_run('layer_norm', 'forward', '{\"rows\": 64, \"hidden\": 256, \"dtype\": \"bf16\"}', implementation => 'huggingface', protocol => '$TINY')")
+has "$out" "layer_norm's huggingface baseline in bf16 on the CPU misses kbench's derived tolerance" \
+   "huggingface's LayerNorm in bf16 on the CPU is refused at queue time, with the reason"
+has "$out" "run it in fp32 on the CPU" "... and the way out"
+ok "$(q "SELECT count(*) FROM kbench_jobs WHERE status = 'queued'")" 0 "... and nothing is queued"
+run "'rms_norm', 'forward', '{\"rows\": 64, \"hidden\": 256, \"dtype\": \"bf16\"}', implementation => 'huggingface', protocol => '$TINY'"
+ok "$RES" "passed passed" "huggingface's RMSNorm in bf16 on the CPU passes under the derived tolerance"
+run "'layer_norm', 'forward', '{\"rows\": 64, \"hidden\": 256, \"dtype\": \"bf16\"}', protocol => '$TINY'"
+ok "$RES" "passed passed" "kbench's own LayerNorm in bf16 on the CPU passes"
 
 section "registration"
 # --- registration: kbench_admin only, from the allowed directory

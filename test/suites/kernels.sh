@@ -130,6 +130,43 @@ check "v1's ImplementationRevision keeps its pinned name and callable (kbench-la
 	test "$v1m $v1s" = '"name":"kbench-layer-norm-cuda" "callable":{"interface":"kbench","language":"cuda","path":"kernels/ops/layer_norm.cu","symbol":"layer_norm_cuda"}'
 check "--impl cuda/v2 is its own ImplementationRevision (kbench-layer-norm-cuda-v2, another digest)" \
 	bash -c 'printf "%s" "$1" | grep -q "\"name\":\"kbench-layer-norm-cuda-v2\"" && ! printf "%s" "$1" | grep -qF "$2"' _ "$v2" "$v1"
+# kbench describe: the tensors an implementation takes and returns (issue 29, docs/BYO.md)
+d=$($KB describe layer_norm forward rows=8 hidden=32 2>&1)
+check "kbench describe lists layer_norm forward's tensors: name, shape, dtype, role" \
+	bash -c 'for l in "x +\[8, 32\] +fp32 +input" "weight +\[1, 32\] +fp32 +input" "y +\[8, 32\] +fp32 +output" "rstd +\[8, 1\] +fp32 +output" "dx +\[8, 32\] +fp32 +scratch"; do printf "%s" "$1" | grep -Eq "^    $l\$" || exit 1; done' _ "$d"
+d=$($KB describe layer_norm backward rows=8 hidden=32 dtype=bf16 --impl huggingface --json 2>&1)
+check "describe --json of huggingface's layer_norm backward bf16: dx an output in bf16, y scratch, mean fp32" \
+	bash -c 'printf "%s" "$1" | python3 -c "
+import json, sys
+t = {x[\"name\"]: x for x in json.load(sys.stdin)[\"tensors\"]}
+assert t[\"dx\"][\"role\"] == \"output\" and t[\"dx\"][\"dtype\"] == \"bf16\" and t[\"dx\"][\"shape\"] == [8, 32], t[\"dx\"]
+assert t[\"y\"][\"role\"] == \"scratch\" and t[\"mean\"][\"dtype\"] == \"fp32\" and t[\"dy\"][\"role\"] == \"input\"
+"' _ "$d"
+d=$($KB describe rms_norm forward rows=4 hidden=16 --impl huggingface 2>&1)
+check "describe of an operation defined as data (rms_norm) lists its tensors" \
+	bash -c 'printf "%s" "$1" | grep -Eq "^    y +\[4, 16\] +fp32 +output\$" && printf "%s" "$1" | grep -Eq "^    x +\[4, 16\] +fp32 +input\$"' _ "$d"
+d=$($KB describe layer_norm forward rows=8 hidden=32 --impl python:test/byo/impls.py:good 2>&1)
+check "describe of a python entry names it and lists the same tensors (what ctx.inputs and the returned dict hold)" \
+	bash -c 'printf "%s" "$1" | grep -q "^layer_norm forward rows=8 hidden=32: byo-impls-py-good\$" && printf "%s" "$1" | grep -Eq "^    bias +\[1, 32\] +fp32 +input\$"' _ "$d"
+# peak memory by one rule for every kind (issue 29 item 9, docs/KERNELS.md "Peak memory"): the inputs,
+# the outputs compared and what the implementation allocates as far as it is known
+FAST="--rep-ms 1 --warmup-ms 0 --flush-bytes 0"
+# layer_norm forward 64x256 fp32: inputs x, dy (64x256), weight, bias (256); outputs y (64x256), mean, rstd (64)
+io=$(( (3*64*256 + 2*256) * 4 + 2*64*4 ))
+pk=$($KB run layer_norm forward rows=64 hidden=256 $FAST 2>&1 | sed -n 's/^  peak memory \([0-9]*\) bytes$/\1/p')
+check "kbench's own cpu run: peak memory = inputs + outputs + its workspace (2 x 256 doubles), by hand" test "$pk" = "$(( io + 2*256*8 ))"
+cc -std=c11 -O2 -fPIC -shared -Ikernels -o /tmp/kbench-ln.$$.so test/byo/ln_lib.c -lm
+pk=$($KB run layer_norm forward rows=64 hidden=256 --impl library:/tmp/kbench-ln.$$.so:ln_good $FAST 2>&1 | sed -n 's/^  peak memory \([0-9]*\) bytes$/\1/p')
+check "a C library's run: peak memory = the same inputs + outputs + what it reports allocating (2 x 256 floats), by hand" test "$pk" = "$(( io + 2*256*4 ))"
+rm -f /tmp/kbench-ln.$$.so
+if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+	pk=$($KB run layer_norm forward rows=64 hidden=256 --impl huggingface --python /usr/bin/python3 $FAST 2>&1 | sed -n 's/^  peak memory \([0-9]*\) bytes$/\1/p')
+	check "huggingface's run: peak memory = the same inputs + the output it returns (y; mean and rstd not returned, not compared)" test "$pk" = "$(( io - 2*64*4 ))"
+else
+	ok "# SKIP needs=python3-torch huggingface's peak memory not checked"
+fi
+expect "bf16 on the CPU: huggingface's LayerNorm is refused before it runs, with the reason and the way out" 2 "misses kbench's derived tolerance" \
+	$KB run layer_norm forward rows=64 hidden=256 dtype=bf16 --impl huggingface --python /usr/bin/python3 $FAST
 if ! $KB devices | grep -q '^cuda:'; then
 	expect "cuda:0 without a GPU: exit 3, says why" 3 "not available" $KB run jsd forward tokens=1 vocab=2 --device cuda:0
 fi
