@@ -53,7 +53,7 @@ cmp_one(kb_cmp *m, const char *name, int64_t i, double ref, double got, double t
 	if (ratio > m->worst || (m->n == 0 && !m->worst_at[0]))
 	{
 		m->worst = ratio;
-		snprintf(m->worst_at, sizeof(m->worst_at), "%s[%lld]", name, (long long) i);
+		snprintf(m->worst_at, sizeof(m->worst_at), "%.40s[%lld]", name, (long long) i);
 	}
 	m->n++;
 	if (ok)

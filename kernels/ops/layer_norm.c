@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../kb_int.h"
+#include "cpu_rows.h"
 #include "layer_norm.h"
 
 /* ------------------------------------------------------------ float64 reference */
@@ -73,42 +74,42 @@ kb_layer_norm_ref_row_backward(const double *x, const double *w, const double *d
 	}
 }
 
-/* ------------------------------------------------------------ CPU implementation (fp32 accumulation) */
+/* ------------------------------------------------------------ CPU implementation (fp32 arithmetic, double sums) */
 
+/*
+ * Rows read as float (kernels/ops/cpu_rows.h: fp32 in place, bf16 converted
+ * once), sums in double over eight lanes, elementwise work in float: the
+ * same arithmetic as before, in loops the compiler vectorises.
+ */
 static void
 cpu_forward(const kb_call *c)
 {
 	int64_t		R = c->ax[0],
 				H = c->ax[1];
 	int			dt = c->dtype;
+	float	   *buf = kb_row_scratch(dt, 4 * H);
+	const float *w = kb_row_in(c->t[LN_W], dt, 0, H, buf),
+			   *b = kb_row_in(c->t[LN_B], dt, 0, H, buf ? buf + H : NULL);
 
 	for (int64_t r = 0; r < R; r++)
 	{
-		double		ms = 0,
-					vs = 0;
+		const float *x = kb_row_in(c->t[LN_X], dt, r * H, H, buf ? buf + 2 * H : NULL);
+		float	   *y = kb_row_dst(c->t[LN_Y], dt, r * H, buf ? buf + 3 * H : NULL);
 		float		m,
 					v,
 					rs;
 
 		/* the reductions accumulate in double (docs/KERNELS.md, "Tolerances") */
-		for (int64_t j = 0; j < H; j++)
-			ms += (float) kb_get(c->t[LN_X], dt, r * H + j);
-		m = (float) (ms / (double) H);
-		for (int64_t j = 0; j < H; j++)
-		{
-			float		d = (float) kb_get(c->t[LN_X], dt, r * H + j) - m;
-
-			vs += (double) d * d;
-		}
-		v = (float) (vs / (double) H);
+		m = (float) (kb_sum_f(x, H) / (double) H);
+		v = (float) (kb_sumsq_dev_f(x, m, H) / (double) H);
 		rs = 1.0f / sqrtf(v + (float) LN_EPS);
 		((float *) c->t[LN_MEAN])[r] = m;
 		((float *) c->t[LN_RSTD])[r] = rs;
 		for (int64_t j = 0; j < H; j++)
-			kb_set(c->t[LN_Y], dt, r * H + j,
-				   ((float) kb_get(c->t[LN_X], dt, r * H + j) - m) * rs * (float) kb_get(c->t[LN_W], dt, j)
-				   + (float) kb_get(c->t[LN_B], dt, j));
+			y[j] = (x[j] - m) * rs * w[j] + b[j];
+		kb_row_out(c->t[LN_Y], dt, r * H, H, y);
 	}
+	free(buf);
 }
 
 static void
@@ -119,43 +120,61 @@ cpu_backward(const kb_call *c)
 	int			dt = c->dtype;
 	double	   *dw = (double *) c->ws;
 	double	   *db = dw + H;
+	float	   *buf = kb_row_scratch(dt, 4 * H);
+	const float *w = kb_row_in(c->t[LN_W], dt, 0, H, buf);
 
 	memset(dw, 0, sizeof(double) * 2 * (size_t) H);
 	for (int64_t r = 0; r < R; r++)
 	{
+		const float *x = kb_row_in(c->t[LN_X], dt, r * H, H, buf ? buf + H : NULL),
+				   *dy = kb_row_in(c->t[LN_DY], dt, r * H, H, buf ? buf + 2 * H : NULL);
+		float	   *dx = kb_row_dst(c->t[LN_DX], dt, r * H, buf ? buf + 3 * H : NULL);
 		float		m = ((float *) c->t[LN_MEAN])[r];
 		float		rs = ((float *) c->t[LN_RSTD])[r];
-		double		s1 = 0,
-					s2 = 0;
+		double		a1[KB_LANES] = {0},
+					a2[KB_LANES] = {0};
 		float		c1,
 					c2;
+		int64_t		j = 0;
 
-		for (int64_t j = 0; j < H; j++)
+		/* s1 = sum xhat w dy, s2 = sum w dy (double lanes); dw += dy xhat, db += dy */
+		for (; j + KB_LANES <= H; j += KB_LANES)
+			for (int k = 0; k < KB_LANES; k++)
+			{
+				float		xhat = (x[j + k] - m) * rs;
+				float		wdy = w[j + k] * dy[j + k];
+
+				a1[k] += (double) (xhat * wdy);
+				a2[k] += (double) wdy;
+				dw[j + k] += (double) (dy[j + k] * xhat);
+				db[j + k] += (double) dy[j + k];
+			}
+		for (; j < H; j++)
 		{
-			float		xhat = ((float) kb_get(c->t[LN_X], dt, r * H + j) - m) * rs;
-			float		dy = (float) kb_get(c->t[LN_DY], dt, r * H + j);
-			float		wdy = (float) kb_get(c->t[LN_W], dt, j) * dy;
+			float		xhat = (x[j] - m) * rs;
+			float		wdy = w[j] * dy[j];
 
-			s1 += xhat * wdy;
-			s2 += wdy;
-			dw[j] += dy * xhat;
-			db[j] += dy;
+			a1[j % KB_LANES] += (double) (xhat * wdy);
+			a2[j % KB_LANES] += (double) wdy;
+			dw[j] += (double) (dy[j] * xhat);
+			db[j] += (double) dy[j];
 		}
-		c1 = (float) (s1 / (double) H);
-		c2 = (float) (s2 / (double) H);
-		for (int64_t j = 0; j < H; j++)
+		c1 = (float) (kb_lanes_total(a1) / (double) H);
+		c2 = (float) (kb_lanes_total(a2) / (double) H);
+		for (j = 0; j < H; j++)
 		{
-			float		xhat = ((float) kb_get(c->t[LN_X], dt, r * H + j) - m) * rs;
-			float		wdy = (float) kb_get(c->t[LN_W], dt, j) * (float) kb_get(c->t[LN_DY], dt, r * H + j);
+			float		xhat = (x[j] - m) * rs;
 
-			kb_set(c->t[LN_DX], dt, r * H + j, (wdy - xhat * c1 - c2) * rs);
+			dx[j] = (w[j] * dy[j] - xhat * c1 - c2) * rs;
 		}
+		kb_row_out(c->t[LN_DX], dt, r * H, H, dx);
 	}
 	for (int64_t j = 0; j < H; j++)
 	{
 		kb_set(c->t[LN_DW], dt, j, dw[j]);
 		kb_set(c->t[LN_DB], dt, j, db[j]);
 	}
+	free(buf);
 }
 
 static int

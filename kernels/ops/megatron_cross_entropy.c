@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../kb_int.h"
+#include "cpu_rows.h"
 #include "megatron_cross_entropy.h"
 
 /* ------------------------------------------------------------ float64 reference */
@@ -46,32 +47,36 @@ ce_cpu(const kb_call *c, int phase)
 	int64_t		N = c->ax[0] * c->ax[1],
 				V = c->ax[2];
 	int			dt = c->dtype;
+	float	   *buf,
+			   *e;
 
 	if (phase == KB_PHASE_PREPARE)
 		return 0;
+	/* e: the row's exp(z - max); then, for bf16, the row as float and its gradient */
+	e = (float *) malloc(sizeof(float) * (size_t) V * (dt == KB_FP32 ? 1 : 3));
+	buf = dt == KB_FP32 ? NULL : e + V;
 	for (int64_t r = 0; r < N; r++)
 	{
-		const void *z = c->t[CE_LOGITS];
+		const float *z = kb_row_in(c->t[CE_LOGITS], dt, r * V, V, buf);
 		int64_t		t = ((const int64_t *) c->t[CE_TARGET])[r];
-		float		mx = -INFINITY,
+		float		mx = kb_max_f(z, V),
 					lse;
-		double		sum = 0;	/* accumulated in double (docs/KERNELS.md, "Tolerances") */
 
-		for (int64_t j = 0; j < V; j++)
-			mx = fmaxf(mx, (float) kb_get(z, dt, r * V + j));
-		for (int64_t j = 0; j < V; j++)
-			sum += expf((float) kb_get(z, dt, r * V + j) - mx);
-		lse = mx + logf((float) sum);
-		((float *) c->t[CE_LOSS])[r] = lse - (float) kb_get(z, dt, r * V + t);
+		/* the sum accumulates in double (docs/KERNELS.md, "Tolerances") */
+		lse = mx + logf((float) kb_exp_shift_f(e, z, mx, V));
+		((float *) c->t[CE_LOSS])[r] = lse - z[t];
 		if (c->mode != KB_FORWARD)
 		{
 			float		g = ((const float *) c->t[CE_GRAD_LOSS])[r];
+			float	   *gz = kb_row_dst(c->t[CE_GRAD], dt, r * V, buf ? buf + V : NULL);
 
 			for (int64_t j = 0; j < V; j++)
-				kb_set(c->t[CE_GRAD], dt, r * V + j,
-					   (expf((float) kb_get(z, dt, r * V + j) - lse) - (j == t ? 1.0f : 0.0f)) * g);
+				gz[j] = kb_expf(z[j] - lse) * g;
+			gz[t] = (kb_expf(z[t] - lse) - 1.0f) * g;
+			kb_row_out(c->t[CE_GRAD], dt, r * V, V, gz);
 		}
 	}
+	free(e);
 	return 0;
 }
 
