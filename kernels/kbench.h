@@ -482,6 +482,8 @@ typedef struct kb_probe
 /* Probe a device ("cpu" or "cuda:N") with arrays of bytes each (0: the default, see probe.c);
  * 0 when measured, else the reason in out->message. */
 int			kb_probe_device(const char *device, int64_t bytes, kb_probe *out);
+/* The device and its environment (digest, manifest) alone, nothing measured. */
+int			kb_probe_describe(const char *device, kb_probe *out);
 /* The probe as JSON (malloc'd; kb_free): every figure above; those not measured left out. */
 char	   *kb_probe_json(const kb_probe *p);
 void		kb_probe_free(kb_probe *p);

@@ -373,12 +373,11 @@ load_average(void)
 /* ------------------------------------------------------------ kb_probe_device */
 
 int
-kb_probe_device(const char *device, int64_t bytes, kb_probe *out)
+kb_probe_describe(const char *device, kb_probe *out)
 {
 	kb_backend	be;
 	char	   *text;
 	int			dev = -1;
-	int64_t		t0 = kb_now_ns();
 
 	memset(out, 0, sizeof(*out));
 	out->load1 = load_average();
@@ -420,7 +419,19 @@ kb_probe_device(const char *device, int64_t bytes, kb_probe *out)
 		return -1;
 	}
 	free(text);
+	return 0;
+}
 
+int
+kb_probe_device(const char *device, int64_t bytes, kb_probe *out)
+{
+	int			dev = -1;
+	int64_t		t0 = kb_now_ns();
+
+	if (kb_probe_describe(device, out) != 0)
+		return -1;
+	if (strncmp(out->device, "cuda:", 5) == 0)
+		dev = atoi(out->device + 5);
 	if (dev >= 0)
 	{
 		kbc_probe_fn fn = kb_cuda_probe_fn();
