@@ -99,13 +99,11 @@ SELECT r.digest AS run_digest, o.name AS operation, kbench_protocol_mode(p.name)
        mpk.measured_flops AS measured_peak_flops,
        100 * c.bytes / (r.primary_ns * 1e-9) / mc.bandwidth_bytes_per_s AS pct_measured_bandwidth,
        100 * c.flops / (r.primary_ns * 1e-9) / mpk.measured_flops AS pct_measured_flops,
-       1e9 * greatest(c.bytes / mc.bandwidth_bytes_per_s, coalesce(c.flops / mpk.measured_flops, 0)) AS measured_floor_ns,
-       100 * 1e9 * greatest(c.bytes / mc.bandwidth_bytes_per_s, coalesce(c.flops / mpk.measured_flops, 0)) / r.primary_ns
-         AS pct_of_measured_roofline,
+       mpk.measured_floor_ns,
+       100 * mpk.measured_floor_ns / r.primary_ns AS pct_of_measured_roofline,
        r.primary_ns / nullif(1e9 * greatest(c.bytes / (d).peak_bandwidth_bytes_per_s, coalesce(c.flops / pk.peak_flops, 0)), 0)
          AS x_datasheet,
-       r.primary_ns / nullif(1e9 * greatest(c.bytes / mc.bandwidth_bytes_per_s, coalesce(c.flops / mpk.measured_flops, 0)), 0)
-         AS x_measured_ceiling,
+       r.primary_ns / nullif(mpk.measured_floor_ns, 0) AS x_measured_ceiling,
        CASE WHEN mc.environment_digest IS NULL THEN 'not probed: SELECT kbench_probe(device) on the host of this environment'
             WHEN mc.bandwidth_bytes_per_s IS NULL THEN 'the probe of this environment measured no bandwidth' END AS ceiling_note
   FROM kbench_runs r
@@ -129,7 +127,13 @@ SELECT r.digest AS run_digest, o.name AS operation, kbench_protocol_mode(p.name)
                                   WHEN _kernelindex.float_dtype(w.dtypes) = 'fp16' THEN mc.flops_fp16
                                   WHEN _kernelindex.float_dtype(w.dtypes) LIKE 'fp8%' THEN mc.flops_fp8
                                   WHEN _kernelindex.float_dtype(w.dtypes) = 'tf32' THEN mc.flops_tf32
-                                  ELSE mc.flops_fp32 END AS measured_flops) mpk
+                                  ELSE mc.flops_fp32 END AS measured_flops) mpk0
+  -- the measured floor: NULL without a measured bandwidth (greatest() would skip the NULL);
+  -- a FLOP rate the probe did not measure bounds nothing, as a datasheet rate left NULL
+  CROSS JOIN LATERAL (SELECT mpk0.measured_flops,
+                             CASE WHEN mc.bandwidth_bytes_per_s IS NOT NULL
+                                  THEN 1e9 * greatest(c.bytes / mc.bandwidth_bytes_per_s, coalesce(c.flops / mpk0.measured_flops, 0))
+                             END AS measured_floor_ns) mpk
  WHERE r.status = 'passed' AND r.retracted_at IS NULL AND r.superseded_by IS NULL AND r.primary_ns IS NOT NULL;
 COMMENT ON VIEW kbench_roofline IS 'competing runs with achieved bytes/s and FLOP/s from kbench_operation_costs, against their device''s datasheet peaks (kbench_devices) and measured ceilings (kbench_environment_probes): x_datasheet and x_measured_ceiling';
 
@@ -197,7 +201,7 @@ BEGIN
 	 WHERE replace
 	RETURNING * INTO row;
 	IF row.environment_digest IS NULL THEN
-		SELECT * INTO row FROM kbench_environment_probes p WHERE p.environment_digest = probe->>'environment_digest';
+		SELECT * INTO row FROM kbench_environment_probes p WHERE p.environment_digest = kbench_probe_store.probe->>'environment_digest';
 	END IF;
 	RETURN row;
 END $$;
@@ -212,16 +216,18 @@ CREATE OR REPLACE FUNCTION kbench_probe(device text DEFAULT 'cpu', refresh boole
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, @extschema@, pg_temp AS $$
 DECLARE
 	row kbench_environment_probes;
+	env text;
 BEGIN
 	IF device IS NULL THEN
 		RAISE EXCEPTION 'a device is required' USING ERRCODE = 'null_value_not_allowed', HINT = 'Use cpu or cuda:N.';
 	END IF;
-	SELECT * INTO row FROM kbench_environment_probes p
-	 WHERE p.environment_digest = _kernelindex.probe_device(device, NULL, false)->>'environment_digest';
+	-- the device's environment first (nothing measured): probed already?
+	env := _kernelindex.probe_device(kbench_probe.device, NULL, false)->>'environment_digest';
+	SELECT * INTO row FROM kbench_environment_probes p WHERE p.environment_digest = env;
 	IF FOUND AND NOT refresh THEN
 		RETURN row;
 	END IF;
-	RETURN kbench_probe_store(_kernelindex.probe_device(device, bytes, true), refresh);
+	RETURN kbench_probe_store(_kernelindex.probe_device(kbench_probe.device, kbench_probe.bytes, true), refresh);
 END $$;
 COMMENT ON FUNCTION kbench_probe(text, boolean, bigint) IS 'measure a device''s ceilings (kbench probe) and store them with its environment, once per environment unless refresh';
 
