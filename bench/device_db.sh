@@ -134,6 +134,12 @@ q -c "SELECT kbench_cancel(id) FROM kbench_jobs WHERE status IN ('queued', 'runn
 say "jobs done"
 
 ids=$(IFS=,; echo "${IDS[*]:-0}")
+# the card's measured ceilings, once the jobs are done (the device idle): kbench_probe
+# (docs/KERNELS.md "Measured ceilings"), beside the datasheet in kbench_roofline
+q -c "SELECT 'probe: ' || device || ' copy ' || coalesce(round((bandwidth_bytes_per_s / 1e9)::numeric, 1)::text, '-') || ' GB/s, fp32 '
+             || coalesce(round((flops_fp32 / 1e12)::numeric, 1)::text, '-') || ' TFLOP/s, bf16 GEMM '
+             || coalesce(round((flops_bf16 / 1e12)::numeric, 1)::text, '-') || ' TFLOP/s'
+        FROM kbench_probe('$DEV')" >"$RET/probe.txt" 2>&1 || true
 q -P footer=off -F ' | ' >"$RET/db_table.txt" <<EOF
 \pset tuples_only off
 \pset format aligned
@@ -161,6 +167,7 @@ SELECT t.op, t.mode, coalesce(t.workload, '-') AS workload, t.impl, t.product,
        round(t.median_ns / 1e6, 4) AS median_ms, round(t.p20_ns / 1e6, 4) AS p20_ms, round(t.p80_ns / 1e6, 4) AS p80_ms,
        round(t.median_ns::numeric / (SELECT b.median_ns FROM base b WHERE b.op = t.op AND b.mode = t.mode AND b.median_ns > 0), 2) AS x_cuda,
        round((t.median_ns / nullif(rf.floor_ns, 0))::numeric, 2) AS x_floor,
+       round((t.median_ns / nullif(rf.measured_floor_ns, 0))::numeric, 2) AS x_measured,
        t.status || coalesce(' ' || left(t.error, 90), '') AS status
   FROM (SELECT 0 AS k, id, op, mode, workload, impl, coalesce(product, '') AS product, median_ns, p20_ns, p80_ns, digest,
                status || coalesce('/' || run_status, '') AS status, error FROM ours
@@ -186,6 +193,7 @@ EOF
 cat "$RET/db_table.txt"
 [ -s "$OUT/db-refused.txt" ] && { echo "not queued:"; cat "$OUT/db-refused.txt"; } | tee -a "$RET/db_table.txt" >/dev/null
 echo "# x_floor: median over the floor of kbench_roofline (kbench_operation_costs over the card's datasheet peaks)" >>"$RET/db_table.txt"
+echo "# x_measured: median over the floor over the card's measured ceilings ($(cat "$RET/probe.txt" 2>/dev/null | head -1))" >>"$RET/db_table.txt"
 
 q -c "SELECT * FROM kbench_export_catalog()" | gzip >"$RET/catalog.jsonl.gz"
 say "catalog exported: $(gzip -dc "$RET/catalog.jsonl.gz" | wc -l) JSON lines in $RET/catalog.jsonl.gz"

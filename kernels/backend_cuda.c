@@ -31,6 +31,7 @@
 
 static pthread_once_t cuda_once = PTHREAD_ONCE_INIT;
 static const kbc_api *cuda_api;
+static kbc_probe_fn cuda_probe;	/* libkbench_cuda.so's optional kbc_probe */
 static char cuda_why[512];
 
 /* Try one path; true when it gave a usable API table. */
@@ -52,6 +53,7 @@ try_load(const char *path)
 		dlclose(h);
 		return false;
 	}
+	*(void **) (&cuda_probe) = dlsym(h, "kbc_probe");
 	return true;				/* kept loaded for the life of the process */
 }
 
@@ -84,6 +86,13 @@ kb_cuda_api(char *why, size_t whylen)
 	if (!cuda_api && why && whylen)
 		snprintf(why, whylen, "CUDA backend not loaded (%s)", cuda_why[0] ? cuda_why : "libkbench_cuda.so not found");
 	return cuda_api;
+}
+
+kbc_probe_fn
+kb_cuda_probe_fn(void)
+{
+	pthread_once(&cuda_once, load_cuda);
+	return cuda_api ? cuda_probe : NULL;
 }
 
 /* ------------------------------------------------------------ NVML */

@@ -3,8 +3,10 @@
  *
  * Plain C structs and inline functions only, so this header compiles as C11
  * (gcc) and as CUDA C++ (nvcc).  libkbench dlopen()s libkbench_cuda.so and
- * asks it for a kbc_api table through kbc_get_api(KBC_ABI_VERSION); nothing
- * else crosses the boundary.  Bump KBC_ABI_VERSION on any change here.
+ * asks it for a kbc_api table through kbc_get_api(KBC_ABI_VERSION), and for
+ * the optional kbc_probe (below, looked up on its own so that a library
+ * without it still loads); nothing else crosses the boundary.  Bump
+ * KBC_ABI_VERSION on any change to kbc_api.
  */
 #ifndef KB_ABI_H
 #define KB_ABI_H
@@ -116,6 +118,25 @@ typedef struct kbc_api
 } kbc_api;
 
 typedef const kbc_api *(*kbc_get_api_fn) (int abi);
+
+/*
+ * The measured ceilings of a device (kbench.h, kb_probe_device): a
+ * device-to-device copy kernel (bytes read + bytes written per second, best
+ * of several), an fp32 FMA kernel and a cuBLASLt GEMM per dtype (2*m*n*k per second, best of
+ * several).  A figure left 0 was not measured (why: note).  Exported by
+ * libkbench_cuda.so as "kbc_probe"; not measured on a GPU yet.
+ */
+typedef struct kbc_probe_out
+{
+	int64_t		copy_bytes;		/* bytes of the copy's source (in: 0 for the default) */
+	double		copy_bytes_per_s;
+	double		fma_flops_per_s;	/* fp32 FMA kernel (the CUDA cores' vector rate) */
+	int64_t		gemm_n;			/* the GEMMs' m = n = k */
+	double		gemm_flops_per_s[4];	/* tf32, bf16, fp16, fp8 (KB_PROBE_* of kbench.h) */
+	char		note[256];
+} kbc_probe_out;
+
+typedef int (*kbc_probe_fn) (int dev, kbc_probe_out *out, double timeout_s, char *err, size_t errlen);
 
 /* ------------------------------------------------------------ generator */
 

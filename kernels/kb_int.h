@@ -454,6 +454,8 @@ int			kb_host_fill(kb_backend *be, void *p, int dtype, int64_t rows, int64_t col
 
 /* backend_cuda.c: load libkbench_cuda.so once; NULL (and why) when unavailable. */
 const kbc_api *kb_cuda_api(char *why, size_t whylen);
+/* backend_cuda.c: libkbench_cuda.so's kbc_probe, or NULL (not loaded, or a library without it). */
+kbc_probe_fn kb_cuda_probe_fn(void);
 /* backend_cuda.c: what the environment manifest says of cuda:device (api, info, nvml, default clock) into be. */
 int			kb_cuda_describe(kb_backend *be, int device);
 

@@ -467,6 +467,50 @@ char	   *kb_implementation_manifest(const char *op, const char *entry, const cha
 									   char *err, size_t errlen);
 void		kb_free(void *p);
 
+/*
+ * The measured ceilings of a device (probe.c, docs/KERNELS.md "Measured
+ * ceilings"): what the device sustains, measured once per environment and
+ * shown beside its datasheet peaks.  cpu: a STREAM-like copy and triad
+ * (best of several passes over arrays larger than the last-level cache) and
+ * an FMA loop (fp32, the widest vector unit the CPU has), each on one
+ * thread (as kbench's own CPU kernels run) and on every online CPU (as a
+ * multi-threaded implementation can).  cuda:N: a device-to-device copy
+ * kernel and a cuBLASLt GEMM per dtype (tf32, bf16, fp16, fp8) through
+ * libkbench_cuda.so's kbc_probe (not measured on a GPU yet).  A figure
+ * that was not measured is 0 (absent from the JSON, NULL in the database).
+ */
+enum { KB_PROBE_TF32 = 0, KB_PROBE_BF16 = 1, KB_PROBE_FP16 = 2, KB_PROBE_FP8 = 3, KB_PROBE_GEMMS = 4 };
+
+typedef struct kb_probe
+{
+	char		device[32];		/* "cpu", "cuda:0" */
+	char		environment_digest[72];	/* the ExecutionEnvironment the runs on it carry */
+	char	   *environment_json;	/* its canonical manifest (malloc'd) */
+	int			threads;		/* cpu: the threads of the "all" figures (online CPUs) */
+	int64_t		array_bytes;	/* bytes of each copy/triad array */
+	double		copy_bytes_per_s;	/* all threads (cpu) or the copy kernel (cuda) */
+	double		triad_bytes_per_s;
+	double		copy_bytes_per_s_1t;	/* cpu: one thread */
+	double		triad_bytes_per_s_1t;
+	double		fma_flops_per_s;	/* fp32 vector FMA: all threads (cpu), an FMA kernel (cuda) */
+	double		fma_flops_per_s_1t;
+	double		gemm_flops_per_s[KB_PROBE_GEMMS];	/* cuda: dense GEMM per dtype */
+	char		isa[32];		/* cpu: the vector unit of the FMA loop (avx512f, avx2+fma, generic) */
+	double		load1;			/* the host's 1-minute load average when the probe started (-1: unknown) */
+	double		seconds;		/* how long the probe took */
+	char		note[256];
+	char		message[512];	/* why it failed */
+} kb_probe;
+
+/* Probe a device ("cpu" or "cuda:N") with arrays of bytes each (0: the default, see probe.c);
+ * 0 when measured, else the reason in out->message. */
+int			kb_probe_device(const char *device, int64_t bytes, kb_probe *out);
+/* The device and its environment (digest, manifest) alone, nothing measured. */
+int			kb_probe_describe(const char *device, kb_probe *out);
+/* The probe as JSON (malloc'd; kb_free): every figure above; those not measured left out. */
+char	   *kb_probe_json(const kb_probe *p);
+void		kb_probe_free(kb_probe *p);
+
 #ifdef __cplusplus
 }
 #endif

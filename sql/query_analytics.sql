@@ -275,6 +275,55 @@ SELECT axes->>'tokens' AS tokens, right(implementation, 5) AS impl, round((achie
 SELECT * FROM kbench_workload_cost((SELECT digest FROM kbench_workloads WHERE name = 'liger-megatron-cross-entropy-batch4-seq2048-vocab131072-bf16'), 'backward');
 SELECT environment, device, runs, round(best_pct_peak_bandwidth::numeric, 1) AS best_pct_peak_bandwidth
   FROM kbench_device_observed ORDER BY 1;
+-- Measured ceilings (issue 27, item 5).  Nothing probed yet: the measured
+-- columns are NULL and say so, never a made-up figure
+SELECT count(*) AS runs, count(measured_floor_ns) AS measured_floors, count(x_measured_ceiling) AS measured_multiples,
+       min(ceiling_note) AS note
+  FROM kbench_roofline;
+SELECT environment_digest AS h100 FROM kbench_roofline
+ WHERE operation = 'liger-layer-norm' AND environment = 'NVIDIA H100 80GB HBM3' ORDER BY run_digest LIMIT 1 \gset
+BEGIN;
+-- a probe by hand: 2.95 TB/s copy (2.5 triad: the better is kept), 50 TFLOP/s fp32, 700 bf16; no fp8 (NULL)
+SELECT device, bandwidth_bytes_per_s, flops_fp32, flops_bf16, flops_fp8
+  FROM kbench_probe_store(jsonb_build_object('device', 'cuda:0', 'environment_digest', :'h100', 'copy_bytes_per_s', 2.95e12,
+                                             'triad_bytes_per_s', 2.5e12, 'fma_flops_per_s', 50e12, 'gemm_bf16_flops_per_s', 700e12));
+-- once per environment: a second probe keeps the first unless replace
+SELECT bandwidth_bytes_per_s FROM kbench_probe_store(jsonb_build_object('environment_digest', :'h100', 'copy_bytes_per_s', 1e12));
+SELECT count(*) AS probes FROM kbench_environment_probes;
+-- LayerNorm on the probed H100 environment: the measured floor is bytes / 2.95e12 s, by hand
+SELECT mode, axes->>'hidden' AS hidden, right(implementation, 11) AS impl, bytes::bigint, primary_ns,
+       round(floor_ns::numeric) AS floor_ns, round(measured_floor_ns::numeric) AS measured_floor_ns,
+       round((bytes / 2.95e12 * 1e9)::numeric) AS by_hand,
+       round(x_datasheet::numeric, 3) AS x_datasheet, round((primary_ns / (bytes / 3.35e12 * 1e9))::numeric, 3) AS x_datasheet_by_hand,
+       round(x_measured_ceiling::numeric, 3) AS x_measured, round((primary_ns / (bytes / 2.95e12 * 1e9))::numeric, 3) AS x_measured_by_hand,
+       round(pct_measured_bandwidth::numeric, 1) AS pct_measured_bw, ceiling_note
+  FROM kbench_roofline WHERE operation = 'liger-layer-norm' AND environment_digest = :'h100' AND axes->>'hidden' = '1024'
+ ORDER BY mode, impl, primary_ns LIMIT 4;
+-- every probed run: the measured floor is greatest(bytes / 2.95e12, FLOPs / the measured rate of its compute) s
+SELECT count(*) AS probed_runs,
+       count(*) FILTER (WHERE abs(r.measured_floor_ns - 1e9 * greatest(r.bytes / 2.95e12,
+                                  r.flops / CASE WHEN k.compute = 'tensor' AND r.dtype = 'bf16' THEN 700e12
+                                                 WHEN k.compute = 'tensor' AND (r.dtype IN ('fp16', 'tf32') OR r.dtype LIKE 'fp8%')
+                                                 THEN 'Infinity'::float8 ELSE 50e12 END)) <= 1e-9 * r.measured_floor_ns) AS by_hand,
+       count(*) FILTER (WHERE r.ceiling_note IS NULL) AS without_note
+  FROM kbench_roofline r JOIN kbench_operation_costs k ON k.operation = r.operation_key AND k.mode = r.mode
+ WHERE r.environment_digest = :'h100';
+SELECT environment, round(best_pct_peak_bandwidth::numeric, 1) AS best_pct_peak_bandwidth,
+       measured_bandwidth_bytes_per_s, round(best_pct_measured_bandwidth::numeric, 1) AS best_pct_measured_bandwidth
+  FROM kbench_device_observed ORDER BY 1;
+ROLLBACK;
+-- the CPU of this server, probed in the session (small arrays): positive figures, stored once
+BEGIN;
+SELECT device, bandwidth_bytes_per_s > 0 AS bandwidth, flops_fp32 > 0 AS fma, flops_bf16 IS NULL AS no_gemm,
+       (probe->>'threads')::int >= 1 AS threads, (probe->>'copy_bytes_per_s_1t')::float8 > 0 AS one_thread
+  FROM kbench_probe('cpu', bytes => 1048576);
+SELECT p1.probe = p2.probe AS measured_once
+  FROM kbench_environment_probes p1, kbench_probe('cpu', bytes => 1048576) p2 WHERE p1.device = 'cpu';
+SELECT count(*) AS cpu_probes FROM kbench_environment_probes WHERE device = 'cpu';
+ROLLBACK;
+SELECT kbench_probe_store('{"environment_digest": "sha256:0000000000000000000000000000000000000000000000000000000000000000", "copy_bytes_per_s": -1}');
+SELECT kbench_probe_store('{"device": "cpu"}');
+SELECT kbench_probe('gpu');
 SELECT operation, count(*) FILTER (WHERE mode = 'forward') AS forward, count(*) FILTER (WHERE mode = 'backward') AS backward,
        count(*) FILTER (WHERE mode = 'full') AS full
   FROM kbench_operation_costs GROUP BY 1 ORDER BY 1;

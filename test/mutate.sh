@@ -158,6 +158,11 @@ opdef_unreturned|kernels/python/kbench_reference.py|s/        if name not in ret
 opdef_no_grads|kernels/python/kbench_reference.py|s/if mode != "forward" and grads_of:/if False:/|operations|the python reference computes no gradients
 opdef_suggest|kernels/registry.c|s/best <= 4/best < 0/|operations|the unknown-operation error suggests no name
 opdef_liger_url|kernels/ops/defs/rms_norm.json|s/"liger_kernel": "rms_norm"/"liger_kernel": "rmsnorm"/|operations|rms_norm's OperationSpec names another source script than the Liger import (its WorkloadCase digest differs)
+unstable_opens_alert|sql/code/51_alerts.sql|s/^\t\tCONTINUE WHEN c.unstable;/\t\tCONTINUE WHEN false;/|stopping|an unstable run opens an alert on its own
+unstable_gives_verdict|sql/code/51_alerts.sql|s/^\tIF _kernelindex.run_unstable(run.manifest) THEN/\tIF false THEN/|stopping|an unstable confirmation rerun confirms or refutes its alert
+measured_floor_zero|sql/code/43_roofline.sql|s/CASE WHEN mc.bandwidth_bytes_per_s IS NOT NULL/CASE WHEN true/|installcheck|a run whose environment was never probed gets a measured floor of 0 instead of NULL
+probe_store_replaces|sql/code/43_roofline.sql|s/^\t WHERE replace$/\t WHERE true/|installcheck|a second probe of an environment overwrites the first (not once per environment)
+probe_zero_figures|kernels/probe.c|s/\tif (v > 0)$/\tif (v >= 0)/|kernels|a probe figure not measured is printed as 0 instead of left out
 EOF
 )
 

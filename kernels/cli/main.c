@@ -10,6 +10,7 @@
  *              [--min-samples N] [--seed N] [--no-check] [--fixed] [--noise-target-pct P] [--max-ms MS] [--timeout S] [--python INTERPRETER]
  *   kbench compare OP MODE key=value... --a IMPL --b IMPL [--rounds N] [--same-pct P] [--json] ...
  *              (cli/compare.c)
+ *   kbench probe [--device cpu|cuda:N] [--bytes N] [--json]  the device's measured ceilings (docs/KERNELS.md)
  *   kbench agent [--db CONNINFO] [--name NAME] [--devices auto|cpu,cuda:N] ...  (kbench-agent, docs/FLEET.md)
  *   IMPL: cpu, cuda, cuda/vN (CUDA kernel variant N; cuda is cuda/v1), huggingface,
  *   torch, liger (python, in a child process), python:file.py:function or
@@ -59,6 +60,7 @@ usage(FILE *f)
 			"                  [--min-samples N] [--seed N] [--no-check] [--fixed] [--noise-target-pct P] [--max-ms MS] [--timeout S] [--python INTERPRETER]\n"
 			"       kbench compare OP MODE key=value... --a IMPL --b IMPL [--rounds N] [--same-pct P] [--json]\n"
 			"                  [--device cpu|cuda:N] [protocol options as for run]\n"
+			"       kbench probe [--device cpu|cuda:N] [--bytes N] [--json]\n"
 			"       kbench agent [--db CONNINFO] [--name NAME] [--devices auto|cpu,cuda:N,...] (docs/FLEET.md)\n"
 			"       IMPL: cpu, cuda, cuda/vN (CUDA kernel variant), huggingface, torch, liger, python:file.py:function,\n"
 			"             library:libx.so:symbol (docs/BYO.md)\n"
@@ -644,6 +646,80 @@ cmd_agent(char **argv)
 	return 2;
 }
 
+/* kbench probe: the measured ceilings of one device (probe.c). */
+static int
+cmd_probe(int argc, char **argv)
+{
+	const char *device = "cpu";
+	int64_t		bytes = 0;
+	int			json = 0;
+	kb_probe	p;
+	char	   *s;
+
+	for (int i = 0; i < argc; i++)
+	{
+		if (strcmp(argv[i], "--json") == 0)
+			json = 1;
+		else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
+			device = argv[++i];
+		else if (strcmp(argv[i], "--bytes") == 0 && i + 1 < argc && atoll(argv[i + 1]) >= 4096)
+			bytes = atoll(argv[++i]);
+		else
+		{
+			fprintf(stderr, "kbench: probe takes --device cpu|cuda:N, --bytes N (4096 or more) and --json, got '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (kb_probe_device(device, bytes, &p) != 0)
+	{
+		fprintf(stderr, "kbench: %s\n", p.message);
+		kb_probe_free(&p);
+		return strncmp(p.message, "unknown device", 14) == 0 ? 2 : 3;
+	}
+	if (json)
+	{
+		s = kb_probe_json(&p);
+		if (!s)
+		{
+			kb_probe_free(&p);
+			return 1;
+		}
+		printf("%s\n", s);
+		kb_free(s);
+	}
+	else
+	{
+		static const char *const g[KB_PROBE_GEMMS] = {"tf32", "bf16", "fp16", "fp8"};
+
+		printf("device        %s (environment %s)\n", p.device, p.environment_digest);
+		if (p.threads > 0)
+		{
+			printf("copy          %.2f GB/s on 1 thread, %.2f GB/s on %d threads\n", p.copy_bytes_per_s_1t * 1e-9,
+				   p.copy_bytes_per_s * 1e-9, p.threads);
+			printf("triad         %.2f GB/s on 1 thread, %.2f GB/s on %d threads\n", p.triad_bytes_per_s_1t * 1e-9,
+				   p.triad_bytes_per_s * 1e-9, p.threads);
+			printf("fp32 fma      %.2f GFLOP/s on 1 thread, %.2f GFLOP/s on %d threads (%s)\n", p.fma_flops_per_s_1t * 1e-9,
+				   p.fma_flops_per_s * 1e-9, p.threads, p.isa);
+		}
+		else
+		{
+			printf("copy          %.4g GB/s\n", p.copy_bytes_per_s * 1e-9);
+			printf("fp32 fma      %.4g GFLOP/s\n", p.fma_flops_per_s * 1e-9);
+			for (int i = 0; i < KB_PROBE_GEMMS; i++)
+				if (p.gemm_flops_per_s[i] > 0)
+					printf("gemm %-8s %.4g GFLOP/s\n", g[i], p.gemm_flops_per_s[i] * 1e-9);
+				else
+					printf("gemm %-8s not measured\n", g[i]);
+		}
+		printf("arrays        %lld bytes; load average %.2f at the start; %.2f s\n", (long long) p.array_bytes,
+			   p.load1, p.seconds);
+		printf("note          %s\n", p.note);
+	}
+	kb_probe_free(&p);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -670,9 +746,11 @@ main(int argc, char **argv)
 		return cmd_run(argc - 2, argv + 2, 1);
 	if (strcmp(argv[1], "compare") == 0)
 		return kbench_cmd_compare(argc - 2, argv + 2);	/* cli/compare.c */
+	if (strcmp(argv[1], "probe") == 0)
+		return cmd_probe(argc - 2, argv + 2);
 	if (strcmp(argv[1], "agent") == 0)
 		return cmd_agent(argv);
-	fprintf(stderr, "kbench: unknown command '%s'; allowed: list, devices, describe, run, compare, agent, help\n", argv[1]);
+	fprintf(stderr, "kbench: unknown command '%s'; allowed: list, devices, describe, run, compare, probe, agent, help\n", argv[1]);
 	usage(stderr);
 	return 2;
 }

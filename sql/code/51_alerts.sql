@@ -100,6 +100,16 @@ BEGIN
 		RETURN;
 	END IF;
 	pct := (run.primary_ns - a.baseline_ns) / a.baseline_ns * 100;
+	-- an unstable rerun (its sampling stopped at a cap before the noise
+	-- settled, docs/KERNELS.md Stopping) gives no verdict: it neither confirms
+	-- nor refutes, and the alert stays as it is (open, until a settled run or
+	-- a person decides)
+	IF _kernelindex.run_unstable(run.manifest) THEN
+		UPDATE kbench_alert_confirmations SET run_digest = run.digest, value_ns = run.primary_ns, change_pct = pct,
+		       judged_at = now(), error = 'the confirmation rerun was unstable (stopped at a cap before its noise settled): no verdict'
+		 WHERE alert_id = c.alert_id;
+		RETURN;
+	END IF;
 	v := CASE WHEN run.status = 'passed' AND run.primary_ns IS NOT NULL
 	               AND pct >= greatest(a.change_pct / 2,
 	                                   coalesce((SELECT min_change_pct FROM kbench_alert_rules WHERE id = a.rule_id), 0))
@@ -121,7 +131,8 @@ REVOKE ALL ON FUNCTION _kernelindex.judge_confirmation(kbench_alert_confirmation
 -- alert's last flagged run is among the previous min(window, 20) points
 -- (changepoint: when the alert's change point is in the window); otherwise
 -- it opens an alert: NOTIFY kbench_alerts, and a confirmation rerun when the
--- rule asks and this server can rerun it.  Returns the alerts opened.
+-- rule asks and this server can rerun it; an unstable run never opens one
+-- (it only folds into an open episode).  Returns the alerts opened.
 CREATE OR REPLACE FUNCTION _kernelindex.alert_check(landed text[], only_rule int DEFAULT NULL, rejudge boolean DEFAULT true) RETURNS int
 	-- a generic plan: the custom plans of this query took ~7 ms to plan, per landed run;
 	-- and index scans: the plan is made once, often while kbench_runs is still
@@ -168,7 +179,7 @@ BEGIN
 			       r.observed_at AS oa, r.primary_ns::float8 AS x, coalesce(i.name, r.implementation_digest) AS fam,
 			       CASE WHEN i.name IS NULL THEN ARRAY[r.implementation_digest]
 			            ELSE ARRAY(SELECT i2.digest FROM kbench_implementations i2 WHERE i2.name = i.name) END AS fam_digests,
-			       o.name AS opname, p, e
+			       o.name AS opname, p, e, _kernelindex.run_unstable(r.manifest) AS unstable
 			  FROM ids JOIN kbench_runs r ON r.digest = ids.digest
 			  LEFT JOIN kbench_implementations i ON i.digest = r.implementation_digest
 			  LEFT JOIN kbench_workloads w ON w.digest = r.workload_digest
@@ -206,7 +217,7 @@ BEGIN
 			       greatest(cardinality(nm.all_rds) - (ru.window_size + ru.persistence - 1) + 1, 1) AS first
 			  FROM nm JOIN kbench_alert_rules ru ON ru.id = ANY (nm.rule_ids)
 		)
-		SELECT mp.digest, mp.wd, mp.pd, mp.ed, mp.oa, mp.x, mp.fam, mp.rule_id, mp.method, mp.window_size, mp.confirm,
+		SELECT mp.digest, mp.wd, mp.pd, mp.ed, mp.oa, mp.x, mp.fam, mp.rule_id, mp.method, mp.window_size, mp.confirm, mp.unstable,
 		       mp.all_rds[mp.first:] AS rds, mp.all_rds[mp.first:] || mp.digest AS upto, j.*
 		  FROM mp
 		  CROSS JOIN LATERAL _kernelindex.judge(mp.method, mp.all_xs[mp.first:] || mp.x, mp.threshold, mp.min_change_pct,
@@ -240,6 +251,10 @@ BEGIN
 			 WHERE al.id = fold_id;
 			CONTINUE;
 		END IF;
+		-- an unstable run (docs/KERNELS.md Stopping) does not open an alert on its
+		-- own: flagged, it joins the rule's alert on the series (above) if there
+		-- is one, and is otherwise left for a settled run to confirm
+		CONTINUE WHEN c.unstable;
 		CONTINUE WHEN EXISTS (SELECT 1 FROM kbench_alerts al
 		                       WHERE al.rule_id = c.rule_id AND al.workload_digest = c.wd AND al.protocol_digest = c.pd
 		                         AND al.environment_digest = c.ed AND al.family = c.fam AND c.digest = ANY (al.runs));

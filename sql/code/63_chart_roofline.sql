@@ -5,7 +5,8 @@
 -- (arithmetic intensity, achieved FLOP/s), the device's roofs (bandwidth x
 -- intensity up to the fp32 vector peak, and up to the matrix peak of each
 -- dtype whose runs are bound by it); each point's title says how many times
--- its roofline floor the run took.
+-- its roofline floor the run took, against the datasheet and against the
+-- measured ceiling (kbench_environment_probes; 'not probed' without one).
 CREATE OR REPLACE FUNCTION kbench_chart_roofline(environment text, operation text DEFAULT NULL, mode text DEFAULT NULL)
 	RETURNS text LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp
 	SET extra_float_digits = 1 AS $$
@@ -61,6 +62,8 @@ BEGIN
 	                                            WHEN dev.name IS NULL THEN 'no datasheet peaks for this device (add a row to kbench_devices)'
 	                                            ELSE format('%s: %s B/s, %s FLOP/s fp32', dev.name, kbench_svg_number(dev.peak_bandwidth_bytes_per_s),
 	                                                        kbench_svg_number(dev.peak_flops_fp32)) END,
+	                               CASE WHEN count(*) FILTER (WHERE measured_floor_ns IS NOT NULL) = 0 THEN 'measured ceiling: not probed (kbench_probe)'
+	                                    ELSE format('measured ceiling: %s B/s', kbench_svg_number(max(measured_bandwidth_bytes_per_s))) END,
 	                               'a point per run',
 	                               CASE WHEN count(*) FILTER (WHERE NOT (achieved_flops_per_s > 0 AND arithmetic_intensity > 0)) > 0
 	                                    THEN format('%s without FLOPs not drawn', count(*) FILTER (WHERE NOT (achieved_flops_per_s > 0 AND arithmetic_intensity > 0))) END),
@@ -71,12 +74,14 @@ BEGIN
 	         'series', coalesce((SELECT jsonb_agg(jsonb_build_object('name', k, 'line', false, 'points', pts) ORDER BY k)
 	                               FROM (SELECT CASE WHEN ops IS NULL THEN _kernelindex.op_key(r.operation) ELSE kbench_chart_label(r.implementation) END AS k,
 	                                            jsonb_agg(jsonb_build_object('x', r.arithmetic_intensity, 'y', r.achieved_flops_per_s,
-	                                                      'title', format('%s %s %s %s · %s: %s FLOP/B, %s FLOP/s, %s B/s; %s the roofline floor (%s%% of the roofline, %s-bound)',
+	                                                      'title', format('%s %s %s %s · %s: %s FLOP/B, %s FLOP/s, %s B/s; %s the roofline floor (%s%% of the roofline, %s-bound; x datasheet); %s',
 	                                                                      r.operation, r.mode, (SELECT string_agg(key || '=' || value, ' ' ORDER BY key) FROM jsonb_each_text(r.axes)), r.dtype,
 	                                                                      kbench_chart_label(r.implementation), kbench_svg_number(r.arithmetic_intensity),
 	                                                                      kbench_svg_number(r.achieved_flops_per_s), kbench_svg_number(r.achieved_bytes_per_s),
 	                                                                      CASE WHEN r.pct_of_roofline > 0 THEN round((100 / r.pct_of_roofline)::numeric, 2) || '×' ELSE '?' END,
-	                                                                      round(r.pct_of_roofline::numeric, 1), coalesce(r.bound, '?')))
+	                                                                      round(r.pct_of_roofline::numeric, 1), coalesce(r.bound, '?'),
+	                                                                      CASE WHEN r.x_measured_ceiling > 0 THEN round(r.x_measured_ceiling::numeric, 2) || '× the measured ceiling''s floor'
+	                                                                           ELSE 'x measured ceiling: not probed' END))
 	                                                      ORDER BY r.arithmetic_intensity, r.run_digest) AS pts
 	                                       FROM r WHERE r.achieved_flops_per_s > 0 AND r.arithmetic_intensity > 0 GROUP BY 1) q), '[]'))
 	  INTO amin, amax, skipped, peaks, spec

@@ -121,3 +121,28 @@ INSERT INTO kbench_operation_costs (operation, mode, bytes, flops, compute, note
 
 SELECT pg_catalog.pg_extension_config_dump('kbench_devices', 'WHERE NOT seeded');
 SELECT pg_catalog.pg_extension_config_dump('kbench_operation_costs', 'WHERE NOT seeded');
+
+-- Measured ceilings (issue 27, item 5): what kbench's probe (kernels/probe.c,
+-- `kbench probe`, kbench_probe(device)) measured an environment sustains,
+-- one row per environment, beside the datasheet peaks of kbench_devices.
+-- A plain table keyed by the environment's digest, not a manifest: a probe
+-- is a measurement of the environment (as a run is), but the manifest kinds
+-- have no member for it.  bandwidth: the better of the copy and the triad
+-- (CPU: on every online CPU; GPU: the copy kernel); flops_fp32: the fp32 FMA
+-- loop (vector); flops_tf32..fp8: a cuBLASLt GEMM per dtype (GPU only).
+-- NULL: not measured.  probe: everything the probe reported (one-thread
+-- figures, threads, array size, load average, note).
+CREATE TABLE kbench_environment_probes (
+	environment_digest text PRIMARY KEY CHECK (environment_digest ~ '^sha256:[0-9a-f]{64}$'),
+	device text NOT NULL,                 -- as probed: cpu, cuda:N
+	probed_at timestamptz NOT NULL DEFAULT now(),
+	bandwidth_bytes_per_s float8 CHECK (bandwidth_bytes_per_s > 0),
+	flops_fp32 float8 CHECK (flops_fp32 > 0),
+	flops_tf32 float8 CHECK (flops_tf32 > 0),
+	flops_bf16 float8 CHECK (flops_bf16 > 0),
+	flops_fp16 float8 CHECK (flops_fp16 > 0),
+	flops_fp8 float8 CHECK (flops_fp8 > 0),
+	probe jsonb NOT NULL CHECK (jsonb_typeof(probe) = 'object')
+);
+COMMENT ON TABLE kbench_environment_probes IS 'measured ceilings per environment (kbench probe): sustained bandwidth and FLOP rates, NULL where not measured';
+SELECT pg_catalog.pg_extension_config_dump('kbench_environment_probes', '');

@@ -53,3 +53,19 @@ CREATE INDEX kbench_runs_implementation_digest_idx ON kbench_runs (implementatio
 CREATE INDEX kbench_agent_devices_names_idx ON kbench_agent_devices
 	USING gin (_kernelindex.agent_names(agent, device, class, position = 0));
 CREATE INDEX kbench_jobs_agent_running_idx ON kbench_jobs (agent) WHERE status = 'running';
+
+-- Measured ceilings (issue 27, item 5; sql/schema/43_roofline.sql makes it on install).
+CREATE TABLE kbench_environment_probes (
+	environment_digest text PRIMARY KEY CHECK (environment_digest ~ '^sha256:[0-9a-f]{64}$'),
+	device text NOT NULL,                 -- as probed: cpu, cuda:N
+	probed_at timestamptz NOT NULL DEFAULT now(),
+	bandwidth_bytes_per_s float8 CHECK (bandwidth_bytes_per_s > 0),
+	flops_fp32 float8 CHECK (flops_fp32 > 0),
+	flops_tf32 float8 CHECK (flops_tf32 > 0),
+	flops_bf16 float8 CHECK (flops_bf16 > 0),
+	flops_fp16 float8 CHECK (flops_fp16 > 0),
+	flops_fp8 float8 CHECK (flops_fp8 > 0),
+	probe jsonb NOT NULL CHECK (jsonb_typeof(probe) = 'object')
+);
+COMMENT ON TABLE kbench_environment_probes IS 'measured ceilings per environment (kbench probe): sustained bandwidth and FLOP rates, NULL where not measured';
+SELECT pg_catalog.pg_extension_config_dump('kbench_environment_probes', '');

@@ -550,3 +550,102 @@ kbc_get_api(int abi)
 {
 	return abi == KBC_ABI_VERSION ? &api : NULL;
 }
+
+/*
+ * kbc_probe (kb_abi.h): the fake device's "ceilings", measured on the host
+ * as the real one measures the GPU's: a copy (memcpy, read + write bytes),
+ * an fp32 multiply-add loop, and a small fp32 matrix product standing for
+ * the tf32, bf16 and fp16 GEMMs; no fp8 (left 0: not measured).  Best of 3
+ * each.  fault_open fails as open does.
+ */
+__attribute__((visibility("default"))) int kbc_probe(int dev, kbc_probe_out *out, double timeout_s, char *err, size_t errlen);
+
+int
+kbc_probe(int dev, kbc_probe_out *out, double timeout_s, char *err, size_t errlen)
+{
+	int64_t		bytes = out->copy_bytes >= 4096 ? out->copy_bytes : (int64_t) 8 << 20;
+	enum { N = 96 };
+	static float a[N * N], b[N * N], c[N * N];
+	char	   *src,
+			   *dst;
+	static volatile float sink;
+
+	(void) timeout_s;
+	trace("probe");
+	memset(out, 0, sizeof(*out));
+	if (!read_mode(err, errlen))
+		return KBC_ERROR;
+	if (dev != 0)
+		return fail(KBC_ERROR, err, errlen, "cudaErrorInvalidDevice (invalid device ordinal)");
+	if (mode == M_FAULT_OPEN)
+		return fail(KBC_ERROR, err, errlen,
+					"cudaErrorDevicesUnavailable (CUDA-capable device(s) is/are busy or unavailable) at fake_cuda.c: cudaSetDevice");
+	src = malloc((size_t) bytes);
+	dst = malloc((size_t) bytes);
+	if (!src || !dst)
+	{
+		free(src);
+		free(dst);
+		return fail(KBC_ERROR, err, errlen, "out of host memory");
+	}
+	memset(src, 1, (size_t) bytes);
+	memset(dst, 0, (size_t) bytes);
+	out->copy_bytes = bytes;
+	for (int r = 0; r < 3; r++)
+	{
+		int64_t		t0 = kb_now_ns();
+		double		s;
+
+		memcpy(dst, src, (size_t) bytes);
+		s = (double) (kb_now_ns() - t0) * 1e-9;
+		if (s > 0 && 2.0 * (double) bytes / s > out->copy_bytes_per_s)
+			out->copy_bytes_per_s = 2.0 * (double) bytes / s;
+	}
+	sink = (float) dst[bytes - 1];
+	free(src);
+	free(dst);
+	for (int r = 0; r < 3; r++)
+	{
+		float		x0 = 1, x1 = 2, x2 = 3, x3 = 4;
+		int64_t		t0 = kb_now_ns();
+		double		s;
+
+		for (int i = 0; i < 1000000; i++)
+		{
+			x0 = x0 * 0.999999f + 1e-7f;
+			x1 = x1 * 0.999999f + 1e-7f;
+			x2 = x2 * 0.999999f + 1e-7f;
+			x3 = x3 * 0.999999f + 1e-7f;
+		}
+		s = (double) (kb_now_ns() - t0) * 1e-9;
+		sink = x0 + x1 + x2 + x3;
+		if (s > 0 && 8e6 / s > out->fma_flops_per_s)
+			out->fma_flops_per_s = 8e6 / s;
+	}
+	for (int i = 0; i < N * N; i++)
+		a[i] = b[i] = (float) (i % 7);
+	out->gemm_n = N;
+	for (int r = 0; r < 3; r++)
+	{
+		int64_t		t0 = kb_now_ns();
+		double		s;
+
+		for (int i = 0; i < N; i++)
+			for (int j = 0; j < N; j++)
+			{
+				float		acc = 0;
+
+				for (int k = 0; k < N; k++)
+					acc += a[i * N + k] * b[k * N + j];
+				c[i * N + j] = acc;
+			}
+		s = (double) (kb_now_ns() - t0) * 1e-9;
+		sink = c[N + 1];
+		for (int d = 0; d < 3; d++)
+			if (s > 0 && 2.0 * N * N * N / s > out->gemm_flops_per_s[d])
+				out->gemm_flops_per_s[d] = 2.0 * N * N * N / s;
+	}
+	(void) sink;
+	snprintf(out->note, sizeof(out->note), "fake CUDA (kernelindex test double): host memcpy, host loops; no fp8");
+	return KBC_OK;
+}

@@ -248,5 +248,28 @@ else
 	ok "# SKIP needs=zstd Liger digest comparison not run"
 fi
 
+# Measured ceilings (issue 27, item 5): kbench probe measures the CPU (copy,
+# triad, fp32 FMA; one thread and all) and, through the fake CUDA's
+# kbc_probe, a "GPU"; every figure is a positive number (no speed
+# threshold), a figure not measured is absent (never made up), and the
+# environment digest is the one runs on that device carry.
+make -s -C kernels build/libkbench_fake_cuda.so NVCC= >/dev/null 2>&1
+pj=$($KB probe --json --bytes 4194304 2>&1)
+check "kbench probe (cpu) prints its environment's digest, 1 and all threads, the vector unit" \
+	python3 -c 'import json,sys; p=json.loads(sys.argv[1]); assert p["device"]=="cpu" and p["environment_digest"].startswith("sha256:") and p["threads"]>=1 and p["isa"] and p["array_bytes"]==4194304, p' "$pj"
+check "kbench probe (cpu): copy, triad and FMA are positive on one thread and on all; no GEMM figure is made up" \
+	python3 -c 'import json,sys; p=json.loads(sys.argv[1]); ks=["copy_bytes_per_s","triad_bytes_per_s","fma_flops_per_s"]; assert all(p[k]>0 and p[k+"_1t"]>0 for k in ks), p; assert not any(k.startswith("gemm_") for k in p), p' "$pj"
+envd=$($KB run layer_norm forward rows=64 hidden=64 dtype=fp32 --device cpu --json --rep-ms 5 --warmup-ms 1 2>/dev/null | grep -oE '"environmentDigest":"sha256:[0-9a-f]{64}"' | head -1 | grep -oE 'sha256:[0-9a-f]{64}')
+check "kbench probe (cpu) names the environment a cpu run carries ($envd)" \
+	python3 -c 'import json,sys; assert json.loads(sys.argv[1])["environment_digest"]==sys.argv[2]' "$pj" "$envd"
+gj=$(KBENCH_CUDA_LIB=$ROOT/kernels/build/libkbench_fake_cuda.so $KB probe --json --device cuda:0 --bytes 1048576 2>&1)
+check "kbench probe (fake cuda:0): copy, FMA and the tf32/bf16/fp16 GEMMs positive; fp8 not measured, so absent" \
+	python3 -c 'import json,sys; p=json.loads(sys.argv[1]); assert all(p[k]>0 for k in ["copy_bytes_per_s","fma_flops_per_s","gemm_tf32_flops_per_s","gemm_bf16_flops_per_s","gemm_fp16_flops_per_s"]), p; assert "gemm_fp8_flops_per_s" not in p and "threads" not in p, p' "$gj"
+out=$(KBENCH_CUDA_LIB=$ROOT/kernels/build/libkbench_fake_cuda.so KBENCH_FAKE_CUDA=fault_open $KB probe --device cuda:0 2>&1); rc=$?
+check "kbench probe of a device that cannot be opened exits 3 and says why (rc $rc)" \
+	test "$rc" = 3 -a -n "$(echo "$out" | grep -F 'cudaErrorDevicesUnavailable')"
+out=$($KB probe --device gpu 2>&1); rc=$?
+check "kbench probe of an unknown device exits 2 (rc $rc)" test "$rc" = 2 -a -n "$(echo "$out" | grep -F 'unknown device "gpu"')"
+
 echo "# kernels suite: $n tests, $fails failed"
 [ $fails -eq 0 ]

@@ -92,6 +92,34 @@ ok "$(q "SELECT run_digest || ' ' || unstable FROM kbench_records")" "$ND true" 
   "kbench_records marks the unstable run: the implementation's best, the leader, flagged unstable"
 ok "$(q "SELECT count(*) FROM kbench_records WHERE NOT unstable")" 0 \
   "... so a reader who takes only settled runs (WHERE NOT unstable) sees no record here"
+# ---------------------------------------------------------------- unstable runs and alerts
+# The rule (docs/ANALYTICS.md, Alert rules): an unstable run never opens an
+# alert on its own (flagged, it only folds into an open one), and an unstable
+# confirmation rerun gives no verdict (the alert stays open).  The series so
+# far: the quiet run (50 us) and the noisy one (10-50 us).  A slower unstable
+# run (100-140 us at random) is flagged by the percent rule but opens nothing;
+# a settled slower run (120 us) opens the alert.
+q "SELECT kbench_alert_rule('unstable-test', 'percent', window_size => 2, threshold => 5, confirm => false)" >/dev/null
+slow_u=$(KBENCH_FAKE_CUDA_TIMES=jitter:100000:140000 timeout 120 $KB run "${CASE[@]}" --manifests --json)
+ok "$(field "d['summary']['unstable'], d['summary']['stop_rule']" <<<"$slow_u")" "(True, 'max_time')" "a slower jittery run (100-140 us) is unstable"
+ingest "$slow_u"
+SU=$(field "d['digests']['run']" <<<"$slow_u")
+ok "$(q "SELECT count(*) FROM kbench_regressions(NULL, method => 'percent', window_size => 2) WHERE run_digest = '$SU'") $(q "SELECT count(*) FROM kbench_alerts WHERE '$SU' = ANY (runs)")" "1 0" \
+  "the unstable slower run is a regression by the percent rule, but opens no alert on its own"
+slow_s=$(KBENCH_FAKE_CUDA_TIMES=steady:120000 timeout 120 $KB run "${CASE[@]}" --manifests --json)
+ingest "$slow_s"
+SS=$(field "d['digests']['run']" <<<"$slow_s")
+ok "$(field "d['summary']['unstable']" <<<"$slow_s") $(q "SELECT count(*) FROM kbench_alerts a JOIN kbench_alert_rules r ON r.id = a.rule_id WHERE r.name = 'unstable-test' AND a.run_digest = '$SS'")" "False 1" \
+  "a settled slower run (120 us) opens the alert"
+AID=$(q "SELECT a.id FROM kbench_alerts a JOIN kbench_alert_rules r ON r.id = a.rule_id WHERE r.name = 'unstable-test' AND a.run_digest = '$SS'")
+q "INSERT INTO kbench_alert_confirmations (alert_id) VALUES ($AID)" >/dev/null
+q "SELECT _kernelindex.judge_confirmation(c, r) FROM kbench_alert_confirmations c, kbench_runs r WHERE c.alert_id = $AID AND r.digest = '$SU'" >/dev/null
+ok "$(q "SELECT coalesce(c.verdict, 'none') || ' ' || a.status || ' ' || (c.error LIKE '%unstable%') FROM kbench_alerts a JOIN kbench_alert_confirmations c ON c.alert_id = a.id WHERE a.id = $AID")" \
+  "none open true" "an unstable confirmation rerun gives no verdict: the alert stays open, and the confirmation says why"
+q "SELECT _kernelindex.judge_confirmation(c, r) FROM kbench_alert_confirmations c, kbench_runs r WHERE c.alert_id = $AID AND r.digest = '$SS'" >/dev/null
+ok "$(q "SELECT c.verdict || ' ' || a.status FROM kbench_alerts a JOIN kbench_alert_confirmations c ON c.alert_id = a.id WHERE a.id = $AID")" \
+  "confirmed confirmed" "a settled rerun as slow gives the verdict (confirmed)"
+
 out=$(q "SELECT kbench_run('layer_norm', 'forward', '{\"rows\": 4, \"hidden\": 8}', protocol => '{\"adaptive\": 1}')" 2>&1)
 ok "$(grep -c 'protocol setting "adaptive" must be true or false' <<<"$out")" 1 "kbench_run refuses a protocol whose adaptive is not a boolean"
 out=$(q "SELECT kbench_run('layer_norm', 'forward', '{\"rows\": 4, \"hidden\": 8}', protocol => '{\"max_ms\": 0}')" 2>&1)
