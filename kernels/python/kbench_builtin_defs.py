@@ -76,7 +76,86 @@ def rms_norm(ctx, impl):
     return _modes(ctx, m, x, [("weight", m.weight)], ["dx", "dweight"])
 
 
-OPS = {"rms_norm": rms_norm}
+def _graph_modes(ctx, fwd, grads, upstream, copies=()):
+    """forward / backward / full of fwd() -> {output: tensor} as Liger's scripts time them: the
+    backward is torch.autograd.backward of the outputs with the random upstream gradients kbench
+    filled (upstream: {output: upstream input}; an output without one is a loss, differentiated with
+    1 as loss.backward() does), retaining the graph; grads: {gradient name: leaf}; copies: (leaf,
+    kbench's input) pairs, copied before each call."""
+    leaves = list(grads.values())
+    if ctx.mode == "forward":
+        return Step(fwd, leaves, copies)
+
+    def backward_of(out):
+        outs = list(out.values())
+        ups = [ctx.inputs[upstream[k]].reshape(v.shape) if k in upstream else torch.ones_like(v)
+               for k, v in out.items()]
+        torch.autograd.backward(outs, ups, retain_graph=True)
+        return {g: leaf.grad for g, leaf in grads.items()}
+    if ctx.mode == "backward":
+        st = {}
+        st["out"] = fwd()
+
+        def backward():
+            return backward_of(st["out"])
+        return Step(backward, leaves, copies, lambda: st.update(out=fwd()))
+
+    def full():
+        out = fwd()
+        res = backward_of(out)
+        res.update(out)
+        return res
+    return Step(full, leaves, copies)
+
+
+class _LlamaStyleMLP(torch.nn.Module):
+    """The huggingface baseline of Liger's swiglu and geglu scripts (Transformers' LlamaMLP with
+    hidden_act silu or gelu_pytorch_tanh): three bias-free projections, down(act(gate(x)) * up(x))."""
+
+    def __init__(self, hidden, intermediate, act):
+        super().__init__()
+        self.gate_proj = torch.nn.Linear(hidden, intermediate, bias=False)
+        self.up_proj = torch.nn.Linear(hidden, intermediate, bias=False)
+        self.down_proj = torch.nn.Linear(intermediate, hidden, bias=False)
+        self.act = act
+
+    def forward(self, x):
+        return self.down_proj(self.act(self.gate_proj(x)) * self.up_proj(x))
+
+
+def _gated_mlp(ctx, impl, act_name):
+    B, T, H, I = (ctx.axes[k] for k in ("batch", "seq", "hidden", "intermediate"))
+    if impl == "liger":
+        from liger_kernel.transformers.swiglu import LigerSwiGLUMLP
+        from liger_kernel.transformers.geglu import LigerGEGLUMLP
+
+        class _Cfg:
+            hidden_size, intermediate_size, hidden_act = H, I, act_name
+        m = (LigerSwiGLUMLP if act_name == "silu" else LigerGEGLUMLP)(_Cfg())
+    else:
+        act = torch.nn.SiLU() if act_name == "silu" else torch.nn.GELU(approximate="tanh")
+        m = _LlamaStyleMLP(H, I, act)
+    m = m.to(ctx.device, ctx.torch_dtype)
+    params = {"w_gate": m.gate_proj.weight, "w_up": m.up_proj.weight, "w_down": m.down_proj.weight}
+    copies = [(p, ctx.inputs[name].reshape(p.shape)) for name, p in params.items()]
+    x = _leaf(ctx.inputs["x"].reshape(B, T, H))
+    copies.append((x, ctx.inputs["x"].reshape(B, T, H)))
+    with torch.no_grad():
+        for p, src in copies:
+            p.copy_(src)
+    grads = {"dx": x, "dw_gate": params["w_gate"], "dw_up": params["w_up"], "dw_down": params["w_down"]}
+    return _graph_modes(ctx, lambda: {"y": m(x)}, grads, {"y": "dy"}, copies)
+
+
+def swiglu(ctx, impl):
+    return _gated_mlp(ctx, impl, "silu")
+
+
+def geglu(ctx, impl):
+    return _gated_mlp(ctx, impl, "gelu_pytorch_tanh")
+
+
+OPS = {"rms_norm": rms_norm, "swiglu": swiglu, "geglu": geglu}
 
 
 def factory(name, op):

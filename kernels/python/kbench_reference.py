@@ -19,6 +19,21 @@ def rms_norm(inputs, scalars):
     return {"y": x * rstd * w}
 
 
+def _gated_mlp(inputs, act):
+    x = inputs["x"]
+    gate = x @ inputs["w_gate"].transpose(0, 1)
+    up = x @ inputs["w_up"].transpose(0, 1)
+    return {"y": (act(gate) * up) @ inputs["w_down"].transpose(0, 1)}
+
+
+def swiglu(inputs, scalars):
+    return _gated_mlp(inputs, torch.nn.functional.silu)
+
+
+def geglu(inputs, scalars):
+    return _gated_mlp(inputs, lambda a: torch.nn.functional.gelu(a, approximate="tanh"))
+
+
 def run(fn_name, inputs, scalars, tensors, mode):
     """The reference values of every output and gradient of the definition, in float64."""
     fn = globals()[fn_name]

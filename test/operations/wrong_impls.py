@@ -41,3 +41,45 @@ def rms_norm_no_dweight(ctx):
         h = x.float()
         return (h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6)).to(x.dtype) * w
     return _modes(ctx, fwd, [x, w], lambda: {"dx": x.grad})
+
+
+def _graph(ctx, fwd, grads, upstream):
+    """Like _modes for fwd() -> {output: tensor}: upstream {output: upstream input} (an output without
+    one is a loss, differentiated with 1), grads {gradient name: leaf}."""
+    def step():
+        for t in grads.values():
+            t.grad = None
+        out = fwd()
+        if ctx.mode == "forward":
+            return out
+        outs = list(out.values())
+        ups = [ctx.inputs[upstream[k]].reshape(v.shape) if k in upstream else torch.ones_like(v)
+               for k, v in out.items()]
+        torch.autograd.backward(outs, ups)
+        res = {g: t.grad for g, t in grads.items()}
+        if ctx.mode == "full":
+            res.update(out)
+        return res
+    return step
+
+
+def _leaf(ctx, name, shape=None):
+    t = ctx.inputs[name]
+    return (t.reshape(shape) if shape else t).detach().clone().requires_grad_(t.is_floating_point())
+
+
+def _gated_swapped(ctx, act):
+    """A gated MLP with the activation on the up projection instead of the gate: act(up) * gate."""
+    B, T, H = ctx.axes["batch"], ctx.axes["seq"], ctx.axes["hidden"]
+    x = _leaf(ctx, "x", (B, T, H))
+    wg, wu, wd = _leaf(ctx, "w_gate"), _leaf(ctx, "w_up"), _leaf(ctx, "w_down")
+    fwd = lambda: {"y": (act(x @ wu.T) * (x @ wg.T)) @ wd.T}  # noqa: E731
+    return _graph(ctx, fwd, {"dx": x, "dw_gate": wg, "dw_up": wu, "dw_down": wd}, {"y": "dy"})
+
+
+def swiglu_swapped(ctx):
+    return _gated_swapped(ctx, torch.nn.functional.silu)
+
+
+def geglu_swapped(ctx):
+    return _gated_swapped(ctx, lambda a: torch.nn.functional.gelu(a, approximate="tanh"))
