@@ -155,7 +155,63 @@ def geglu(ctx, impl):
     return _gated_mlp(ctx, impl, "gelu_pytorch_tanh")
 
 
-OPS = {"rms_norm": rms_norm, "swiglu": swiglu, "geglu": geglu}
+def _elementwise(ctx, fn):
+    x = _leaf(ctx.inputs["x"])
+    return _graph_modes(ctx, lambda: {"y": fn(x)}, {"dx": x}, {"y": "dy"}, [(x, ctx.inputs["x"])])
+
+
+def relu_squared(ctx, impl):
+    """The torch baseline of Liger's relu_squared script (Transformers' relu2: relu(x) squared)."""
+    if impl == "liger":
+        from liger_kernel.transformers.functional import liger_relu_squared
+        return _elementwise(ctx, liger_relu_squared)
+    return _elementwise(ctx, lambda x: torch.square(torch.relu(x)))
+
+
+def softmax(ctx, impl):
+    """The torch baseline of Liger's softmax script: torch.softmax over the last dimension."""
+    if impl == "liger":
+        from liger_kernel.transformers.softmax import LigerSoftmax
+        m = LigerSoftmax()
+        return _elementwise(ctx, m)
+    return _elementwise(ctx, lambda x: torch.softmax(x, dim=-1))
+
+
+def fused_add_rms_norm(ctx, impl):
+    """The huggingface baseline of Liger's fused_add_rms_norm script: the residual add, then the
+    Llama RMSNorm; returns the normalized activation and the post-add residual."""
+    H = ctx.axes["hidden"]
+    if impl == "liger":
+        from liger_kernel.transformers.rms_norm import LigerFusedAddRMSNorm
+        m = LigerFusedAddRMSNorm(H, eps=EPS)
+    else:
+        norm = _LlamaStyleRMSNorm(H, EPS)
+
+        class _AddNorm(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.norm = norm
+                self.weight = norm.weight
+
+            def forward(self, x, residual):
+                h = x + residual
+                return self.norm(h), h
+        m = _AddNorm()
+    m = m.to(ctx.device, ctx.torch_dtype)
+    x, r = _leaf(ctx.inputs["x"]), _leaf(ctx.inputs["residual"])
+    copies = [(x, ctx.inputs["x"]), (r, ctx.inputs["residual"]), (m.weight, ctx.inputs["weight"].reshape(H))]
+    with torch.no_grad():
+        m.weight.copy_(ctx.inputs["weight"].reshape(H))
+
+    def fwd():
+        y, h = m(x, r)
+        return {"y": y, "residual_out": h}
+    return _graph_modes(ctx, fwd, {"dx": x, "dresidual": r, "dweight": m.weight},
+                        {"y": "dy", "residual_out": "dresidual_out"}, copies)
+
+
+OPS = {"rms_norm": rms_norm, "swiglu": swiglu, "geglu": geglu, "relu_squared": relu_squared, "softmax": softmax,
+       "fused_add_rms_norm": fused_add_rms_norm}
 
 
 def factory(name, op):

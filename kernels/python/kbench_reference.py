@@ -34,6 +34,19 @@ def geglu(inputs, scalars):
     return _gated_mlp(inputs, lambda a: torch.nn.functional.gelu(a, approximate="tanh"))
 
 
+def relu_squared(inputs, scalars):
+    return {"y": torch.relu(inputs["x"]).square()}
+
+
+def softmax(inputs, scalars):
+    return {"y": torch.softmax(inputs["x"], dim=-1)}
+
+
+def fused_add_rms_norm(inputs, scalars):
+    h = inputs["x"] + inputs["residual"]
+    return {"y": rms_norm({"x": h, "weight": inputs["weight"]}, scalars)["y"], "residual_out": h}
+
+
 def run(fn_name, inputs, scalars, tensors, mode):
     """The reference values of every output and gradient of the definition, in float64."""
     fn = globals()[fn_name]

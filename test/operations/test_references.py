@@ -111,6 +111,28 @@ def _dgelu_tanh(a):
 inputs, exp = gated_closed_form(_gelu_tanh, _dgelu_tanh)
 modes_of("geglu", inputs, {}, exp)
 
+# relu_squared: x * x where x > 0 (a second formula), dx = 2 x dy where x > 0
+R, H = 6, 11
+x, dy = torch.randn(R, H, dtype=torch.float64), torch.randn(R, H, dtype=torch.float64)
+pos = (x > 0).to(torch.float64)
+modes_of("relu_squared", {"x": x, "dy": dy}, {}, {"y": x * x * pos, "dx": 2 * x * pos * dy})
+
+# softmax: exp(x - max) / sum (written out), dx = y (dy - sum(dy y))
+e = torch.exp(x - x.max(-1, keepdim=True).values)
+y = e / e.sum(-1, keepdim=True)
+modes_of("softmax", {"x": x, "dy": dy}, {}, {"y": y, "dx": y * (dy - (dy * y).sum(-1, keepdim=True))})
+
+# fused_add_rms_norm: h = x + residual, y the closed-form RMSNorm of h, residual_out = h; the
+# gradients in closed form: dx = dresidual = rstd (w dy - hhat mean(hhat w dy)) + dresidual_out
+r, w = torch.randn(R, H, dtype=torch.float64), torch.randn(H, dtype=torch.float64)
+dr = torch.randn(R, H, dtype=torch.float64)
+h = x + r
+rstd = 1.0 / torch.sqrt((h * h).sum(-1, keepdim=True) / H + 1e-6)
+hhat = h * rstd
+g = rstd * (w * dy - hhat * (hhat * w * dy).mean(-1, keepdim=True)) + dr
+modes_of("fused_add_rms_norm", {"x": x, "residual": r, "weight": w, "dy": dy, "dresidual_out": dr}, {"eps": 1e-6},
+         {"y": hhat * w, "residual_out": h, "dx": g, "dresidual": g, "dweight": (dy * hhat).sum(0)})
+
 # the comparison itself: equal passes, a perturbation beyond the tolerance fails, a missing output fails
 ref = {"y": torch.ones(4, dtype=torch.float64)}
 r = kbench_reference.compare(ref, {"y": ref["y"].clone()}, {"y"}, ["y"], 1e-5, 1e-5)

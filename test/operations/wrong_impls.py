@@ -83,3 +83,30 @@ def swiglu_swapped(ctx):
 
 def geglu_swapped(ctx):
     return _gated_swapped(ctx, lambda a: torch.nn.functional.gelu(a, approximate="tanh"))
+
+
+def relu_squared_leaky(ctx):
+    """relu(x)^2 that lets the negative side through as 0.01 x^2: wrong where x < 0."""
+    x = _leaf(ctx, "x")
+    return _graph(ctx, lambda: {"y": torch.where(x > 0, x * x, 0.01 * x * x)}, {"dx": x}, {"y": "dy"})
+
+
+def softmax_no_max(ctx):
+    """A softmax over all but the last column of each row (the last one left out of the sum)."""
+    x = _leaf(ctx, "x")
+
+    def fwd():
+        e = torch.exp(x - x.max(-1, keepdim=True).values)
+        return {"y": e / e[:, :-1].sum(-1, keepdim=True)}
+    return _graph(ctx, fwd, {"dx": x}, {"y": "dy"})
+
+
+def fused_add_rms_norm_stale_residual(ctx):
+    """Fused add + RMSNorm that returns the input residual as residual_out, not the sum."""
+    x, r, w = _leaf(ctx, "x"), _leaf(ctx, "residual"), _leaf(ctx, "weight", (-1,))
+
+    def fwd():
+        h = x + r
+        y = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+        return {"y": y, "residual_out": r * 1}
+    return _graph(ctx, fwd, {"dx": x, "dresidual": r, "dweight": w}, {"y": "dy", "residual_out": "dresidual_out"})

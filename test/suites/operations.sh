@@ -58,6 +58,9 @@ echo "# the other operations: every mode of the baseline passes at a small shape
 OPS_SMALL=(
   "swiglu|batch=2 seq=8 hidden=64 intermediate=128|fp32 bf16|swiglu_swapped|silu on the up projection instead of the gate"
   "geglu|batch=2 seq=8 hidden=64 intermediate=128|fp32 bf16|geglu_swapped|gelu on the up projection instead of the gate"
+  "relu_squared|rows=64 hidden=128|fp32 bf16|relu_squared_leaky|0.01 x^2 on the negative side"
+  "softmax|rows=64 hidden=128|fp32 bf16|softmax_no_max|the last column left out of the sum"
+  "fused_add_rms_norm|rows=64 hidden=128|fp32 bf16|fused_add_rms_norm_stale_residual|the input residual returned as residual_out"
 )
 for spec in "${OPS_SMALL[@]}"; do
   IFS='|' read -r op axes dts wrong why <<<"$spec"
@@ -114,6 +117,9 @@ has "$out" "did you mean rms_norm?" "kbench_run of an unknown operation suggests
 OPS_LIGER=(
   "swiglu|huggingface|liger-swiglu-batch4-hidden4096-intermediate11008-seq1024-bf16|batch=4 seq=1024 hidden=4096 intermediate=11008|bf16|{\"batch\": 2, \"seq\": 8, \"hidden\": 64, \"intermediate\": 128}"
   "geglu|huggingface|liger-geglu-batch8-hidden4096-intermediate11008-seq1024-bf16|batch=8 seq=1024 hidden=4096 intermediate=11008|bf16|{\"batch\": 2, \"seq\": 8, \"hidden\": 64, \"intermediate\": 128}"
+  "relu_squared|torch|liger-relu-squared-hidden128-rows4096-bf16|rows=4096 hidden=128|bf16|"
+  "softmax|torch|liger-softmax-hidden128-rows2048-fp32|rows=2048 hidden=128|fp32|"
+  "fused_add_rms_norm|huggingface|liger-fused-add-rms-norm-hidden1024-rows2048-fp32|rows=2048 hidden=1024|fp32|"
 )
 json_axes() { $PY -c 'import json,sys; d = {k: int(v) for k, v in (a.split("=") for a in sys.argv[1].split())}; d["dtype"] = sys.argv[2]; print(json.dumps(d))' "$1" "$2"; }
 for spec in "${OPS_LIGER[@]}"; do
