@@ -277,6 +277,18 @@ parse_def(const char *file, const char *text, kb_op *op, kb_opdef *d, char *err,
 			if (axis_of(op, name) >= 0)
 				FAIL("%s: axes[%zu].name '%s' is given twice", file, i, name);
 			op->axes[op->naxes] = (kb_axis_def) {name, expr ? "derived" : "variable", expr};
+			{
+				const ki_value *inop = ki_get(a, "in_operation");
+
+				if (inop && inop->type != KI_TRUE && inop->type != KI_FALSE)
+					FAIL("%s: axes[%zu].in_operation must be true or false", file, i);
+				if (inop && inop->type == KI_FALSE)
+				{
+					if (expr)
+						FAIL("%s: axes[%zu].in_operation: a derived axis is always the OperationSpec's", file, i);
+					d->case_only[op->naxes] = true;
+				}
+			}
 			d->axis_min[op->naxes] = mn && mn->type == KI_NUMBER ? (int64_t) mn->u.num : 1;
 			d->axis_max[op->naxes] = mx && mx->type == KI_NUMBER ? (int64_t) mx->u.num : 0;
 			op->naxes++;

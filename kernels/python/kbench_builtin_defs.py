@@ -210,8 +210,28 @@ def fused_add_rms_norm(ctx, impl):
                         {"y": "dy", "residual_out": "dresidual_out"}, copies)
 
 
+def group_norm(ctx, impl):
+    """The huggingface baseline of Liger's group_norm script: torch.nn.GroupNorm(channels //
+    channels_per_group, channels, eps) over a batch x channels x hidden input."""
+    B, C, H, G = (ctx.axes[k] for k in ("batch", "channels", "hidden", "groups"))
+    if impl == "liger":
+        from liger_kernel.transformers.group_norm import LigerGroupNorm
+        m = LigerGroupNorm(num_channels=C, num_groups=G, eps=EPS)
+    else:
+        m = torch.nn.GroupNorm(num_groups=G, num_channels=C, eps=EPS)
+    m = m.to(ctx.device, ctx.torch_dtype)
+    x = _leaf(ctx.inputs["x"].reshape(B, C, H))
+    copies = [(x, ctx.inputs["x"].reshape(B, C, H)), (m.weight, ctx.inputs["weight"].reshape(C)),
+              (m.bias, ctx.inputs["bias"].reshape(C))]
+    with torch.no_grad():
+        for p, src in copies:
+            p.copy_(src)
+    return _graph_modes(ctx, lambda: {"y": m(x)}, {"dx": x, "dweight": m.weight, "dbias": m.bias}, {"y": "dy"},
+                        copies)
+
+
 OPS = {"rms_norm": rms_norm, "swiglu": swiglu, "geglu": geglu, "relu_squared": relu_squared, "softmax": softmax,
-       "fused_add_rms_norm": fused_add_rms_norm}
+       "fused_add_rms_norm": fused_add_rms_norm, "group_norm": group_norm}
 
 
 def factory(name, op):

@@ -3,7 +3,10 @@
 Each operation of kernels/ops/defs/NAME.json names its reference here
 ("reference": {"python": "fn"}).  A reference is the forward in float64 on
 the CPU: fn(inputs, scalars) -> {output name: tensor}, inputs a dict of
-float64 tensors in their definition's shapes.  The gradients of the
+float64 tensors in their definition's shapes (int64 inputs arrive as float64
+too: a reference converts them back), scalars the definition's scalars and the
+case's axes, derived ones included.  An output without an upstream gradient
+(a loss) is differentiated with 1, as loss.backward() does.  The gradients of the
 backward and full modes are torch.autograd's of that forward, with the
 upstream gradients kbench filled (kbench_harness.py's check).  Each
 reference is tested against an independent formulation (a closed-form
@@ -47,6 +50,12 @@ def fused_add_rms_norm(inputs, scalars):
     return {"y": rms_norm({"x": h, "weight": inputs["weight"]}, scalars)["y"], "residual_out": h}
 
 
+def group_norm(inputs, scalars):
+    x = inputs["x"]
+    groups = scalars["groups"]
+    return {"y": torch.nn.functional.group_norm(x, groups, inputs["weight"], inputs["bias"], scalars["eps"])}
+
+
 def run(fn_name, inputs, scalars, tensors, mode):
     """The reference values of every output and gradient of the definition, in float64."""
     fn = globals()[fn_name]
@@ -62,7 +71,10 @@ def run(fn_name, inputs, scalars, tensors, mode):
     ref = {k: v.detach() for k, v in out.items()}
     if mode != "forward" and grads_of:
         ups = [(out[t["of"]], inputs[t["name"]]) for t in tensors if t["role"] == "upstream"]
-        total = sum((o * u).sum() for o, u in ups)
+        has_up = {t["of"] for t in tensors if t["role"] == "upstream"}
+        total = sum((o * u.reshape(o.shape)).sum() for o, u in ups)
+        # an output without an upstream gradient is a loss: loss.backward() differentiates it with 1
+        total = total + sum(v.sum() for k, v in out.items() if k not in has_up)
         wrt = [leaves[name] for name in grads_of]
         got = torch.autograd.grad(total, wrt, allow_unused=True)
         for name, g in zip(grads_of, got):

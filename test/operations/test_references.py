@@ -133,6 +133,25 @@ g = rstd * (w * dy - hhat * (hhat * w * dy).mean(-1, keepdim=True)) + dr
 modes_of("fused_add_rms_norm", {"x": x, "residual": r, "weight": w, "dy": dy, "dresidual_out": dr}, {"eps": 1e-6},
          {"y": hhat * w, "residual_out": h, "dx": g, "dresidual": g, "dweight": (dy * hhat).sum(0)})
 
+# group_norm: the statistics written out per (batch, group) over channels_per_group x hidden values,
+# the gradients in closed form: dxhat = dy w, dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat))
+# per group, dweight = sum over batch and hidden of dy xhat, dbias = sum of dy
+B, C, H, cpg = 3, 6, 5, 2
+G = C // cpg
+x, dy = torch.randn(B, C, H, dtype=torch.float64), torch.randn(B, C, H, dtype=torch.float64)
+w, b = torch.randn(C, dtype=torch.float64), torch.randn(C, dtype=torch.float64)
+xg = x.reshape(B, G, cpg * H)
+mu = xg.mean(-1, keepdim=True)
+rstd = 1.0 / torch.sqrt(((xg - mu) ** 2).mean(-1, keepdim=True) + 1e-6)
+xhat = ((xg - mu) * rstd).reshape(B, C, H)
+dxhat = (dy * w[None, :, None]).reshape(B, G, cpg * H)
+xh = xhat.reshape(B, G, cpg * H)
+dx = (rstd * (dxhat - dxhat.mean(-1, keepdim=True) - xh * (dxhat * xh).mean(-1, keepdim=True))).reshape(B, C, H)
+modes_of("group_norm", {"x": x, "weight": w, "bias": b, "dy": dy},
+         {"eps": 1e-6, "batch": B, "channels": C, "hidden": H, "channels_per_group": cpg, "groups": G},
+         {"y": xhat * w[None, :, None] + b[None, :, None], "dx": dx, "dweight": (dy * xhat).sum((0, 2)),
+          "dbias": dy.sum((0, 2))})
+
 # the comparison itself: equal passes, a perturbation beyond the tolerance fails, a missing output fails
 ref = {"y": torch.ones(4, dtype=torch.float64)}
 r = kbench_reference.compare(ref, {"y": ref["y"].clone()}, {"y"}, ["y"], 1e-5, 1e-5)

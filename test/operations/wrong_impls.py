@@ -110,3 +110,11 @@ def fused_add_rms_norm_stale_residual(ctx):
         y = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6) * w
         return {"y": y, "residual_out": r * 1}
     return _graph(ctx, fwd, {"dx": x, "dresidual": r, "dweight": w}, {"y": "dy", "residual_out": "dresidual_out"})
+
+
+def group_norm_per_channel(ctx):
+    """A GroupNorm that normalizes each channel on its own (groups = channels): wrong grouping."""
+    B, C, H = ctx.axes["batch"], ctx.axes["channels"], ctx.axes["hidden"]
+    x, w, b = _leaf(ctx, "x", (B, C, H)), _leaf(ctx, "weight", (-1,)), _leaf(ctx, "bias", (-1,))
+    fwd = lambda: {"y": torch.nn.functional.group_norm(x, C, w, b, 1e-6)}  # noqa: E731
+    return _graph(ctx, fwd, {"dx": x, "dweight": w, "dbias": b}, {"y": "dy"})

@@ -61,6 +61,7 @@ OPS_SMALL=(
   "relu_squared|rows=64 hidden=128|fp32 bf16|relu_squared_leaky|0.01 x^2 on the negative side"
   "softmax|rows=64 hidden=128|fp32 bf16|softmax_no_max|the last column left out of the sum"
   "fused_add_rms_norm|rows=64 hidden=128|fp32 bf16|fused_add_rms_norm_stale_residual|the input residual returned as residual_out"
+  "group_norm|batch=4 channels=8 hidden=32 channels_per_group=4|fp32 bf16|group_norm_per_channel|one group per channel"
 )
 for spec in "${OPS_SMALL[@]}"; do
   IFS='|' read -r op axes dts wrong why <<<"$spec"
@@ -120,6 +121,7 @@ OPS_LIGER=(
   "relu_squared|torch|liger-relu-squared-hidden128-rows4096-bf16|rows=4096 hidden=128|bf16|"
   "softmax|torch|liger-softmax-hidden128-rows2048-fp32|rows=2048 hidden=128|fp32|"
   "fused_add_rms_norm|huggingface|liger-fused-add-rms-norm-hidden1024-rows2048-fp32|rows=2048 hidden=1024|fp32|"
+  "group_norm|huggingface|liger-group-norm-batch128-channels32-channels-per-group4-hidden512-fp32|batch=128 channels=32 hidden=512 channels_per_group=4|fp32|"
 )
 json_axes() { $PY -c 'import json,sys; d = {k: int(v) for k, v in (a.split("=") for a in sys.argv[1].split())}; d["dtype"] = sys.argv[2]; print(json.dumps(d))' "$1" "$2"; }
 for spec in "${OPS_LIGER[@]}"; do
