@@ -26,6 +26,7 @@ typedef struct kb_opdef_tensor
 	int			init;			/* KB_INIT_* (inputs and upstream gradients) */
 	double		scale;
 	int64_t		modulo;
+	int			high_axis;		/* fill.high naming an axis (indices in [0, vocab)): its index, else -1 */
 	ki_spec_tensor sig;			/* as the OperationSpec lists it */
 } kb_opdef_tensor;
 

@@ -144,6 +144,9 @@ opdef_unreturned|kernels/python/kbench_reference.py|s/        if name not in ret
 opdef_no_grads|kernels/python/kbench_reference.py|s/if mode != "forward" and grads_of:/if False:/|operations|the python reference computes no gradients
 opdef_suggest|kernels/registry.c|s/best <= 4/best < 0/|operations|the unknown-operation error suggests no name
 opdef_liger_url|kernels/ops/defs/rms_norm.json|s/"liger_kernel": "rms_norm"/"liger_kernel": "rmsnorm"/|operations|rms_norm's OperationSpec names another source script than the Liger import (its WorkloadCase digest differs)
+opdef_case_only|kernels/workload.c|s/if (!(op->def \&\& op->def->case_only\[i\]))/if (1)/|operations|group_norm's channels_per_group kept in its OperationSpec (its WorkloadCase digest differs from the Liger import's)
+cost_floor_div|core/cost_expr.c|s/v = floor(v \/ factor(e));/v = v \/ factor(e);/|core|// divides without flooring
+opdef_loss_grad|kernels/python/kbench_reference.py|s/total = total + sum(v.sum() for k, v in out.items() if k not in has_up)/total = total/|operations|a loss (an output without upstream) is not differentiated: cross_entropy's reference has no dlogits
 EOF
 )
 

@@ -230,8 +230,24 @@ def group_norm(ctx, impl):
                         copies)
 
 
+def cross_entropy(ctx, impl):
+    """The huggingface baseline of Liger's cross_entropy script: torch.nn.CrossEntropyLoss() (mean
+    over tokens) on logits that require gradients, against int64 targets; backward is
+    loss.backward()."""
+    if impl == "liger":
+        from liger_kernel.transformers.cross_entropy import LigerCrossEntropyLoss
+        loss_fn = LigerCrossEntropyLoss()
+    else:
+        loss_fn = torch.nn.CrossEntropyLoss()
+    logits = _leaf(ctx.inputs["logits"])
+    target = ctx.inputs["target"].reshape(-1)
+    return _graph_modes(ctx, lambda: {"loss": loss_fn(logits, target).reshape(1)}, {"dlogits": logits}, {},
+                        [(logits, ctx.inputs["logits"])])
+
+
 OPS = {"rms_norm": rms_norm, "swiglu": swiglu, "geglu": geglu, "relu_squared": relu_squared, "softmax": softmax,
-       "fused_add_rms_norm": fused_add_rms_norm, "group_norm": group_norm}
+       "fused_add_rms_norm": fused_add_rms_norm, "group_norm": group_norm,
+       "cross_entropy": cross_entropy}
 
 
 def factory(name, op):

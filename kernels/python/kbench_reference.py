@@ -56,6 +56,11 @@ def group_norm(inputs, scalars):
     return {"y": torch.nn.functional.group_norm(x, groups, inputs["weight"], inputs["bias"], scalars["eps"])}
 
 
+def cross_entropy(inputs, scalars):
+    loss = torch.nn.functional.cross_entropy(inputs["logits"], inputs["target"].long().reshape(-1))
+    return {"loss": loss.reshape(1)}
+
+
 def run(fn_name, inputs, scalars, tensors, mode):
     """The reference values of every output and gradient of the definition, in float64."""
     fn = globals()[fn_name]

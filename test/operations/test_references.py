@@ -152,6 +152,17 @@ modes_of("group_norm", {"x": x, "weight": w, "bias": b, "dy": dy},
          {"y": xhat * w[None, :, None] + b[None, :, None], "dx": dx, "dweight": (dy * xhat).sum((0, 2)),
           "dbias": dy.sum((0, 2))})
 
+# cross_entropy: the loss written out, mean over tokens of logsumexp(z) - z[target], the gradient in
+# closed form (softmax(z) - onehot(target)) / tokens; the targets arrive as float64, as kbench sends them
+N, V = 5, 9
+z = torch.randn(N, V, dtype=torch.float64)
+tgt = torch.randint(0, V, (N,))
+lse = torch.log(torch.exp(z - z.max(-1, keepdim=True).values).sum(-1)) + z.max(-1).values
+onehot = torch.zeros(N, V, dtype=torch.float64)
+onehot[torch.arange(N), tgt] = 1
+modes_of("cross_entropy", {"logits": z, "target": tgt.to(torch.float64)}, {},
+         {"loss": (lse - z[torch.arange(N), tgt]).mean().reshape(1), "dlogits": (torch.softmax(z, -1) - onehot) / N})
+
 # the comparison itself: equal passes, a perturbation beyond the tolerance fails, a missing output fails
 ref = {"y": torch.ones(4, dtype=torch.float64)}
 r = kbench_reference.compare(ref, {"y": ref["y"].clone()}, {"y"}, ["y"], 1e-5, 1e-5)

@@ -118,3 +118,11 @@ def group_norm_per_channel(ctx):
     x, w, b = _leaf(ctx, "x", (B, C, H)), _leaf(ctx, "weight", (-1,)), _leaf(ctx, "bias", (-1,))
     fwd = lambda: {"y": torch.nn.functional.group_norm(x, C, w, b, 1e-6)}  # noqa: E731
     return _graph(ctx, fwd, {"dx": x, "dweight": w, "dbias": b}, {"y": "dy"})
+
+
+def cross_entropy_sum(ctx):
+    """Cross entropy summed over tokens instead of averaged (reduction 'sum' for 'mean')."""
+    logits = _leaf(ctx, "logits")
+    target = ctx.inputs["target"].reshape(-1)
+    fwd = lambda: {"loss": torch.nn.functional.cross_entropy(logits, target, reduction="sum").reshape(1)}  # noqa: E731
+    return _graph(ctx, fwd, {"dlogits": logits}, {})

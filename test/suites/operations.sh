@@ -62,6 +62,7 @@ OPS_SMALL=(
   "softmax|rows=64 hidden=128|fp32 bf16|softmax_no_max|the last column left out of the sum"
   "fused_add_rms_norm|rows=64 hidden=128|fp32 bf16|fused_add_rms_norm_stale_residual|the input residual returned as residual_out"
   "group_norm|batch=4 channels=8 hidden=32 channels_per_group=4|fp32 bf16|group_norm_per_channel|one group per channel"
+  "cross_entropy|tokens=64 vocab=256|fp32 bf16|cross_entropy_sum|the loss summed over tokens, not averaged"
 )
 for spec in "${OPS_SMALL[@]}"; do
   IFS='|' read -r op axes dts wrong why <<<"$spec"
@@ -122,6 +123,7 @@ OPS_LIGER=(
   "softmax|torch|liger-softmax-hidden128-rows2048-fp32|rows=2048 hidden=128|fp32|"
   "fused_add_rms_norm|huggingface|liger-fused-add-rms-norm-hidden1024-rows2048-fp32|rows=2048 hidden=1024|fp32|"
   "group_norm|huggingface|liger-group-norm-batch128-channels32-channels-per-group4-hidden512-fp32|batch=128 channels=32 hidden=512 channels_per_group=4|fp32|"
+  "cross_entropy|huggingface|liger-cross-entropy-tokens16384-vocab4096-fp32|tokens=16384 vocab=4096|fp32|{\"tokens\": 64, \"vocab\": 256}"
 )
 json_axes() { $PY -c 'import json,sys; d = {k: int(v) for k, v in (a.split("=") for a in sys.argv[1].split())}; d["dtype"] = sys.argv[2]; print(json.dumps(d))' "$1" "$2"; }
 for spec in "${OPS_LIGER[@]}"; do
