@@ -2,6 +2,7 @@
  * cost_expr.c: the cost formulas' arithmetic.  A formula (bytes moved or
  * FLOPs done by one call of an operation's pass) is an expression over the
  * workload's axes and dtype_bytes: numbers, names, + - * /, parentheses,
+ * // (floor division: kbench's derived axes only; kbench_cost_eval has none),
  * least(a, b) and greatest(a, b), evaluated in float64 with the usual
  * precedence, left to right, as PostgreSQL evaluates the same text in
  * kbench_cost_eval (sql/43_roofline.sql).  kbench evaluates the registry's
@@ -11,6 +12,7 @@
 #include "ki_json.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +151,12 @@ product(cx *e)
 		{
 			e->p++;
 			v *= factor(e);
+		}
+		else if (e->p[0] == '/' && e->p[1] == '/')
+		{
+			/* floor division, for derived axes ("channels // channels_per_group", as Liger's mapping writes them) */
+			e->p += 2;
+			v = floor(v / factor(e));
 		}
 		else if (*e->p == '/')
 		{

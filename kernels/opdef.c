@@ -139,7 +139,7 @@ kb_opdef_plan(const kb_op *op, kb_call *c, kb_plan *p)
 		p->name[i] = t->name;
 		p->init[i] = t->init;
 		p->scale[i] = t->scale;
-		p->modulo[i] = t->modulo;
+		p->modulo[i] = t->high_axis >= 0 ? c->ax[t->high_axis] : t->modulo;
 		p->is_output[i] = 0;
 		for (int k = 0; k < d->nreturns[c->mode]; k++)
 			if (d->returns[c->mode][k] == i)
@@ -184,13 +184,14 @@ parse_shape(kb_op *op, kb_opdef_tensor *t, const ki_value *shape, const char *wh
 }
 
 static bool
-parse_fill(kb_opdef_tensor *t, const ki_value *f, const char *where, char *err, size_t errlen)
+parse_fill(const kb_op *op, kb_opdef_tensor *t, const ki_value *f, const char *where, char *err, size_t errlen)
 {
 	const ki_value *dist = f ? ki_get(f, "dist") : NULL;
 	const ki_value *scale = f ? ki_get(f, "scale") : NULL;
 	const ki_value *high = f ? ki_get(f, "high") : NULL;
 
 	t->scale = scale && scale->type == KI_NUMBER ? scale->u.num : 1.0;
+	t->high_axis = -1;
 	if (!dist || dist->type != KI_STRING)
 		FAIL("%s.fill.dist must be one of uniform, log_softmax, index", where);
 	if (dist->u.str.len == 7 && memcmp(dist->u.str.ptr, "uniform", 7) == 0)
@@ -200,8 +201,19 @@ parse_fill(kb_opdef_tensor *t, const ki_value *f, const char *where, char *err, 
 	else if (dist->u.str.len == 5 && memcmp(dist->u.str.ptr, "index", 5) == 0)
 	{
 		t->init = KB_INIT_TARGETS;
+		if (high && high->type == KI_STRING)
+		{
+			/* an axis: cross_entropy's targets and embedding's ids in [0, vocab) */
+			const char *name = dup_str(high);
+
+			t->high_axis = axis_of(op, name);
+			if (t->high_axis < 0)
+				FAIL("%s.fill.high names the unknown axis '%s'", where, name);
+			t->modulo = 1;
+			return true;
+		}
 		if (!high || high->type != KI_NUMBER || !(high->u.num >= 1))
-			FAIL("%s.fill.high must be a positive integer (indices are drawn in [0, high))", where);
+			FAIL("%s.fill.high must be a positive integer or an axis name (indices are drawn in [0, high))", where);
 		t->modulo = (int64_t) high->u.num;
 	}
 	else
@@ -277,6 +289,18 @@ parse_def(const char *file, const char *text, kb_op *op, kb_opdef *d, char *err,
 			if (axis_of(op, name) >= 0)
 				FAIL("%s: axes[%zu].name '%s' is given twice", file, i, name);
 			op->axes[op->naxes] = (kb_axis_def) {name, expr ? "derived" : "variable", expr};
+			{
+				const ki_value *inop = ki_get(a, "in_operation");
+
+				if (inop && inop->type != KI_TRUE && inop->type != KI_FALSE)
+					FAIL("%s: axes[%zu].in_operation must be true or false", file, i);
+				if (inop && inop->type == KI_FALSE)
+				{
+					if (expr)
+						FAIL("%s: axes[%zu].in_operation: a derived axis is always the OperationSpec's", file, i);
+					d->case_only[op->naxes] = true;
+				}
+			}
 			d->axis_min[op->naxes] = mn && mn->type == KI_NUMBER ? (int64_t) mn->u.num : 1;
 			d->axis_max[op->naxes] = mx && mx->type == KI_NUMBER ? (int64_t) mx->u.num : 0;
 			op->naxes++;
@@ -378,7 +402,7 @@ parse_def(const char *file, const char *text, kb_op *op, kb_opdef *d, char *err,
 		{
 			char		tmp[400];
 
-			if (!parse_fill(dt, ki_get(t, "fill"), where, err, errlen))
+			if (!parse_fill(op, dt, ki_get(t, "fill"), where, err, errlen))
 			{
 				snprintf(tmp, sizeof(tmp), "%s: %s", file, err);
 				snprintf(err, errlen, "%s", tmp);
@@ -386,7 +410,10 @@ parse_def(const char *file, const char *text, kb_op *op, kb_opdef *d, char *err,
 			}
 		}
 		else
+		{
 			dt->init = KB_INIT_NONE;
+			dt->high_axis = -1;
+		}
 		for (int k = 0; k < dt->ndims; k++)
 			dt->sig.dims[k] = dt->dims[k];
 		dt->sig.name = dt->name;

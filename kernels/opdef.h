@@ -26,6 +26,7 @@ typedef struct kb_opdef_tensor
 	int			init;			/* KB_INIT_* (inputs and upstream gradients) */
 	double		scale;
 	int64_t		modulo;
+	int			high_axis;		/* fill.high naming an axis (indices in [0, vocab)): its index, else -1 */
 	ki_spec_tensor sig;			/* as the OperationSpec lists it */
 } kb_opdef_tensor;
 
@@ -39,6 +40,9 @@ typedef struct kb_opdef
 	int			returns[KB_MODE_COUNT][KB_MAX_TENSORS];
 	int64_t		axis_min[KB_MAX_AXES];
 	int64_t		axis_max[KB_MAX_AXES];	/* 0: no limit */
+	bool		case_only[KB_MAX_AXES];	/* "in_operation": false: an axis of the WorkloadCase only, not
+										 * of the OperationSpec (group_norm's channels_per_group, rope's
+										 * hidden: Liger's mapping binds them without a tensor using them) */
 	double		rtol[KB_DTYPE_COUNT];
 	double		atol[KB_DTYPE_COUNT];
 	const char *reference;		/* function of kernels/python/kbench_reference.py */

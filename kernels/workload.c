@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kb_int.h"
+#include "opdef.h"
 
 /* The registry entry as the core's builder takes an operation; name holds "liger-<slug>". */
 static void
@@ -22,7 +23,8 @@ op_of(const kb_op *op, ki_spec_op *s, char *name, size_t len)
 	s->source_url = op->source_url;
 	s->family = op->family;
 	for (int i = 0; i < op->naxes; i++)
-		s->axes[s->naxes++] = (ki_spec_axis) {
+		if (!(op->def && op->def->case_only[i]))
+			s->axes[s->naxes++] = (ki_spec_axis) {
 			op->axes[i].name, strcmp(op->axes[i].role, "derived") == 0 ? op->axes[i].expression : NULL
 		};
 	s->ninputs = op->ninputs;

@@ -163,6 +163,9 @@ unstable_gives_verdict|sql/code/51_alerts.sql|s/^\tIF _kernelindex.run_unstable(
 measured_floor_zero|sql/code/43_roofline.sql|s/CASE WHEN mc.bandwidth_bytes_per_s IS NOT NULL/CASE WHEN true/|installcheck|a run whose environment was never probed gets a measured floor of 0 instead of NULL
 probe_store_replaces|sql/code/43_roofline.sql|s/^\t WHERE replace$/\t WHERE true/|installcheck|a second probe of an environment overwrites the first (not once per environment)
 probe_zero_figures|kernels/probe.c|s/\tif (v > 0)$/\tif (v >= 0)/|kernels|a probe figure not measured is printed as 0 instead of left out
+opdef_case_only|kernels/workload.c|s/if (!(op->def \&\& op->def->case_only\[i\]))/if (1)/|operations|group_norm's channels_per_group kept in its OperationSpec (its WorkloadCase digest differs from the Liger import's)
+cost_floor_div|core/cost_expr.c|s/v = floor(v \/ factor(e));/v = v \/ factor(e);/|core|// divides without flooring
+opdef_loss_grad|kernels/python/kbench_reference.py|s/total = total + sum(v.sum() for k, v in out.items() if k not in has_up)/total = total/|operations|a loss (an output without upstream) is not differentiated: cross_entropy's reference has no dlogits
 EOF
 )
 

@@ -156,7 +156,9 @@ def check(cfg, views, returned):
             inputs[t["name"]] = v[0].to(torch.float64).reshape(t["shape"])
         elif v[1]["output"]:
             got[t["name"]] = v[0].to(torch.float64).reshape(t["shape"])
-    ref = kbench_reference.run(ref_cfg["function"], inputs, ref_cfg["scalars"], tensors, cfg["mode"])
+    # the reference sees the case's axes (derived ones included) beside the scalars: group_norm's groups
+    ref = kbench_reference.run(ref_cfg["function"], inputs, dict(cfg["axes"], **ref_cfg["scalars"]), tensors,
+                               cfg["mode"])
     names = [t["name"] for t in cfg["tensors"] if t["output"]]
     return kbench_reference.compare(ref, got, returned, names, ref_cfg["rtol"], ref_cfg["atol"])
 

@@ -3,7 +3,10 @@
 Each operation of kernels/ops/defs/NAME.json names its reference here
 ("reference": {"python": "fn"}).  A reference is the forward in float64 on
 the CPU: fn(inputs, scalars) -> {output name: tensor}, inputs a dict of
-float64 tensors in their definition's shapes.  The gradients of the
+float64 tensors in their definition's shapes (int64 inputs arrive as float64
+too: a reference converts them back), scalars the definition's scalars and the
+case's axes, derived ones included.  An output without an upstream gradient
+(a loss) is differentiated with 1, as loss.backward() does.  The gradients of the
 backward and full modes are torch.autograd's of that forward, with the
 upstream gradients kbench filled (kbench_harness.py's check).  Each
 reference is tested against an independent formulation (a closed-form
@@ -17,6 +20,45 @@ def rms_norm(inputs, scalars):
     x, w = inputs["x"], inputs["weight"]
     rstd = torch.rsqrt((x * x).mean(-1, keepdim=True) + scalars["eps"])
     return {"y": x * rstd * w}
+
+
+def _gated_mlp(inputs, act):
+    x = inputs["x"]
+    gate = x @ inputs["w_gate"].transpose(0, 1)
+    up = x @ inputs["w_up"].transpose(0, 1)
+    return {"y": (act(gate) * up) @ inputs["w_down"].transpose(0, 1)}
+
+
+def swiglu(inputs, scalars):
+    return _gated_mlp(inputs, torch.nn.functional.silu)
+
+
+def geglu(inputs, scalars):
+    return _gated_mlp(inputs, lambda a: torch.nn.functional.gelu(a, approximate="tanh"))
+
+
+def relu_squared(inputs, scalars):
+    return {"y": torch.relu(inputs["x"]).square()}
+
+
+def softmax(inputs, scalars):
+    return {"y": torch.softmax(inputs["x"], dim=-1)}
+
+
+def fused_add_rms_norm(inputs, scalars):
+    h = inputs["x"] + inputs["residual"]
+    return {"y": rms_norm({"x": h, "weight": inputs["weight"]}, scalars)["y"], "residual_out": h}
+
+
+def group_norm(inputs, scalars):
+    x = inputs["x"]
+    groups = scalars["groups"]
+    return {"y": torch.nn.functional.group_norm(x, groups, inputs["weight"], inputs["bias"], scalars["eps"])}
+
+
+def cross_entropy(inputs, scalars):
+    loss = torch.nn.functional.cross_entropy(inputs["logits"], inputs["target"].long().reshape(-1))
+    return {"loss": loss.reshape(1)}
 
 
 def run(fn_name, inputs, scalars, tensors, mode):
@@ -34,7 +76,10 @@ def run(fn_name, inputs, scalars, tensors, mode):
     ref = {k: v.detach() for k, v in out.items()}
     if mode != "forward" and grads_of:
         ups = [(out[t["of"]], inputs[t["name"]]) for t in tensors if t["role"] == "upstream"]
-        total = sum((o * u).sum() for o, u in ups)
+        has_up = {t["of"] for t in tensors if t["role"] == "upstream"}
+        total = sum((o * u.reshape(o.shape)).sum() for o, u in ups)
+        # an output without an upstream gradient is a loss: loss.backward() differentiates it with 1
+        total = total + sum(v.sum() for k, v in out.items() if k not in has_up)
         wrt = [leaves[name] for name in grads_of]
         got = torch.autograd.grad(total, wrt, allow_unused=True)
         for name, g in zip(grads_of, got):

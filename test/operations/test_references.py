@@ -1,5 +1,7 @@
 """Each float64 reference of kernels/python/kbench_reference.py against an independent
 formulation, on one shape per mode (test/suites/operations.sh).  Prints TAP lines."""
+import json
+import math
 import os
 import sys
 
@@ -48,6 +50,118 @@ for mode in ("forward", "backward", "full"):
         c = (xhat * w * dy).mean(-1, keepdim=True)
         ok(close(ref["dx"], rstd * (w * dy - xhat * c)), "rms_norm %s: dx equals the closed-form backward" % mode)
         ok(close(ref["dweight"], (dy * xhat).sum(0)), "rms_norm %s: dweight equals sum over rows of dy xhat" % mode)
+
+def tensors_of(name):
+    """The definition's tensors (roles and links), as kbench sends them to the reference."""
+    d = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../kernels/ops/defs/%s.json" % name)))
+    return d["tensors"]
+
+
+def close_to(a, b, tol=1e-10):
+    return torch.allclose(a, b, rtol=tol, atol=tol)
+
+
+def modes_of(name, inputs, scalars, expect):
+    """Every mode's reference against expect(mode) -> {tensor: independent value}."""
+    for mode in ("forward", "backward", "full"):
+        ref = kbench_reference.run(name, inputs, scalars, tensors_of(name), mode)
+        for k, v in expect.items():
+            if (mode == "forward") == k.startswith("d") and mode != "full":
+                continue
+            ok(close_to(ref[k], v), "%s %s: %s equals the independent formulation" % (name, mode, k))
+
+
+# swiglu, geglu: the forward written with the activation's own formula (silu(a) = a / (1 + e^-a),
+# gelu_tanh(a) = a/2 (1 + tanh(sqrt(2/pi) (a + 0.044715 a^3)))), the gradients in closed form:
+# dh = dy Wd, dWd = dy^T h, da = dh * up * act'(gate), dup = dh * act(gate), dx = da Wg + dup Wu,
+# dWg = da^T x, dWu = dup^T x
+def gated_closed_form(act, dact):
+    B, T, H, I = 2, 3, 5, 7
+    x = torch.randn(B, T, H, dtype=torch.float64)
+    wg, wu, wd = (torch.randn(*s, dtype=torch.float64) for s in ((I, H), (I, H), (H, I)))
+    dy = torch.randn(B, T, H, dtype=torch.float64)
+    a, u = x @ wg.T, x @ wu.T
+    h = act(a) * u
+    dh = dy @ wd
+    da, du = dh * u * dact(a), dh * act(a)
+    flat = lambda t: t.reshape(-1, t.shape[-1])  # noqa: E731
+    exp = {"y": h @ wd.T, "dx": da @ wg + du @ wu, "dw_gate": flat(da).T @ flat(x),
+           "dw_up": flat(du).T @ flat(x), "dw_down": flat(dy).T @ flat(h)}
+    return {"x": x, "w_gate": wg, "w_up": wu, "w_down": wd, "dy": dy}, exp
+
+
+def _sig(a):
+    return 1.0 / (1.0 + torch.exp(-a))
+
+
+inputs, exp = gated_closed_form(lambda a: a * _sig(a), lambda a: _sig(a) * (1 + a * (1 - _sig(a))))
+modes_of("swiglu", inputs, {}, exp)
+C = math.sqrt(2.0 / math.pi)
+
+
+def _gelu_tanh(a):
+    return 0.5 * a * (1 + torch.tanh(C * (a + 0.044715 * a ** 3)))
+
+
+def _dgelu_tanh(a):
+    t = torch.tanh(C * (a + 0.044715 * a ** 3))
+    return 0.5 * (1 + t) + 0.5 * a * (1 - t * t) * C * (1 + 3 * 0.044715 * a * a)
+
+
+inputs, exp = gated_closed_form(_gelu_tanh, _dgelu_tanh)
+modes_of("geglu", inputs, {}, exp)
+
+# relu_squared: x * x where x > 0 (a second formula), dx = 2 x dy where x > 0
+R, H = 6, 11
+x, dy = torch.randn(R, H, dtype=torch.float64), torch.randn(R, H, dtype=torch.float64)
+pos = (x > 0).to(torch.float64)
+modes_of("relu_squared", {"x": x, "dy": dy}, {}, {"y": x * x * pos, "dx": 2 * x * pos * dy})
+
+# softmax: exp(x - max) / sum (written out), dx = y (dy - sum(dy y))
+e = torch.exp(x - x.max(-1, keepdim=True).values)
+y = e / e.sum(-1, keepdim=True)
+modes_of("softmax", {"x": x, "dy": dy}, {}, {"y": y, "dx": y * (dy - (dy * y).sum(-1, keepdim=True))})
+
+# fused_add_rms_norm: h = x + residual, y the closed-form RMSNorm of h, residual_out = h; the
+# gradients in closed form: dx = dresidual = rstd (w dy - hhat mean(hhat w dy)) + dresidual_out
+r, w = torch.randn(R, H, dtype=torch.float64), torch.randn(H, dtype=torch.float64)
+dr = torch.randn(R, H, dtype=torch.float64)
+h = x + r
+rstd = 1.0 / torch.sqrt((h * h).sum(-1, keepdim=True) / H + 1e-6)
+hhat = h * rstd
+g = rstd * (w * dy - hhat * (hhat * w * dy).mean(-1, keepdim=True)) + dr
+modes_of("fused_add_rms_norm", {"x": x, "residual": r, "weight": w, "dy": dy, "dresidual_out": dr}, {"eps": 1e-6},
+         {"y": hhat * w, "residual_out": h, "dx": g, "dresidual": g, "dweight": (dy * hhat).sum(0)})
+
+# group_norm: the statistics written out per (batch, group) over channels_per_group x hidden values,
+# the gradients in closed form: dxhat = dy w, dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat))
+# per group, dweight = sum over batch and hidden of dy xhat, dbias = sum of dy
+B, C, H, cpg = 3, 6, 5, 2
+G = C // cpg
+x, dy = torch.randn(B, C, H, dtype=torch.float64), torch.randn(B, C, H, dtype=torch.float64)
+w, b = torch.randn(C, dtype=torch.float64), torch.randn(C, dtype=torch.float64)
+xg = x.reshape(B, G, cpg * H)
+mu = xg.mean(-1, keepdim=True)
+rstd = 1.0 / torch.sqrt(((xg - mu) ** 2).mean(-1, keepdim=True) + 1e-6)
+xhat = ((xg - mu) * rstd).reshape(B, C, H)
+dxhat = (dy * w[None, :, None]).reshape(B, G, cpg * H)
+xh = xhat.reshape(B, G, cpg * H)
+dx = (rstd * (dxhat - dxhat.mean(-1, keepdim=True) - xh * (dxhat * xh).mean(-1, keepdim=True))).reshape(B, C, H)
+modes_of("group_norm", {"x": x, "weight": w, "bias": b, "dy": dy},
+         {"eps": 1e-6, "batch": B, "channels": C, "hidden": H, "channels_per_group": cpg, "groups": G},
+         {"y": xhat * w[None, :, None] + b[None, :, None], "dx": dx, "dweight": (dy * xhat).sum((0, 2)),
+          "dbias": dy.sum((0, 2))})
+
+# cross_entropy: the loss written out, mean over tokens of logsumexp(z) - z[target], the gradient in
+# closed form (softmax(z) - onehot(target)) / tokens; the targets arrive as float64, as kbench sends them
+N, V = 5, 9
+z = torch.randn(N, V, dtype=torch.float64)
+tgt = torch.randint(0, V, (N,))
+lse = torch.log(torch.exp(z - z.max(-1, keepdim=True).values).sum(-1)) + z.max(-1).values
+onehot = torch.zeros(N, V, dtype=torch.float64)
+onehot[torch.arange(N), tgt] = 1
+modes_of("cross_entropy", {"logits": z, "target": tgt.to(torch.float64)}, {},
+         {"loss": (lse - z[torch.arange(N), tgt]).mean().reshape(1), "dlogits": (torch.softmax(z, -1) - onehot) / N})
 
 # the comparison itself: equal passes, a perturbation beyond the tolerance fails, a missing output fails
 ref = {"y": torch.ones(4, dtype=torch.float64)}

@@ -41,3 +41,88 @@ def rms_norm_no_dweight(ctx):
         h = x.float()
         return (h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6)).to(x.dtype) * w
     return _modes(ctx, fwd, [x, w], lambda: {"dx": x.grad})
+
+
+def _graph(ctx, fwd, grads, upstream):
+    """Like _modes for fwd() -> {output: tensor}: upstream {output: upstream input} (an output without
+    one is a loss, differentiated with 1), grads {gradient name: leaf}."""
+    def step():
+        for t in grads.values():
+            t.grad = None
+        out = fwd()
+        if ctx.mode == "forward":
+            return out
+        outs = list(out.values())
+        ups = [ctx.inputs[upstream[k]].reshape(v.shape) if k in upstream else torch.ones_like(v)
+               for k, v in out.items()]
+        torch.autograd.backward(outs, ups)
+        res = {g: t.grad for g, t in grads.items()}
+        if ctx.mode == "full":
+            res.update(out)
+        return res
+    return step
+
+
+def _leaf(ctx, name, shape=None):
+    t = ctx.inputs[name]
+    return (t.reshape(shape) if shape else t).detach().clone().requires_grad_(t.is_floating_point())
+
+
+def _gated_swapped(ctx, act):
+    """A gated MLP with the activation on the up projection instead of the gate: act(up) * gate."""
+    B, T, H = ctx.axes["batch"], ctx.axes["seq"], ctx.axes["hidden"]
+    x = _leaf(ctx, "x", (B, T, H))
+    wg, wu, wd = _leaf(ctx, "w_gate"), _leaf(ctx, "w_up"), _leaf(ctx, "w_down")
+    fwd = lambda: {"y": (act(x @ wu.T) * (x @ wg.T)) @ wd.T}  # noqa: E731
+    return _graph(ctx, fwd, {"dx": x, "dw_gate": wg, "dw_up": wu, "dw_down": wd}, {"y": "dy"})
+
+
+def swiglu_swapped(ctx):
+    return _gated_swapped(ctx, torch.nn.functional.silu)
+
+
+def geglu_swapped(ctx):
+    return _gated_swapped(ctx, lambda a: torch.nn.functional.gelu(a, approximate="tanh"))
+
+
+def relu_squared_leaky(ctx):
+    """relu(x)^2 that lets the negative side through as 0.01 x^2: wrong where x < 0."""
+    x = _leaf(ctx, "x")
+    return _graph(ctx, lambda: {"y": torch.where(x > 0, x * x, 0.01 * x * x)}, {"dx": x}, {"y": "dy"})
+
+
+def softmax_no_max(ctx):
+    """A softmax over all but the last column of each row (the last one left out of the sum)."""
+    x = _leaf(ctx, "x")
+
+    def fwd():
+        e = torch.exp(x - x.max(-1, keepdim=True).values)
+        return {"y": e / e[:, :-1].sum(-1, keepdim=True)}
+    return _graph(ctx, fwd, {"dx": x}, {"y": "dy"})
+
+
+def fused_add_rms_norm_stale_residual(ctx):
+    """Fused add + RMSNorm that returns the input residual as residual_out, not the sum."""
+    x, r, w = _leaf(ctx, "x"), _leaf(ctx, "residual"), _leaf(ctx, "weight", (-1,))
+
+    def fwd():
+        h = x + r
+        y = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+        return {"y": y, "residual_out": r * 1}
+    return _graph(ctx, fwd, {"dx": x, "dresidual": r, "dweight": w}, {"y": "dy", "residual_out": "dresidual_out"})
+
+
+def group_norm_per_channel(ctx):
+    """A GroupNorm that normalizes each channel on its own (groups = channels): wrong grouping."""
+    B, C, H = ctx.axes["batch"], ctx.axes["channels"], ctx.axes["hidden"]
+    x, w, b = _leaf(ctx, "x", (B, C, H)), _leaf(ctx, "weight", (-1,)), _leaf(ctx, "bias", (-1,))
+    fwd = lambda: {"y": torch.nn.functional.group_norm(x, C, w, b, 1e-6)}  # noqa: E731
+    return _graph(ctx, fwd, {"dx": x, "dweight": w, "dbias": b}, {"y": "dy"})
+
+
+def cross_entropy_sum(ctx):
+    """Cross entropy summed over tokens instead of averaged (reduction 'sum' for 'mean')."""
+    logits = _leaf(ctx, "logits")
+    target = ctx.inputs["target"].reshape(-1)
+    fwd = lambda: {"loss": torch.nn.functional.cross_entropy(logits, target, reduction="sum").reshape(1)}  # noqa: E731
+    return _graph(ctx, fwd, {"dlogits": logits}, {})

@@ -53,6 +53,29 @@ done
 out=$($KB run rms_norm backward rows=64 hidden=256 dtype=fp32 --impl python:test/operations/wrong_impls.py:rms_norm_no_dweight $FAST 2>&1)
 has "$out" "dweight: not returned by the implementation" "a backward that does not return dweight fails the check"
 
+echo "# the other operations: every mode of the baseline passes at a small shape, a wrong implementation fails"
+# op|axes of a small shape|dtypes|the wrong implementation of test/operations/wrong_impls.py|what it gets wrong
+OPS_SMALL=(
+  "swiglu|batch=2 seq=8 hidden=64 intermediate=128|fp32 bf16|swiglu_swapped|silu on the up projection instead of the gate"
+  "geglu|batch=2 seq=8 hidden=64 intermediate=128|fp32 bf16|geglu_swapped|gelu on the up projection instead of the gate"
+  "relu_squared|rows=64 hidden=128|fp32 bf16|relu_squared_leaky|0.01 x^2 on the negative side"
+  "softmax|rows=64 hidden=128|fp32 bf16|softmax_no_max|the last column left out of the sum"
+  "fused_add_rms_norm|rows=64 hidden=128|fp32 bf16|fused_add_rms_norm_stale_residual|the input residual returned as residual_out"
+  "group_norm|batch=4 channels=8 hidden=32 channels_per_group=4|fp32 bf16|group_norm_per_channel|one group per channel"
+  "cross_entropy|tokens=64 vocab=256|fp32 bf16|cross_entropy_sum|the loss summed over tokens, not averaged"
+)
+for spec in "${OPS_SMALL[@]}"; do
+  IFS='|' read -r op axes dts wrong why <<<"$spec"
+  for m in forward backward full; do
+    for dt in $dts; do
+      out=$($KB run $op $m $axes dtype=$dt --impl huggingface $FAST 2>&1)
+      has "$out" "$op $m: passed" "huggingface $op $m $dt passes the float64 check"
+    done
+    out=$($KB run $op $m $axes dtype=fp32 --impl python:test/operations/wrong_impls.py:$wrong $FAST 2>&1)
+    has "$out" "incorrect_numerical: outputs differ from the float64 reference" "a $op with $why fails the $m check"
+  done
+done
+
 echo "# through the worker: Liger's shape, Liger's WorkloadCase"
 source bin/pgcluster.sh
 trap 'ki_cluster_stop' EXIT
@@ -87,3 +110,41 @@ ok "$(q "SELECT string_agg(mode || '|' || bytes || '|' || flops, ';' ORDER BY mo
    "rms_norm's cost texts are the ones kbench_operation_costs holds"
 out=$(psql -X -At -q -c "SELECT kbench_run('rms_nrm', 'forward', '{\"rows\": 4, \"hidden\": 8}', implementation => 'torch')" 2>&1)
 has "$out" "did you mean rms_norm?" "kbench_run of an unknown operation suggests the nearest name"
+
+# The other operations through the worker.  Each: the Liger import's WorkloadCase digest of a
+# baseline row of Liger's CSV (its smallest shape), kbench describe's digest at that shape, and
+# every mode run through the worker, at that shape where it is CPU-sized, else at a small one
+# ("small": the digest is then checked by describe, which derives it as the worker does, above).
+# op|provider|Liger's WorkloadCase name|kbench axes at that shape|dtype|small axes (JSON) or empty
+OPS_LIGER=(
+  "swiglu|huggingface|liger-swiglu-batch4-hidden4096-intermediate11008-seq1024-bf16|batch=4 seq=1024 hidden=4096 intermediate=11008|bf16|{\"batch\": 2, \"seq\": 8, \"hidden\": 64, \"intermediate\": 128}"
+  "geglu|huggingface|liger-geglu-batch8-hidden4096-intermediate11008-seq1024-bf16|batch=8 seq=1024 hidden=4096 intermediate=11008|bf16|{\"batch\": 2, \"seq\": 8, \"hidden\": 64, \"intermediate\": 128}"
+  "relu_squared|torch|liger-relu-squared-hidden128-rows4096-bf16|rows=4096 hidden=128|bf16|"
+  "softmax|torch|liger-softmax-hidden128-rows2048-fp32|rows=2048 hidden=128|fp32|"
+  "fused_add_rms_norm|huggingface|liger-fused-add-rms-norm-hidden1024-rows2048-fp32|rows=2048 hidden=1024|fp32|"
+  "group_norm|huggingface|liger-group-norm-batch128-channels32-channels-per-group4-hidden512-fp32|batch=128 channels=32 hidden=512 channels_per_group=4|fp32|"
+  "cross_entropy|huggingface|liger-cross-entropy-tokens16384-vocab4096-fp32|tokens=16384 vocab=4096|fp32|{\"tokens\": 64, \"vocab\": 256}"
+)
+json_axes() { $PY -c 'import json,sys; d = {k: int(v) for k, v in (a.split("=") for a in sys.argv[1].split())}; d["dtype"] = sys.argv[2]; print(json.dumps(d))' "$1" "$2"; }
+for spec in "${OPS_LIGER[@]}"; do
+  IFS='|' read -r op prov wname axes dt small <<<"$spec"
+  wl=$(q "SELECT DISTINCT r.workload_digest FROM kbench_runs r JOIN kbench_workloads w ON w.digest = r.workload_digest
+          WHERE r.name LIKE 'liger-%$prov%' AND w.name = '$wname'")
+  ok "$([ -n "$wl" ] && [ "$(echo "$wl" | wc -l)" = 1 ] && echo yes)" yes "the Liger import has $prov $op rows in one WorkloadCase, $wname"
+  ok "$($KB describe $op full $axes dtype=$dt --impl $prov --json | $PY -c 'import json,sys; print(json.load(sys.stdin)["digests"]["workload"])')" \
+     "$wl" "kbench describe $op at Liger's shape ($axes $dt) derives that WorkloadCase digest"
+  if [ -n "$small" ]; then req="${small%\}}, \"dtype\": \"$dt\"}"; where="a small shape"; else req=$(json_axes "$axes" "$dt"); where="Liger's shape"; fi
+  for m in forward backward full; do
+    run "'$op', '$m', '$req', implementation => '$prov', protocol => '$TINY'"
+    ok "$RES" "passed passed" "$prov $op $m at $where runs through the CPU worker and passes"
+    if [ -z "$small" ]; then
+      ok "$(q "SELECT r.workload_digest FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.id = $JOB")" \
+         "$wl" "its run lands in the WorkloadCase digest of Liger's row of that shape ($op $m)"
+    fi
+  done
+  seeded=$(q "SELECT string_agg(mode || '|' || bytes || '|' || flops, ';' ORDER BY mode) FROM kbench_operation_costs WHERE operation = '$op'")
+  if [ -n "$seeded" ]; then
+    ok "$seeded" "$($PY -c 'import json,sys; d = json.load(open("kernels/ops/defs/%s.json" % sys.argv[1]))["cost"]; print(";".join("%s|%s|%s" % (m, d[m]["bytes"], d[m]["flops"]) for m in sorted(["forward", "backward", "full"])))' $op)" \
+       "$op's cost texts are the ones kbench_operation_costs seeds"
+  fi
+done

@@ -238,6 +238,8 @@ main(int argc, char **argv)
 			  v == 2 * (2 * 7 * 5 + 2 * 5) + 8 * 7, "cost formula: layer_norm forward's bytes");
 		check(ki_cost_eval("3 * hidden / 2 - -rows + least(rows, hidden) * greatest(1, 2.5)", names, values, 3, &v, err, sizeof err) &&
 			  v == 3.0 * 5 / 2 + 7 + 5 * 2.5, "cost formula: left to right, unary minus, real division, least, greatest");
+		check(ki_cost_eval("rows // 2 + hidden // 3 * 2", names, values, 3, &v, err, sizeof err) &&
+			  v == 3 + 2, "cost formula: // is floor division (derived axes: channels // channels_per_group)");
 		check(!ki_cost_eval("rows::text", names, values, 3, &v, err, sizeof err) &&
 			  strstr(err, "end expected") != NULL, "cost formula: a cast is refused");
 		check(!ki_cost_eval("rows * vocab", names, values, 3, &v, err, sizeof err) &&
