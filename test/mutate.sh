@@ -143,6 +143,9 @@ opdef_ref_self|kernels/python/kbench_harness.py|s/return kbench_reference.compar
 opdef_unreturned|kernels/python/kbench_reference.py|s/        if name not in returned:/        if False:/|operations|an output the implementation did not return is not reported as such
 opdef_no_grads|kernels/python/kbench_reference.py|s/if mode != "forward" and grads_of:/if False:/|operations|the python reference computes no gradients
 opdef_suggest|kernels/registry.c|s/best <= 4/best < 0/|operations|the unknown-operation error suggests no name
+utf8_fourth_unchecked|core/json_parse.c|s/^\t\t\t(s\[3\] \& 0xC0) != 0x80)$/\t\t\t(s[2] \& 0xC0) != 0x80)/|core|a 4-byte UTF-8 sequence's fourth byte is not checked (F0 90 80 41 accepted; issue 28, generated)
+path_key_all_hex|core/json_parse.c|/^ki_path_key(/,/^}/s/if (c < 0x20)/if (1)/|core|an error path writes every byte of a bracketed key as \u00XX (issue 28, generated)
+memory_summary_min_is_max|sql/code/45_memory_analytics.sql|s/kbench_geomean(s.memory_ratio), min(s.memory_ratio),/kbench_geomean(s.memory_ratio), max(s.memory_ratio),/|memory|kbench_memory_ratio_summary's min_memory_ratio is the greatest ratio (issue 28, generated)
 opdef_liger_url|kernels/ops/defs/rms_norm.json|s/"liger_kernel": "rms_norm"/"liger_kernel": "rmsnorm"/|operations|rms_norm's OperationSpec names another source script than the Liger import (its WorkloadCase digest differs)
 EOF
 )

@@ -20,7 +20,7 @@ the file: FILE:HASH:OP:K, where HASH is the first 10 hex digits of the SHA-1 of 
 with its surrounding white space removed, OP the operator's name and K the index of this mutation
 among those OP makes of that line (duplicate lines add @N, the N-th such line).
 
-    test/mutate_gen.py list [--seed S] [--sample N] [FILES...]   tab-separated: id line file suite orig new
+    test/mutate_gen.py list [--seed S] [--sample N] [FILES...|IDS...]   tab-separated: id line file suite orig new
     test/mutate_gen.py suite FILE                                the suite(s) that cover FILE
     test/mutate_gen.py apply ID                                  write mutation ID into its file
 
@@ -58,7 +58,7 @@ SUITES = [
     (r"^sql/code/(6[0-9]_[a-z_]+)\.sql$", "charts"),
     (r"^sql/code/(5[0-2]_[a-z_]+)\.sql$", "continuous"),
     (r"^sql/code/(90_privileges)\.sql$", "security"),
-    (r"^sql/code/15_memory\.sql$", "memory"),
+    (r"^sql/code/\d+_memory(_analytics)?\.sql$", "memory"),
     (r"^sql/code/", "installcheck"),
 ]
 # A relative cost of one run of each suite (for --quick's budget); measured here, loaded 2 cores:
@@ -408,8 +408,14 @@ def main(argv):
                 n = int(rest[i + 1]); i += 2
             else:
                 files.append(rest[i]); i += 1
-        files = [p for p in files if is_mutable(p)] if files else mutable_files()
-        for mid, no, path, orig, new in sample(files, seed, n):
+        ids = [a for a in files if ":" in a]  # (an id names one mutation: run just those)
+        files = [a for a in files if ":" not in a]
+        if ids:
+            chosen = [c for p in sorted({i.split(":")[0] for i in ids}) for c in mutations_of(p) if c[0] in ids]
+        else:
+            files = [p for p in files if is_mutable(p)] if files else mutable_files()
+            chosen = sample(files, seed, n)
+        for mid, no, path, orig, new in chosen:
             print("\t".join((mid, str(no), path, suite_of(path), orig.replace("\t", "\\t"),
                              new.replace("\t", "\\t"))))
         return 0
