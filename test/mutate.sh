@@ -145,6 +145,8 @@ opdef_no_grads|kernels/python/kbench_reference.py|s/if mode != "forward" and gra
 opdef_suggest|kernels/registry.c|s/best <= 4/best < 0/|operations|the unknown-operation error suggests no name
 utf8_fourth_unchecked|core/json_parse.c|s/^\t\t\t(s\[3\] \& 0xC0) != 0x80)$/\t\t\t(s[2] \& 0xC0) != 0x80)/|core|a 4-byte UTF-8 sequence's fourth byte is not checked (F0 90 80 41 accepted; issue 28, generated)
 path_key_all_hex|core/json_parse.c|/^ki_path_key(/,/^}/s/if (c < 0x20)/if (1)/|core|an error path writes every byte of a bracketed key as \u00XX (issue 28, generated)
+exponent_digit_unchecked|core/json_parse.c|/^\tif (q < end \&\& (\*q == 'e' || \*q == 'E'))$/,/invalid number/s/if (q >= end || !(\*q >= '0' \&\& \*q <= '9'))/if (q >= end)/|core|an exponent without a digit accepted ([1e], 1e+x; issue 28, generated)
+nul_word_unescaped|core/json_canon.c|s/if (word_needs_escape(w))/if (w)/|core|the canonical writer copies eight NUL characters in a row unescaped (issue 28, generated)
 memory_summary_min_is_max|sql/code/45_memory_analytics.sql|s/kbench_geomean(s.memory_ratio), min(s.memory_ratio),/kbench_geomean(s.memory_ratio), max(s.memory_ratio),/|memory|kbench_memory_ratio_summary's min_memory_ratio is the greatest ratio (issue 28, generated)
 opdef_liger_url|kernels/ops/defs/rms_norm.json|s/"liger_kernel": "rms_norm"/"liger_kernel": "rmsnorm"/|operations|rms_norm's OperationSpec names another source script than the Liger import (its WorkloadCase digest differs)
 EOF

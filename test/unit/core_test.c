@@ -285,6 +285,38 @@ main(int argc, char **argv)
 			  !ki_cost_eval("", names, values, 3, &v, NULL, 0), "cost formula: least with one argument, an open parenthesis, nothing: refused");
 	}
 	{
+		/* numbers against RFC 8259's grammar, by hand: number = [ "-" ] int [ frac ] [ exp ],
+		 * frac = "." 1*DIGIT, exp = ("e" / "E") [ "-" / "+" ] 1*DIGIT, int = "0" / (1-9 *DIGIT);
+		 * each alone and inside an array (where a character follows it) */
+		static const char *const good[] = {"0", "-0", "7", "1.5", "0.25", "1e5", "1E5", "1e+5", "1E-5", "-0.0e0", "10.01e-01"};
+		static const char *const bad[] = {"1.", "1.e1", "1e", "1E", "1e+", "1e-", "1.5e", "-", "+1", ".5", "-.5", "1x", "00", "-01"};
+		int			wrong = 0;
+		char		json[40];
+		const char *first = "";
+
+		for (int k = 0; k < (int) (sizeof(good) / sizeof(good[0])) + (int) (sizeof(bad) / sizeof(bad[0])); k++)
+		{
+			bool		isgood = k < (int) (sizeof(good) / sizeof(good[0]));
+			const char *t = isgood ? good[k] : bad[k - (int) (sizeof(good) / sizeof(good[0]))];
+
+			for (int inarray = 0; inarray < 2; inarray++)
+			{
+				const char *got;
+
+				snprintf(json, sizeof json, inarray ? "[%s]" : "%s", t);
+				got = canon(&a, json);
+				if ((strcmp(got, "syntax") != 0) != isgood && wrong++ == 0)
+					first = t;
+			}
+		}
+		printf("# numbers: %d of the grammar's cases judged wrongly%s%s\n", wrong, wrong ? ", the first: " : "", first);
+		check(wrong == 0, "numbers: RFC 8259's grammar by hand (a fraction and an exponent need a digit; no leading zero, plus or point)");
+		/* eight NUL characters in a row, the writer's word at a time path: each written \u0000 */
+		check(strcmp(canon(&a, "[\"\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\",\"ab\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000cd\"]"),
+					 "[\"\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\",\"ab\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000cd\"]") == 0,
+			  "canonical strings: eight NUL characters in a row are each escaped \\u0000 (as JSON.stringify)");
+	}
+	{
 		/* UTF-8 in strings against the table: every byte from 0x80 up as the first of four, each
 		 * of the other three from the bytes at the table's bounds (and ASCII, and lead bytes, so
 		 * that sequences are cut short): the parser accepts exactly the well-formed strings */
