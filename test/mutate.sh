@@ -215,8 +215,9 @@ suite() { # "ENV=... name": run it; 0 when it passed.  "installcheck": make inst
   local as=()
   if [ "$name" = installcheck ]; then
     [ "$(id -u)" -eq 0 ] && { chmod -R a+rwX test 2>/dev/null; as=(runuser -u postgres -- env "PATH=$PATH"); }
-    env "${env[@]}" "${as[@]}" make -s installcheck TAP_TESTS= >"$log" 2>&1
+    env "${env[@]}" timeout "${MUTATE_SUITE_S:-1800}" "${as[@]}" make -s installcheck TAP_TESTS= >"$log" 2>&1
     rc=$?
+    [ "$rc" = 124 ] && echo "not ok - installcheck did not finish within ${MUTATE_SUITE_S:-1800} s" >>"$log"
     grep -E '\.\.\. FAILED' "$log" | sed 's/^/not ok - installcheck: /' >>"$log"
   elif [[ "$name" == *.pl ]]; then
     # (the fake GPU built first, where root may write kernels/; prove -v prints "not ok N - ...")
