@@ -249,6 +249,7 @@ suite() { # "ENV=... name": run it; 0 when it passed.  "installcheck": make inst
 #     3 x its unmutated time + 60 s is caught (the unmutated suite passed).
 est() { case "${1##* }" in core) echo 25 ;; kernels) echo 35 ;; installcheck) echo 170 ;; *) echo 120 ;; esac; }
 declare -A BASE_S BASE_OK
+DIRTY=0
 base_of() { # suite spec: its unmutated result (run here unless MUTATE_BASELINE has it)
   local spec=$1 key=${1##* } t0
   [ -n "${BASE_OK[$key]:-}" ] && return
@@ -256,6 +257,9 @@ base_of() { # suite spec: its unmutated result (run here unless MUTATE_BASELINE 
     read -r _ BASE_S[$key] BASE_OK[$key] < <(grep -m1 "^$key " "$MUTATE_BASELINE")
     return
   fi
+  # (the file of the last mutation is restored but not yet built: build before judging the
+  # unmutated suite, or it runs on the last mutation's library)
+  [ "$DIRTY" = 1 ] && { build; DIRTY=0; }
   t0=$SECONDS
   if MUTATE_SUITE_S=1800 suite "$spec" "$WORK/base-$key.log"; then BASE_OK[$key]=passed; else BASE_OK[$key]=failed; fi
   BASE_S[$key]=$((SECONDS - t0))
@@ -301,7 +305,7 @@ generated() {
         elif MUTATE_SUITE_S=$((3 * ${BASE_S[$key]:-600} + 60)) suite "$spec" "$WORK/gen.log"; then res=survived; survived=$((survived + 1))
         else res=caught; caught=$((caught + 1))
         fi
-        cp "$WORK/orig" "$file"; touch "$file"
+        cp "$WORK/orig" "$file"; touch "$file"; DIRTY=1
       fi
     fi
     local what="$id (line $line: $(sed -E 's/^(\\t| )+//' <<<"$new" | cut -c1-90))"
