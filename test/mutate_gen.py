@@ -42,6 +42,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # environment before it (as test/mutate.sh's hand-written table).
 SUITES = [
     (r"^core/", "core"),
+    (r"^kernels/python/kbench_reference\.py$", "operations"),  # (the operations defined as data)
+    (r"^kernels/python/kbench_harness\.py$", "byo"),  # (the child of python implementations)
     (r"^kernels/python/", "kernels"),
     (r"^kernels/agent/", "KI_FLEET_JOBS=40 fleet"),
     (r"^kernels/(cache|measure|stats|compare)\.c$", "compare"),
