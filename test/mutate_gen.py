@@ -281,7 +281,7 @@ def candidates_sql(line, masked):
     assign = re.search(r"\b(SET|DEFAULT|UPDATE)\b", masked) is not None
     yield "cmp", list(subs(masked, r"(?<![<>=!:|@&~#^*/+\-])(<=|>=|<>|!=|<|>|=)(?![<>=@&|~#^*/+\-])",
                            lambda m: None if (m.group(1) == "=" and assign) else CMP_SQL[m.group(1)]))
-    yield "bool", list(subs(masked, r"\b(AND|OR)\b", lambda m: "OR" if m.group(1) == "AND" else "AND"))
+    yield "bool", list(subs(masked, r"\b(AND|OR)\b(?! REPLACE\b)", lambda m: "OR" if m.group(1) == "AND" else "AND"))
     yield "const", [(a, b, r) for a, b, rs in subs(masked, r"(?<![\w.$:])\d+(?![\w.])", const_repl) for r in rs]
     yield "cond", list(subs(masked, r"\bWHERE (?=\S)", "WHERE true OR ")) + \
         list(subs(masked, r"\b(ELS)?IF (?!NOT EXISTS\b|EXISTS\b(?= [a-z_]+;))(?=.*\bTHEN\b)",
