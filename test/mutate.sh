@@ -241,7 +241,7 @@ suite() { # "ENV=... name": run it; 0 when it passed.  "installcheck": make inst
 #   --generate: SAMPLE mutations (seed SEED) of GEN_FILES (default every mutable file); a table,
 #     then the score per file and per layer; exit 0 when every survivor is listed as equivalent.
 #   --quick: TAP lines for bin/test.sh; at most QUICK_MAX (6) mutations whose estimated cost
-#     (EST below, seconds on this 2-core machine, a rebuild included) fits QUICK_BUDGET_S (240).
+#     (EST below, seconds on this 2-core machine, a rebuild included) fits QUICK_BUDGET_S (180).
 #     MUTATE_BASELINE=FILE (bin/test.sh writes it): lines "SUITE SECONDS passed|failed" of the
 #     unmutated suites in the same run; a suite not in it is run unmutated here first.  A mutation
 #     whose suite fails unmutated is not judged (a comment line: that failure is counted where the
@@ -287,7 +287,7 @@ generated() {
       local cost; cost=$(est "$spec")
       [ -z "${BASE_OK[$key]:-}" ] && ! { [ -n "${MUTATE_BASELINE:-}" ] && grep -q "^$key " "$MUTATE_BASELINE"; } && cost=$((cost * 2))
       [ -n "$reason" ] && cost=0
-      [ $((spent + cost)) -gt "${QUICK_BUDGET_S:-240}" ] && continue
+      [ $((spent + cost)) -gt "${QUICK_BUDGET_S:-180}" ] && continue
       spent=$((spent + cost))
     fi
     n=$((n + 1))
