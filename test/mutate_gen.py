@@ -59,7 +59,7 @@ SUITES = [
     (r"^sql/code/(85_fleet)\.sql$", "fleet_trust"),
     (r"^sql/code/(6[0-9]_[a-z_]+)\.sql$", "charts"),
     (r"^sql/code/(5[0-2]_[a-z_]+)\.sql$", "continuous"),
-    (r"^sql/code/(90_privileges)\.sql$", "security"),
+    (r"^sql/code/(90_privileges|45_reproductions)\.sql$", "security"),  # (installcheck runs no reproduction)
     (r"^sql/code/\d+_memory(_analytics)?\.sql$", "memory"),
     (r"^sql/code/", "installcheck"),
 ]
