@@ -26,6 +26,8 @@
 #        MAX_ROWS: time only the first N kbench rows, mark the rest skipped (the dry run: a
 #        cut that does not depend on the machine's speed); LIGER=0 skips Liger;
 #        LIGER_GPU_TIME (default 3): calls profiled per Liger row for its GPU time, 0 = off;
+#        EDGE_TIMEOUT_S (default 60): the limit of each v2 edge-shape line (the fault suite, where
+#        the fake device runs them on a loaded CPU, gives more);
 #        NCU=0 skips the last phase (bench/device_ncu.sh: Nsight Compute over the kernels that
 #        miss their targets, NCU_S seconds, default 60, kept out of Liger's share).
 # Budget: under 8 minutes on an H100/H200.  kbench rows took 71 s on an H200
@@ -140,7 +142,7 @@ fi
 echo "# v2 edge-shape checks (correctness against the float64 reference)"
 edge() { # op mode dtype axes...
 	local out
-	out=$(timeout 60 "$KB" run "$@" --device "$DEV" --impl cuda/v2 --warmup-ms 1 --rep-ms 2 --flush-bytes 0 2>&1)
+	out=$(timeout "${EDGE_TIMEOUT_S:-60}" "$KB" run "$@" --device "$DEV" --impl cuda/v2 --warmup-ms 1 --rep-ms 2 --flush-bytes 0 2>&1)
 	printf '#   %-62s %s | %s\n' "$*" "$(printf '%s\n' "$out" | head -1 | head -c 100)" \
 		"$(printf '%s\n' "$out" | grep -m1 'correctness:' | sed 's/^ *//' | head -c 120)"
 }

@@ -6,7 +6,8 @@
 # preloaded, see the Makefile), the server tests in Perl (test/t/*.pl on
 # PostgreSQL::Test::Cluster, `make prove_installcheck`, one at a time), and
 # every suite script in test/suites/ (C unit tests, CLI, import tests, the
-# fuzzer), each of which prints TAP lines "ok ..." / "not ok ...".  Ends with
+# fuzzer), each of which prints TAP lines "ok ..." / "not ok ...", then a few
+# generated mutations of what the last commit changed (test/mutate.sh --quick).  Ends with
 # the line "N passed, N failed, N skipped".  Exit status 0 only when nothing
 # failed.
 #
@@ -60,6 +61,7 @@ if [ "$(id -u)" -eq 0 ]; then
   chmod -R a+rwX test 2>/dev/null || true
   as_owner=(runuser -u postgres -- env "PATH=$PATH")
 fi
+t0=$SECONDS
 "${as_owner[@]}" make -s installcheck TAP_TESTS= >"$LOG/regress.log" 2>&1
 rc=$?
 cat "$LOG/regress.log"
@@ -71,6 +73,8 @@ for d in test/regression.diffs test/isolation_output/regression.diffs; do
   [ "$f" -gt 0 ] && [ -f "$d" ] && head -200 "$d"
 done
 passed=$((passed + p)); failed=$((failed + f))
+# (each suite's unmutated result and time, for test/mutate.sh --quick in 4.)
+echo "installcheck $((SECONDS - t0)) $([ "$f" -eq 0 ] && echo passed || echo failed)" >"$LOG/baseline"
 
 # 2. the server tests in Perl, each one `make prove_installcheck` (as postgres when root),
 #    its TAP lines ("ok 3 - ...", prove -v) counted as a suite's are.  A test that dies or
@@ -99,6 +103,7 @@ for s in test/suites/*.sh; do
   [ -f "$s" ] || continue
   name=$(basename "$s" .sh)
   echo "== suite $name"
+  t0=$SECONDS
   bash "$s" >"$LOG/$name.log" 2>&1
   rc=$?
   cat "$LOG/$name.log"
@@ -108,7 +113,22 @@ for s in test/suites/*.sh; do
   if [ "$rc" -ne 0 ] && [ "$failed" -eq "$f0" ]; then
     echo "not ok - suite $name exited with status $rc"; failed=$((failed + 1))
   fi
+  # (a suite that printed a "not ok" line or exited non-zero failed unmutated)
+  echo "$name $((SECONDS - t0)) $([ "$rc" -eq 0 ] && ! grep -qE '^not ok' "$LOG/$name.log" && echo passed || echo failed)" >>"$LOG/baseline"
 done
+
+# 4. generated mutations of what the last commit changed (test/mutate.sh --quick, docs/TESTING.md):
+#    a few minutes, deterministic; "not ok" only for a mutation that survived its suite and is not
+#    listed in test/mutate_equivalent.txt.  Its suites' unmutated results come from 1. and 3.
+#    (a mutation whose suite failed there is not judged); an exit status without a "not ok" line
+#    (the scratch copy could not be made) is reported, not counted.
+echo "== mutate --quick"
+MUTATE_BASELINE="$LOG/baseline" bash test/mutate.sh --quick >"$LOG/mutate.log" 2>&1
+rc=$?
+cat "$LOG/mutate.log"
+tally < <(grep -E '^(not )?ok - mutation ' "$LOG/mutate.log") >"$LOG/mutate.tally"
+cat "$LOG/mutate.tally"
+[ "$rc" -ne 0 ] && echo "# test/mutate.sh --quick exited with status $rc (not counted: no mutation survived)"
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -157,6 +157,11 @@ opdef_ref_self|kernels/python/kbench_harness.py|s/return kbench_reference.compar
 opdef_unreturned|kernels/python/kbench_reference.py|s/        if name not in returned:/        if False:/|operations|an output the implementation did not return is not reported as such
 opdef_no_grads|kernels/python/kbench_reference.py|s/if mode != "forward" and grads_of:/if False:/|operations|the python reference computes no gradients
 opdef_suggest|kernels/registry.c|s/best <= 4/best < 0/|operations|the unknown-operation error suggests no name
+utf8_fourth_unchecked|core/json_parse.c|s/^\t\t\t(s\[3\] \& 0xC0) != 0x80)$/\t\t\t(s[2] \& 0xC0) != 0x80)/|core|a 4-byte UTF-8 sequence's fourth byte is not checked (F0 90 80 41 accepted; issue 28, generated)
+path_key_all_hex|core/json_parse.c|/^ki_path_key(/,/^}/s/if (c < 0x20)/if (1)/|core|an error path writes every byte of a bracketed key as \u00XX (issue 28, generated)
+exponent_digit_unchecked|core/json_parse.c|/^\tif (q < end \&\& (\*q == 'e' || \*q == 'E'))$/,/invalid number/s/if (q >= end || !(\*q >= '0' \&\& \*q <= '9'))/if (q >= end)/|core|an exponent without a digit accepted ([1e], 1e+x; issue 28, generated)
+nul_word_unescaped|core/json_canon.c|s/if (word_needs_escape(w))/if (w)/|core|the canonical writer copies eight NUL characters in a row unescaped (issue 28, generated)
+memory_summary_min_is_max|sql/code/45_memory_analytics.sql|s/kbench_geomean(s.memory_ratio), min(s.memory_ratio),/kbench_geomean(s.memory_ratio), max(s.memory_ratio),/|memory|kbench_memory_ratio_summary's min_memory_ratio is the greatest ratio (issue 28, generated)
 opdef_liger_url|kernels/ops/defs/rms_norm.json|s/"liger_kernel": "rms_norm"/"liger_kernel": "rmsnorm"/|operations|rms_norm's OperationSpec names another source script than the Liger import (its WorkloadCase digest differs)
 unstable_opens_alert|sql/code/51_alerts.sql|s/^\t\tCONTINUE WHEN c.unstable;/\t\tCONTINUE WHEN false;/|stopping|an unstable run opens an alert on its own
 unstable_gives_verdict|sql/code/51_alerts.sql|s/^\tIF _kernelindex.run_unstable(run.manifest) THEN/\tIF false THEN/|stopping|an unstable confirmation rerun confirms or refutes its alert
@@ -169,6 +174,30 @@ opdef_loss_grad|kernels/python/kbench_reference.py|s/total = total + sum(v.sum()
 EOF
 )
 
+# --generate / --quick: mutations made by test/mutate_gen.py instead of the table above
+MODE=hand; SEED=1; SAMPLE=40; GEN_FILES=()
+case "${1:-}" in
+  --generate|--quick)
+    MODE=${1#--}; shift
+    while [ $# -gt 0 ]; do
+      case "$1" in
+        --seed) SEED=$2; shift 2 ;;
+        --sample) SAMPLE=$2; shift 2 ;;
+        *) GEN_FILES+=("$1"); shift ;;
+      esac
+    done ;;
+esac
+[ "$MODE" = hand ] || set --
+# --quick: the mutable files the last commit touched (against its first parent), else (none, or no
+# history) a sample over core/ and sql/code
+QUICK_FALLBACK=0
+if [ "$MODE" = quick ] && [ ${#GEN_FILES[@]} -eq 0 ]; then
+  mapfile -t GEN_FILES < <(git diff --name-only HEAD^1 HEAD 2>/dev/null | xargs -r python3 test/mutate_gen.py mutable)
+  if [ ${#GEN_FILES[@]} -eq 0 ]; then
+    QUICK_FALLBACK=1
+    mapfile -t GEN_FILES < <(git ls-files core/'*.c' sql/code/'*.sql' | xargs -r python3 test/mutate_gen.py mutable)
+  fi
+fi
 for want in "$@"; do
   if ! grep -q "^$want|" <<<"$MUTATIONS"; then
     echo "mutate.sh: unknown mutation '$want'; known: $(cut -d'|' -f1 <<<"$MUTATIONS" | tr '\n' ' ')" >&2
@@ -184,7 +213,15 @@ mkdir -p "$WORK"
 chmod 755 "$WORK"
 echo "# scratch copy and PostgreSQL in $WORK"
 mkdir -p "$WORK/repo"
-git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$WORK/repo" 2>/dev/null
+if [ "$MODE" = hand ]; then
+  git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$WORK/repo" 2>/dev/null
+else
+  # (the generated modes also take this tree's build outputs, times kept: when it is built, as in
+  # CI after bin/setup.sh, the scratch copy's first build is an install, not a compilation)
+  git ls-files -co --exclude-standard -z | xargs -0 cp -a --parents -t "$WORK/repo" 2>/dev/null
+  git ls-files -oi --exclude-standard -z -- core kernels src sql '*.so' |
+    grep -zvE '^(test/|build/|third_party/)' | xargs -0 -r cp -a --parents -t "$WORK/repo" 2>/dev/null
+fi
 [ -d "$WORK/pg" ] || bash tools/pg_sandbox.sh "$WORK/pg" >/dev/null
 export KI_PGBIN=$WORK/pg/usr/lib/postgresql/15/bin PATH=$WORK/pg/usr/lib/postgresql/15/bin:$PATH
 cd "$WORK/repo" || exit 1
@@ -200,8 +237,9 @@ suite() { # "ENV=... name": run it; 0 when it passed.  "installcheck": make inst
   local as=()
   if [ "$name" = installcheck ]; then
     [ "$(id -u)" -eq 0 ] && { chmod -R a+rwX test 2>/dev/null; as=(runuser -u postgres -- env "PATH=$PATH"); }
-    env "${env[@]}" "${as[@]}" make -s installcheck TAP_TESTS= >"$log" 2>&1
+    env "${env[@]}" timeout "${MUTATE_SUITE_S:-1800}" "${as[@]}" make -s installcheck TAP_TESTS= >"$log" 2>&1
     rc=$?
+    [ "$rc" = 124 ] && echo "not ok - installcheck did not finish within ${MUTATE_SUITE_S:-1800} s" >>"$log"
     grep -E '\.\.\. FAILED' "$log" | sed 's/^/not ok - installcheck: /' >>"$log"
   elif [[ "$name" == *.pl ]]; then
     # (the fake GPU built first, where root may write kernels/; prove -v prints "not ok N - ...")
@@ -220,7 +258,126 @@ suite() { # "ENV=... name": run it; 0 when it passed.  "installcheck": make inst
   [ "$rc" = 0 ] && ! grep -qE '^not ok' "$log"
 }
 
+# The generated modes (test/mutate_gen.py makes the mutations; test/mutate_equivalent.txt lists
+# the survivors that are equivalent, by id, with the reason).
+#   --generate: SAMPLE mutations (seed SEED) of GEN_FILES (default every mutable file); a table,
+#     then the score per file and per layer; exit 0 when every survivor is listed as equivalent.
+#   --quick: TAP lines for bin/test.sh; at most QUICK_MAX (6) mutations whose estimated cost
+#     (EST below, seconds on this 2-core machine, a rebuild included) fits QUICK_BUDGET_S (180).
+#     MUTATE_BASELINE=FILE (bin/test.sh writes it): lines "SUITE SECONDS passed|failed" of the
+#     unmutated suites in the same run; a suite not in it is run unmutated here first.  A mutation
+#     whose suite fails unmutated is not judged (a comment line: that failure is counted where the
+#     suite ran); one that does not build is caught (by the build); one whose suite overruns
+#     3 x its unmutated time + 60 s is caught (the unmutated suite passed).
+est() { case "${1##* }" in core) echo 25 ;; kernels) echo 35 ;; installcheck) echo 170 ;; *) echo 120 ;; esac; }
+declare -A BASE_S BASE_OK
+DIRTY=0
+base_of() { # suite spec: its unmutated result (run here unless MUTATE_BASELINE has it)
+  local spec=$1 key=${1##* } t0
+  [ -n "${BASE_OK[$key]:-}" ] && return
+  if [ -n "${MUTATE_BASELINE:-}" ] && grep -q "^$key " "$MUTATE_BASELINE" 2>/dev/null; then
+    read -r _ BASE_S[$key] BASE_OK[$key] < <(grep -m1 "^$key " "$MUTATE_BASELINE")
+    return
+  fi
+  # (the file of the last mutation is restored but not yet built: build before judging the
+  # unmutated suite, or it runs on the last mutation's library)
+  [ "$DIRTY" = 1 ] && { build; DIRTY=0; }
+  t0=$SECONDS
+  if MUTATE_SUITE_S=1800 suite "$spec" "$WORK/base-$key.log"; then BASE_OK[$key]=passed; else BASE_OK[$key]=failed; fi
+  BASE_S[$key]=$((SECONDS - t0))
+  echo "# suite $spec unmutated: ${BASE_OK[$key]} in ${BASE_S[$key]} s"
+}
+generated() {
+  local list n=0 caught=0 bybuild=0 survived=0 equiv=0 unjudged=0 spent=0 t_start=$SECONDS
+  local id line file spec orig new key res reason
+  local equivalents=$ROOT/test/mutate_equivalent.txt
+  if [ "$MODE" = quick ]; then
+    list=$(python3 test/mutate_gen.py list --seed "$SEED" --sample 40 "${GEN_FILES[@]}")
+    [ "$QUICK_FALLBACK" = 1 ] && echo "# the last commit touched no mutable source: a sample over core/ and sql/code (seed $SEED)"
+  else
+    list=$(python3 test/mutate_gen.py list --seed "$SEED" --sample "$SAMPLE" "${GEN_FILES[@]+"${GEN_FILES[@]}"}")
+    echo "# $(wc -l <<<"$list") generated mutations, seed $SEED"
+  fi
+  declare -A fk fn lk ln
+  local rows=()
+  while IFS=$'\t' read -r id line file spec orig new; do
+    [ -n "$id" ] || continue
+    key=${spec##* }
+    reason=$(grep -F -m1 "$id |" "$equivalents" 2>/dev/null | sed 's/^[^|]*| *//')
+    if [ "$MODE" = quick ]; then
+      [ "$n" -ge "${QUICK_MAX:-6}" ] && break
+      local cost; cost=$(est "$spec")
+      [ -z "${BASE_OK[$key]:-}" ] && ! { [ -n "${MUTATE_BASELINE:-}" ] && grep -q "^$key " "$MUTATE_BASELINE"; } && cost=$((cost * 2))
+      [ -n "$reason" ] && cost=0
+      [ $((spent + cost)) -gt "${QUICK_BUDGET_S:-180}" ] && continue
+      spent=$((spent + cost))
+    fi
+    n=$((n + 1))
+    if [ -n "$reason" ]; then
+      res=equivalent; equiv=$((equiv + 1))
+    else
+      base_of "$spec"
+      if [ "${BASE_OK[$key]}" != passed ]; then
+        res=unjudged; unjudged=$((unjudged + 1))
+      else
+        cp "$file" "$WORK/orig"
+        python3 test/mutate_gen.py apply "$id"
+        if cmp -s "$file" "$WORK/orig"; then res=unjudged; unjudged=$((unjudged + 1))
+        elif ! build; then res=build; bybuild=$((bybuild + 1))
+        elif MUTATE_SUITE_S=$((3 * ${BASE_S[$key]:-600} + 60)) suite "$spec" "$WORK/gen.log"; then res=survived; survived=$((survived + 1))
+        else res=caught; caught=$((caught + 1))
+        fi
+        cp "$WORK/orig" "$file"; touch "$file"; DIRTY=1
+      fi
+    fi
+    local what="$id (line $line: $(sed -E 's/^(\\t| )+//' <<<"$new" | cut -c1-90))"
+    if [ "$MODE" = quick ]; then
+      case $res in
+        caught) echo "ok - mutation $what caught by $key: $(grep -m1 -E '^not ok' "$WORK/gen.log" | cut -c1-80)" ;;
+        build) echo "ok - mutation $what caught by the build (it does not compile or install)" ;;
+        survived) echo "not ok - mutation $what survived $key (kill it with a test, or list it in test/mutate_equivalent.txt with the reason)" ;;
+        equivalent) echo "ok - mutation $id listed as equivalent (not run): $reason" ;;
+        unjudged) echo "# mutation $what not judged: suite $key fails unmutated (counted where it ran)" ;;
+      esac
+    else
+      rows+=("| $id | $line | $key | $res | $(sed -E 's/^(\\t| )+//' <<<"$new" | cut -c1-80 | sed 's/|/\\|/g') |")
+      echo "${rows[-1]}"
+      local l; l=$(python3 -c 'import sys; sys.path.insert(0, "test"); import mutate_gen; print(mutate_gen.layer_of(sys.argv[1]))' "$file")
+      if [ "$res" = caught ] || [ "$res" = build ]; then fk[$file]=$((${fk[$file]:-0} + 1)); lk[$l]=$((${lk[$l]:-0} + 1)); fi
+      if [ "$res" != unjudged ] && [ "$res" != equivalent ]; then fn[$file]=$((${fn[$file]:-0} + 1)); ln[$l]=$((${ln[$l]:-0} + 1)); fi
+    fi
+  done <<<"$list"
+  build
+  if [ "$MODE" = quick ]; then
+    echo "# quick mutations: $n in $((SECONDS - t_start)) s: $caught caught by a suite, $bybuild by the build, $survived survived, $equiv equivalent, $unjudged not judged"
+    return 0
+  fi
+  echo
+  echo "| file | caught / judged |"; echo "| --- | --- |"
+  for file in $(printf '%s\n' "${!fn[@]}" | sort); do echo "| $file | ${fk[$file]:-0} / ${fn[$file]} |"; done
+  echo
+  echo "| layer | caught / judged | score |"; echo "| --- | --- | --- |"
+  for l in core kernels src sql python; do
+    [ -n "${ln[$l]:-}" ] && echo "| $l | ${lk[$l]:-0} / ${ln[$l]} | $((100 * ${lk[$l]:-0} / ${ln[$l]}))% |"
+  done
+  echo
+  echo "$n mutations (seed $SEED) in $((SECONDS - t_start)) s: $caught caught by a suite, $bybuild by the build, $survived survived, $equiv equivalent (listed), $unjudged not judged"
+  [ "$survived" -eq 0 ]
+}
+
+if [ "$MODE" = quick ]; then
+  # (an unmutated tree that does not build here fails bin/test.sh's own build, not this)
+  build || { echo "# quick mutations not run: the scratch copy does not build"; exit 0; }
+  generated; rc=$?
+  [ -z "${MUTATE_DIR:-}" ] && rm -rf "$WORK"
+  exit $rc
+fi
 build || { echo "not ok - the scratch copy builds"; exit 1; }
+if [ "$MODE" = generate ]; then
+  generated; rc=$?
+  [ -z "${MUTATE_DIR:-}" ] && rm -rf "$WORK"
+  exit $rc
+fi
 # The mutations asked for (default: all), and the suites they need.
 names=(); specs=()
 while IFS='|' read -r name _ _ spec _; do

@@ -65,19 +65,19 @@ expect "kbench, too little device memory: exit 4, resource_exceeded" nomem 4 \
   "resource_exceeded: workload needs 0.06 GiB on cuda:0, which has 0.00 GiB free of 16.00 GiB" --flush-bytes 0
 ok "$(grep -c ' alloc' "$FAKE/calls.log")" 0 "... refused before allocating anything"
 : >"$FAKE/calls.log"
-t0=$(date +%s.%N)
 expect "kbench, a kernel that never finishes: exit 1, timeout" hang 1 \
   "kbench: timeout: prepare: the device did not finish within 2 s"
-# (exit 1 above means kbench ended by itself, not by `timeout 30`; the bound is generous: a loaded
-# machine starts kbench slowly, a hang on cleanup never ends)
-ok "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print (b - a < 25) }')" 1 "... within seconds of the wait's deadline (no hang on cleanup)"
+# (exit 1 above means kbench ended by itself, not by `timeout 30` (124): a hang on cleanup never
+# ends.  How long it took is the machine's speed, not a behaviour: bench/fault_timing.sh prints it.)
 ok "$(grep -cE ' (free|close|open)' "$FAKE/calls.log")" 1 "... and nothing that waits for the device is called after it (one open, no free or close)"
 
 # The backend's wait never returns: only kbench's watchdog (--timeout S, fires at S + 5 s) ends it.
 t0=$(date +%s.%N)
 expect "kbench --timeout 1, a backend that never returns: the watchdog exits 1 and says why" hang_forever 1 \
   "kbench: timeout: the device did not return within the deadline's grace; exiting" --timeout 1
-ok "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print (b - a >= 6 && b - a < 20) }')" 1 "... 6 s or more after the start (timeout + 5 s grace), well before the suite's 30 s"
+# (at least the timeout and its 5 s grace: a lower bound no machine is too fast for; that it ended
+# at all, before `timeout 30`, is the exit status 1 above; how soon after the grace: bench/fault_timing.sh)
+ok "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print (b - a >= 6) }')" 1 "... not before 6 s after the start (the timeout + 5 s grace)"
 
 # bench/device.sh, the one script a GPU session runs, end to end on the fake device (the CPU
 # implementations behind it).  Phase 1 (bench/device_db.sh) on small shapes: the PostgreSQL bundle
@@ -105,8 +105,14 @@ echo '"0","1","kbench","h","k_main(float const*)","1","7","(256, 1, 1)","(396, 1
 echo '"1","1","kbench","h","k_sum","1","7","(512, 1, 1)","(128, 1, 1)","0","9.0","Command line profiler metrics","launch__registers_per_thread","register/thread","40"'
 EOF
 chmod 755 "$FAKE/ncu"
-dev=$(NCU_BIN=$FAKE/ncu KBENCH_FAKE_CUDA=ok DEVICE_DRY=1 IMPLS="cuda cuda/v2 no-such-impl" BUDGET_AFTER_DB_S=200 MAX_ROWS=1 LIGER=0 SANITIZE=0 OUT=$DOUT \
-  RETURN_DIR=$DOUT/ret KI_BUNDLE_RUN=$DOUT/run timeout 240 bash bench/device.sh cuda:0 2>&1); rc=$?
+# (`timeout` only ends a hang: phase 1 alone may take its 240 s + 20 and the rest its budget.  The
+# budget and the edge-shape lines' limit (seconds, device.sh's own, right on a GPU) are far above
+# what the fake device needs, so that what runs is cut by MAX_ROWS, a count: with three builds beside
+# it here, 240 s of timeout cut device.sh off (exit 124), 60 s a line passed 11 of the 16
+# edge-shape lines, the fake running the large shapes on the CPU, and a budget of 600 s was spent
+# by them before the timed row)
+dev=$(NCU_BIN=$FAKE/ncu KBENCH_FAKE_CUDA=ok DEVICE_DRY=1 IMPLS="cuda cuda/v2 no-such-impl" BUDGET_AFTER_DB_S=3600 EDGE_TIMEOUT_S=600 MAX_ROWS=1 LIGER=0 SANITIZE=0 OUT=$DOUT \
+  RETURN_DIR=$DOUT/ret KI_BUNDLE_RUN=$DOUT/run timeout 4000 bash bench/device.sh cuda:0 2>&1); rc=$?
 ok "$(printf '%s\n' "$dev" | grep -cE '^# db: (worker: cuda:0 Fake GPU|importing Liger.s CSV: 2448 lines, 1649 runs inserted|7 jobs queued|phase done: 7 jobs, 0 not passed)')" 4 \
   "device.sh phase 1 on the fake device: the bundle's worker serves cuda:0, Liger's CSV imported, 7 kbench_run jobs passed"
 ok "$(grep -cE '^ [a-z_]+ +\| (forward|backward) +\| liger-[a-z0-9-]+ +\| cuda(/v2)? +\| Fake GPU .*\| passed/passed *$' "$DOUT/ret/db_table.txt")" 7 \
@@ -140,7 +146,7 @@ ok "$rc ${out% (*}" "1 # db: no bundle in /nonexistent/pgbundle: phase skipped (
 DOUT=$(mktemp -d /tmp/kernelindex-devsh.XXXXXX)
 chmod 755 "$DOUT"
 dev=$(env -u KBENCH_CUDA_LIB -u KBENCH_FAKE_CUDA DEVICE_DRY=1 IMPLS=cuda PHASE_S=90 OUT=$DOUT RETURN_DIR=$DOUT/ret \
-  KI_BUNDLE_RUN=$DOUT/run timeout 150 bash bench/device_db.sh cuda:0 2>&1); rc=$?
+  KI_BUNDLE_RUN=$DOUT/run timeout 600 bash bench/device_db.sh cuda:0 2>&1); rc=$?
 ok "$rc $(printf '%s\n' "$dev" | grep -c "^# db: the bundle's libkbench_cuda.so does not serve cuda:0 here; building kernels/ and restarting") $(grep -c '| failed device_unavailable: cuda:0 is not available' "$DOUT/ret/db_table.txt")" \
   "1 1 4" "device.sh phase 1 without a usable GPU: tries a libkbench_cuda.so built here once, then the 4 jobs fail with the device's reason"
 rm -rf "$DOUT"

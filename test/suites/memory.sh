@@ -112,6 +112,9 @@ ok "$(q "SELECT count(*) FROM kbench_memory_records_of('fused_linear_cross_entro
    "kbench_memory_records_of('fused_linear_cross_entropy', ...) answers by short name from the imported rows"
 ok "$(q "SELECT round(geomean_memory_ratio::numeric, 6) FROM kbench_memory_ratio_summary('fused_linear_cross_entropy', 'huggingface', 'liger', 'full', 'A100')")" \
    "$(awk '{s += log($4)} END {printf "%.6f", exp(s / NR)}' "$TMP/flce.txt")" "kbench_memory_ratio_summary: the geometric mean of the hand-computed ratios"
+ok "$(q "SELECT round(min_memory_ratio::numeric, 6) || ' ' || round(max_memory_ratio::numeric, 6) || ' ' || workloads FROM kbench_memory_ratio_summary('fused_linear_cross_entropy', 'huggingface', 'liger', 'full', 'A100')")" \
+   "$(awk 'NR == 1 || $4 < lo {lo = $4} NR == 1 || $4 > hi {hi = $4} END {printf "%.6f %.6f %d", lo, hi, NR}' "$TMP/flce.txt")" \
+   "kbench_memory_ratio_summary: the least and the greatest of the hand-computed ratios (they differ), and their count"
 ok "$(q "SELECT string_agg(axis_value || ':' || peak_bytes, ',' ORDER BY axis_value) FROM kbench_memory_sweep('fused_linear_cross_entropy', 'full', 'tokens', 'A100', 'liger')")" \
    "$(awk '{printf "%s%s:%s", (NR > 1 ? "," : ""), $1, $3}' "$TMP/flce.txt")" "kbench_memory_sweep: liger's peak along tokens"
 

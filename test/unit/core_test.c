@@ -50,6 +50,45 @@ num(double d)
 	return buf;
 }
 
+/* Is s[0..n) well-formed UTF-8?  The Unicode Standard's table 3-7 (Well-Formed UTF-8 Byte
+ * Sequences), row by row: the first byte's range, then each following byte's. */
+static bool
+utf8_table_3_7(const unsigned char *s, int n)
+{
+	static const unsigned char rows[][8] = {
+		/* lo, hi of byte 1, 2, 3, 4 (0, 0: no such byte) */
+		{0x00, 0x7F}, {0xC2, 0xDF, 0x80, 0xBF}, {0xE0, 0xE0, 0xA0, 0xBF, 0x80, 0xBF},
+		{0xE1, 0xEC, 0x80, 0xBF, 0x80, 0xBF}, {0xED, 0xED, 0x80, 0x9F, 0x80, 0xBF},
+		{0xEE, 0xEF, 0x80, 0xBF, 0x80, 0xBF}, {0xF0, 0xF0, 0x90, 0xBF, 0x80, 0xBF, 0x80, 0xBF},
+		{0xF1, 0xF3, 0x80, 0xBF, 0x80, 0xBF, 0x80, 0xBF}, {0xF4, 0xF4, 0x80, 0x8F, 0x80, 0xBF, 0x80, 0xBF},
+	};
+	int			i = 0;
+
+	while (i < n)
+	{
+		int			r,
+					len = 0;
+
+		for (r = 0; r < (int) (sizeof(rows) / sizeof(rows[0])) && len == 0; r++)
+		{
+			int			k = 1;
+
+			if (s[i] < rows[r][0] || s[i] > rows[r][1])
+				continue;
+			while (k < 4 && rows[r][2 * k + 1] != 0)
+				k++;
+			len = k;
+			for (k = 1; k < len; k++)
+				if (i + k >= n || s[i + k] < rows[r][2 * k] || s[i + k] > rows[r][2 * k + 1])
+					return false;
+		}
+		if (len == 0)
+			return false;
+		i += len;
+	}
+	return true;
+}
+
 static uint64_t rng = 88172645463325252ULL;
 
 static uint64_t
@@ -246,6 +285,83 @@ main(int argc, char **argv)
 			  strstr(err, "unknown name \"vocab\"") != NULL, "cost formula: an unknown axis is refused by name");
 		check(!ki_cost_eval("least(rows)", names, values, 3, &v, err, sizeof err) && !ki_cost_eval("(rows", names, values, 3, &v, NULL, 0) &&
 			  !ki_cost_eval("", names, values, 3, &v, NULL, 0), "cost formula: least with one argument, an open parenthesis, nothing: refused");
+	}
+	{
+		/* numbers against RFC 8259's grammar, by hand: number = [ "-" ] int [ frac ] [ exp ],
+		 * frac = "." 1*DIGIT, exp = ("e" / "E") [ "-" / "+" ] 1*DIGIT, int = "0" / (1-9 *DIGIT);
+		 * each alone and inside an array (where a character follows it) */
+		static const char *const good[] = {"0", "-0", "7", "1.5", "0.25", "1e5", "1E5", "1e+5", "1E-5", "-0.0e0", "10.01e-01"};
+		static const char *const bad[] = {"1.", "1.e1", "1e", "1E", "1e+", "1e-", "1.5e", "-", "+1", ".5", "-.5", "1x", "00", "-01"};
+		int			wrong = 0;
+		char		json[40];
+		const char *first = "";
+
+		for (int k = 0; k < (int) (sizeof(good) / sizeof(good[0])) + (int) (sizeof(bad) / sizeof(bad[0])); k++)
+		{
+			bool		isgood = k < (int) (sizeof(good) / sizeof(good[0]));
+			const char *t = isgood ? good[k] : bad[k - (int) (sizeof(good) / sizeof(good[0]))];
+
+			for (int inarray = 0; inarray < 2; inarray++)
+			{
+				const char *got;
+
+				snprintf(json, sizeof json, inarray ? "[%s]" : "%s", t);
+				got = canon(&a, json);
+				if ((strcmp(got, "syntax") != 0) != isgood && wrong++ == 0)
+					first = t;
+			}
+		}
+		printf("# numbers: %d of the grammar's cases judged wrongly%s%s\n", wrong, wrong ? ", the first: " : "", first);
+		check(wrong == 0, "numbers: RFC 8259's grammar by hand (a fraction and an exponent need a digit; no leading zero, plus or point)");
+		/* eight NUL characters in a row, the writer's word at a time path: each written \u0000 */
+		check(strcmp(canon(&a, "[\"\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\",\"ab\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000cd\"]"),
+					 "[\"\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\",\"ab\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000\\u0000cd\"]") == 0,
+			  "canonical strings: eight NUL characters in a row are each escaped \\u0000 (as JSON.stringify)");
+	}
+	{
+		/* UTF-8 in strings against the table: every byte from 0x80 up as the first of four, each
+		 * of the other three from the bytes at the table's bounds (and ASCII, and lead bytes, so
+		 * that sequences are cut short): the parser accepts exactly the well-formed strings */
+		static const unsigned char next[] = {0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF,
+		0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xF0, 0xF4, 0xF5, 0xFF};
+		const int	nn = (int) sizeof(next);
+		long		tried = 0,
+					wrong = 0;
+		char		first_wrong[64] = "";
+
+		for (int b0 = 0x80; b0 <= 0xFF; b0++)
+			for (int i1 = 0; i1 < nn; i1++)
+				for (int i2 = 0; i2 < nn; i2++)
+					for (int i3 = 0; i3 < nn; i3++)
+					{
+						unsigned char u[4] = {(unsigned char) b0, next[i1], next[i2], next[i3]};
+						char		json[8] = {'"', (char) u[0], (char) u[1], (char) u[2], (char) u[3], '"', 0};
+						const char *got = canon(&a, json);
+						bool		accepted = strcmp(got, "utf8") != 0;
+
+						tried++;
+						if (accepted != utf8_table_3_7(u, 4) && wrong++ == 0)
+							snprintf(first_wrong, sizeof first_wrong, "%02X %02X %02X %02X %s", u[0], u[1], u[2], u[3],
+									 accepted ? "accepted" : "rejected");
+						if (tried % 4096 == 0)
+							ki_arena_reset(&a);
+					}
+		printf("# UTF-8: %ld strings tried, %ld judged otherwise than table 3-7%s%s\n", tried, wrong,
+			   wrong ? ", the first: " : "", first_wrong);
+		check(wrong == 0, "UTF-8: strings of four bytes from 0x80 up accepted exactly when table 3-7 says they are well-formed");
+	}
+	{
+		/* the path an error names: a plain key after a dot, any other in ["..."] with '"' and '\\'
+		 * escaped, a control character as \\u00XX and every other byte (UTF-8 too) as it is */
+		ki_buf		b;
+
+		ki_buf_init(&b, &a, 16);
+		ki_path_key(&b, "spec", 4);
+		ki_path_key(&b, "x_1-$", 5);
+		ki_path_key(&b, "a b\"\\\x01\x1f\xc3\xa9~", 10);
+		ki_path_key(&b, "", 0);
+		check(strcmp(ki_buf_cstr(&b), "spec.x_1-$[\"a b\\\"\\\\\\u0001\\u001f\xc3\xa9~\"][\"\"]") == 0,
+			  "error paths: a plain key after a dot, any other bracketed, quoted and escaped (a control character as \\u00XX, other bytes kept)");
 	}
 	ki_arena_reset(&a);
 	printf("# %d tests, %d failed\n", n_test, n_fail);
