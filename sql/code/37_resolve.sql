@@ -194,13 +194,19 @@ BEGIN
 END $$;
 
 -- The digests given and every implementation revision of the same code
--- (_kernelindex.code_key), in digest order.
+-- (_kernelindex.code_key), in digest order; digests not in the catalog
+-- (implementations known only from runs) after them.  Read by index: the
+-- digests given by primary key, their kin by operation (the code key
+-- includes the operation), never the whole catalog (007_digest_plans.pl).
 CREATE OR REPLACE FUNCTION _kernelindex.same_code(digests text[]) RETURNS text[]
 	LANGUAGE sql STABLE SET search_path = @extschema@, pg_temp
-	RETURN (SELECT array_agg(DISTINCT i.digest ORDER BY i.digest) FROM kbench_implementations i
-	         WHERE i.digest = ANY (digests)
-	            OR _kernelindex.code_key(i.manifest) IN (SELECT _kernelindex.code_key(k.manifest) FROM kbench_implementations k
-	                                                      WHERE k.digest = ANY (digests)))
+	RETURN (WITH given AS (SELECT i.digest, i.operation_digest, _kernelindex.code_key(i.manifest) AS key
+	                         FROM kbench_implementations i WHERE i.digest = ANY (digests))
+	        SELECT array_agg(d ORDER BY d)
+	          FROM (SELECT digest FROM given
+	                UNION
+	                SELECT j.digest FROM given g JOIN kbench_implementations j ON j.operation_digest = g.operation_digest
+	                 WHERE g.key IS NOT NULL AND _kernelindex.code_key(j.manifest) = g.key) x(d))
 	       || ARRAY(SELECT d FROM unnest(digests) d WHERE NOT EXISTS (SELECT 1 FROM kbench_implementations i WHERE i.digest = d));
 
 -- The protocol digests of a timed pass ('forward', 'backward', 'full', any
