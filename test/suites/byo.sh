@@ -356,8 +356,8 @@ has "$out" "exports no function 'calloc'" "... a function the library only calls
 out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('x', 'layer_norm', 'library:$IMPL_DIR/impls.py:good')" 2>&1)
 has "$out" "is not a 64-bit ELF shared library" "registering a file that is no shared library as a library is refused"
 ok "$(q "SELECT count(*) FROM kbench_registered_implementations WHERE name = 'x'")" 0 "... and none of them registered anything"
-out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('x', 'softmax', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
-has "$out" "unknown operation 'softmax'" "registering for an unknown operation"
+out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('x', 'no_such_op', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
+has "$out" "unknown operation 'no_such_op'" "registering for an unknown operation"
 out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation('x', 'layer_norm', 'python:impls.py:good')" 2>&1)
 has "$out" "must be an absolute path" "registering a relative path"
 out=$(psql -X -At -q -U byo_admin -c "SELECT kbench_register_implementation(NULL, 'layer_norm', 'python:$IMPL_DIR/impls.py:good')" 2>&1)
