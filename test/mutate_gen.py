@@ -262,8 +262,11 @@ def candidates_c(line, masked):
     yield "bool", list(subs(masked, r"&&|\|\|", lambda m: "||" if m.group(0) == "&&" else "&&"))
     # (not an array's size in a declaration: a buffer one byte larger or smaller is rarely a bug a
     # test can see, and a smaller one is memory corruption, not a behaviour)
+    # (nor a buffer's initial capacity, ki_buf_init's last argument: buffers grow, and under 64
+    # the arena rounds it up, so no behaviour depends on it)
     yield "const", [(a, b, r) for a, b, rs in subs(masked, r"(?<![\w.])\d+(?![\w.])", const_repl) for r in rs
-                    if not re.match(r"\]\s*(\[[^\]]*\]\s*)*[;=,]", masked[b:])]
+                    if not re.match(r"\]\s*(\[[^\]]*\]\s*)*[;=,]", masked[b:])
+                    and not re.search(r"\bki_buf_init\(", masked)]
     yield "cond", list(cond_if(masked, r"\bif \("))
     yield "minmax", list(subs(masked, r"\b(Min|Max|fmin|fmax|fminf|fmaxf|MIN|MAX)(?=\()",
                               lambda m: {"Min": "Max", "Max": "Min", "fmin": "fmax", "fmax": "fmin",

@@ -48,13 +48,15 @@ refused() {
   case "$got" in *"ERROR:  $3"*"${5:-}"*) echo "ok - $4";;
     *) echo "not ok - $4"; echo "$got" | head -3 | sed 's/^/# /';; esac
 }
-TINY='{"warmup_ms": 0, "rep_ms": 0.01, "flush_bytes": 0, "max_samples": 3}'
+# (a fixed count, adaptive false: three samples are under the adaptive minimum, so an adaptive run
+# would stop at its cap, unstable, and an unstable confirmation rerun gives no verdict)
+TINY='{"warmup_ms": 0, "rep_ms": 0.01, "flush_bytes": 0, "max_samples": 3, "adaptive": false}'
 # what `kbench run --json` prints for layer_norm forward ROWS x 8 under TINY, on this CPU, kept in a table
 q "CREATE TABLE results (name text PRIMARY KEY, doc json); GRANT SELECT ON results TO PUBLIC"
 result() {
   local f="$W/$1.json"
   KBENCH_CUDA_LIB=/nonexistent kernels/kbench run layer_norm forward rows="$2" hidden=8 --warmup-ms 0 --rep-ms 0.01 \
-    --flush-bytes 0 --max-samples 3 --json >"$f" 2>/dev/null || { echo "# kbench run $2 failed"; return 1; }
+    --flush-bytes 0 --max-samples 3 --fixed --json >"$f" 2>/dev/null || { echo "# kbench run $2 failed"; return 1; }
   psql -X -q -v ON_ERROR_STOP=1 -v doc="$(cat "$f")" <<<"INSERT INTO results VALUES ('$1', :'doc')"
 }
 result r8 8 && result r8b 8 && result r8c 8 && result r16 16
