@@ -57,12 +57,17 @@ PG_FUNCTION_INFO_V1(kbench__probe_device);
 Datum
 kbench__probe_device(PG_FUNCTION_ARGS)
 {
-	char	   *device = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *device;
 	int64		bytes = PG_ARGISNULL(1) ? 0 : PG_GETARG_INT64(1);
 	bool		measure = PG_ARGISNULL(2) || PG_GETARG_BOOL(2);
 	kb_probe	p;
 	char	   *json;
 
+	if (PG_ARGISNULL(0))
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						errmsg("a device to probe is required"),
+						errhint("Devices are cpu and cuda:N (kbench devices lists them).")));
+	device = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	if (bytes != 0 && (bytes < 4096 || bytes > ((int64) 1 << 34)))
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("probe array size must be between 4096 bytes and 16 GiB, got " INT64_FORMAT, bytes),
