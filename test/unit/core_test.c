@@ -363,6 +363,19 @@ main(int argc, char **argv)
 		check(strcmp(ki_buf_cstr(&b), "spec.x_1-$[\"a b\\\"\\\\\\u0001\\u001f\xc3\xa9~\"][\"\"]") == 0,
 			  "error paths: a plain key after a dot, any other bracketed, quoted and escaped (a control character as \\u00XX, other bytes kept)");
 	}
+	{
+		/* a rendered path mixes keys and indexes: spec.tensors[12].shape[0] (an index is never
+		 * taken for a key, nor a key for an index) */
+		ki_path		root = {NULL, "spec", 4, 0},
+					tensors = {&root, "tensors", 7, 0},
+					t12 = {&tensors, NULL, 0, 12},
+					shape = {&t12, "shape", 5, 0},
+					s0 = {&shape, NULL, 0, 0};
+
+		check(strcmp(ki_path_render(&a, &s0), "spec.tensors[12].shape[0]") == 0 &&
+			  strcmp(ki_path_render(&a, NULL), "") == 0,
+			  "error paths: spec.tensors[12].shape[0] rendered from its keys and indexes; the root is \"\"");
+	}
 	ki_arena_reset(&a);
 	printf("# %d tests, %d failed\n", n_test, n_fail);
 	return n_fail ? 1 : 0;
