@@ -194,6 +194,22 @@ print_json_summary(const kb_result *r)
 	printf(",\"run_digest\":\"%s\"}", r->run_digest);
 }
 
+/* The specs of a call (operation, workload, implementation manifests, where
+ * made) and its bytes and FLOPs (the registry's cost formulas, exact as
+ * doubles): members of the JSON object that `run --json` and `describe
+ * --json` print. */
+static void
+print_json_specs(const kb_result *r)
+{
+	if (r->operation_json)
+		printf(",\"operation\":%s", r->operation_json);
+	if (r->workload_json)
+		printf(",\"workload\":%s", r->workload_json);
+	if (r->implementation_json)
+		printf(",\"implementation\":%s", r->implementation_json);
+	printf(",\"bytes\":%.17g,\"flops\":%.17g", r->bytes, r->flops);
+}
+
 static void
 print_json_result(const kb_result *r)
 {
@@ -209,14 +225,7 @@ print_json_result(const kb_result *r)
 	print_json_summary(r);
 	if (r->composite_json)
 		printf(",\"composite\":%s", r->composite_json);
-	if (r->operation_json)
-		printf(",\"operation\":%s", r->operation_json);
-	if (r->workload_json)
-		printf(",\"workload\":%s", r->workload_json);
-	if (r->implementation_json)
-		printf(",\"implementation\":%s", r->implementation_json);
-	/* bytes and FLOPs of one call (the registry's cost formulas), exact as doubles */
-	printf(",\"bytes\":%.17g,\"flops\":%.17g", r->bytes, r->flops);
+	print_json_specs(r);
 	printf(",\"digests\":{\"run\":\"%s\",\"protocol\":\"%s\",\"environment\":\"%s\",\"workload\":\"%s\","
 		   "\"implementation\":\"%s\",\"operation\":\"%s\"}",
 		   r->run_digest, r->protocol_digest, r->environment_digest, r->workload_digest,
@@ -272,13 +281,7 @@ print_describe(const kb_request *req, const kb_result *r, int json)
 			printf("%s{\"name\":\"%s\",\"shape\":[%lld,%lld],\"dtype\":\"%s\",\"role\":\"%s\"}", i ? "," : "",
 				   t[i].name, (long long) t[i].rows, (long long) t[i].cols, t[i].dtype, t[i].role);
 		printf("],\"workspace_bytes\":%lld", (long long) ws);
-		if (r->operation_json)
-			printf(",\"operation\":%s", r->operation_json);
-		if (r->workload_json)
-			printf(",\"workload\":%s", r->workload_json);
-		if (r->implementation_json)
-			printf(",\"implementation\":%s", r->implementation_json);
-		printf(",\"bytes\":%.17g,\"flops\":%.17g", r->bytes, r->flops);
+		print_json_specs(r);
 		printf(",\"digests\":{\"workload\":\"%s\",\"implementation\":\"%s\",\"operation\":\"%s\"}}\n",
 			   r->workload_digest, r->implementation_digest, r->operation_digest);
 		return true;
