@@ -271,5 +271,28 @@ check "kbench probe of a device that cannot be opened exits 3 and says why (rc $
 out=$($KB probe --device gpu 2>&1); rc=$?
 check "kbench probe of an unknown device exits 2 (rc $rc)" test "$rc" = 2 -a -n "$(echo "$out" | grep -F 'unknown device "gpu"')"
 
+# Every usage error exits 2 (a request the user must change), never 1 (the
+# run failed) or 3 (the device failed), and says what was wrong: one line a
+# case, the arguments and the words the message must hold.
+while IFS='|' read -r args words; do
+	out=$($KB $args 2>&1); rc=$?
+	check "kbench $args: exits 2 (rc $rc) saying '$words'" \
+		test "$rc" = 2 -a -n "$(echo "$out" | grep -F -- "$words")"
+done <<'CASES'
+|usage: kbench
+frobnicate|unknown command 'frobnicate'
+run layer_norm forward rows=4 hidden=8 --rep-ms|option --rep-ms needs a value
+run layer_norm forward rows=4 hidden=8 --rep-ms abc|--rep-ms must be a number
+run layer_norm forward rows=4 hidden=8 --impl python:x.py|write python:file.py:function
+run layer_norm forward rows=4 hidden=8 --impl python:/no/such.py:f|cannot find /no/such.py
+run layer_norm forward rows=4 hidden=8 --variant v1|--impl cuda/v1
+run layer_norm forward rows=4 hidden=8 --timeout 0|--timeout must be a number of seconds
+run layer_norm forward rows=4 hidden=8 --bogus|unknown option --bogus
+run layer_norm forward rows=4 hidden=8 notkv|expected key=value, got 'notkv'
+run no_such_op forward rows=4|unknown operation 'no_such_op'
+probe --bogus|probe takes --device
+probe --bytes 100|got '--bytes'
+CASES
+
 echo "# kernels suite: $n tests, $fails failed"
 [ $fails -eq 0 ]
