@@ -38,6 +38,8 @@
 #include "utils/rel.h"
 #include "storage/proc.h"
 
+#include "pg_compat.h"
+
 #ifndef KI_VERSION
 #error "KI_VERSION is set by the Makefile from kernelindex.control"
 #endif
@@ -91,7 +93,7 @@ installed_version(void)
 	Datum		d;
 	bool		isnull;
 
-	if (version_lxid == MyProc->lxid && version_ext == ext && version_lxid != InvalidLocalTransactionId)
+	if (version_lxid == KI_MY_LXID && version_ext == ext && version_lxid != InvalidLocalTransactionId)
 		return version_installed;
 	rel = table_open(ExtensionRelationId, AccessShareLock);
 	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(ext));
@@ -104,7 +106,7 @@ installed_version(void)
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
 	version_ext = ext;
-	version_lxid = MyProc->lxid;
+	version_lxid = KI_MY_LXID;
 	return version_installed;
 }
 

@@ -38,7 +38,7 @@ JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 # as tools/pgbundle_build.sh: nothing beyond glibc; relocatable
 CONFIGURE=(--without-icu --without-readline --without-zlib --without-llvm --without-lz4 --without-zstd
 	--without-openssl --without-gssapi --without-ldap --without-pam --without-systemd --disable-nls
-	--disable-rpath)
+	--disable-rpath --enable-tap-tests)
 PG_LDFLAGS='-Wl,-rpath,\$$ORIGIN/../lib'
 say() { echo "pgmajor $major: $*" >&2; }
 pin_var=KI_PG${major}_DEB
@@ -115,11 +115,16 @@ else
 		echo "$stamp" >"$SRC/.tree-stamp"
 		say "configured in $((SECONDS - t0)) s"
 	fi
+	# contrib stays out but for contrib/spi: src/test/regress (pg_regress, which PGXS's
+	# installcheck runs) makes its refint and autoinc modules
+	[ -d "$tree/contrib/spi" ] || tar -xf "$tarball" -C "$SRC" "postgresql-$up/contrib/spi" "postgresql-$up/contrib/contrib-global.mk"
 	# the generated headers first, alone: parallel makes of subdirectories race on them
 	nice make -s -C "$tree/src/backend" generated-headers >"$SRC/make.log" 2>&1 || { tail -30 "$SRC/make.log" >&2; exit 1; }
 	nice make -s -j"$JOBS" -C "$tree/src" >>"$SRC/make.log" 2>&1 || { tail -30 "$SRC/make.log" >&2; exit 1; }
 	say "compiled in $((SECONDS - t0)) s"
 	nice make -s -C "$tree/src" install >>"$SRC/make.log" 2>&1 || { tail -30 "$SRC/make.log" >&2; exit 1; }
+	# the Perl test modules (PostgreSQL::Test::Cluster) into pgxs: test/t/*.pl run on this server
+	nice make -s -C "$tree/src/test/perl" install >>"$SRC/make.log" 2>&1 || { tail -30 "$SRC/make.log" >&2; exit 1; }
 	echo "$stamp" >"$INST/.stamp"
 	echo "$((SECONDS - t0))" >"$INST/.build_seconds"
 	rm -rf "$tree" "$SRC/.tree-stamp"

@@ -67,10 +67,19 @@ for major in $KI_PGMAJORS; do
       s/^(ok|not ok)[[:space:]]+[0-9]+[[:space:]]+[-+][[:space:]]+([a-z_0-9]+).*/\1 - installcheck \2/p' regress.log
     grep -qE '\.\.\. ok|^ok[[:space:]]+[0-9]+' regress.log || echo "not ok - installcheck ran no test (status $rc)"
     [ "$rc" -eq 0 ] || { echo "not ok - installcheck exited with status $rc"; head -100 test/regression.diffs test/isolation_output/regression.diffs 2>/dev/null | sed 's/^/# /'; }
-    "${as_owner[@]}" make -s "${mk[@]}" prove_installcheck PROVE_TESTS=test/t/001_runner.pl PROVE_FLAGS=-v 2>&1 |
-      sed -nE 's/^(ok|not ok) [0-9]+( - |$)/\1 - runner: /p; /^#/p'
+    # a part that ran no check fails (a server built without TAP support once made the
+    # worker's Perl test print nothing, and nothing was counted)
+    "${as_owner[@]}" make -s "${mk[@]}" prove_installcheck PROVE_TESTS=test/t/001_runner.pl PROVE_FLAGS=-v >runner.log 2>&1
+    rc=$?
+    sed -nE 's/^(ok|not ok) [0-9]+( - |$)/\1 - runner: /p; /^#/p' runner.log
+    grep -qE '^ok [0-9]+' runner.log || { echo "not ok - runner: the worker's Perl test ran no check (status $rc)"; tail -5 runner.log | sed 's/^/# /'; }
+    [ "$rc" -eq 0 ] || echo "not ok - runner: prove exited with status $rc"
     for s in upgrade security; do
-      bash "test/suites/$s.sh" 2>&1 | sed -nE "s/^(ok|not ok)( - |$)/\1 - $s: /p; /^#/p"
+      bash "test/suites/$s.sh" >"$s.log" 2>&1
+      rc=$?
+      sed -nE "s/^(ok|not ok)( - |$)/\1 - $s: /p; /^#/p" "$s.log"
+      grep -qE '^ok' "$s.log" || echo "not ok - $s: the suite ran no check (status $rc)"
+      [ "$rc" -eq 0 ] || echo "not ok - $s: the suite exited with status $rc"
     done
   ) | sed -E "s/^(not ok|ok) - /\1 - pg$major: /"
   echo "# pg$major: $((SECONDS - t0)) s in all"
