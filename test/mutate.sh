@@ -173,6 +173,10 @@ probe_zero_figures|kernels/probe.c|s/\tif (v > 0)$/\tif (v >= 0)/|kernels|a prob
 opdef_case_only|kernels/workload.c|s/if (!(op->def \&\& op->def->case_only\[i\]))/if (1)/|operations|group_norm's channels_per_group kept in its OperationSpec (its WorkloadCase digest differs from the Liger import's)
 cost_floor_div|core/cost_expr.c|s/v = floor(v \/ factor(e));/v = v \/ factor(e);/|core|// divides without flooring
 opdef_loss_grad|kernels/python/kbench_reference.py|s/total = total + sum(v.sum() for k, v in out.items() if k not in has_up)/total = total/|operations|a loss (an output without upstream) is not differentiated: cross_entropy's reference has no dlogits
+opdef_rope_sign|kernels/python/kbench_reference.py|s/return x \* cos + torch.cat(\[-x\[..., h:\], x\[..., :h\]\], -1) \* sin/return x * cos + torch.cat([x[..., h:], -x[..., :h]], -1) * sin/|operations|rope's reference rotates by -angle (rotate_half's sign flipped)
+opdef_llama4_rope_sign|kernels/python/kbench_reference.py|s/re \* sin + im \* cos\]/re * sin - im * cos]/|operations|llama4_rope's reference is not a rotation (the imaginary part's sign flipped)
+opdef_embedding_row0|kernels/python/kbench_reference.py|s/inputs\["weight"\]\[inputs\["input_ids"\].long()\]/inputs["weight"][inputs["input_ids"].long().clamp(max=0)]/|operations|embedding's reference gathers row 0 for every id
+opdef_rope_hidden_in_op|kernels/ops/defs/rope.json|s/"max": 1048576, "in_operation": false}/"max": 1048576}/|operations|rope's hidden kept in its OperationSpec (its WorkloadCase digest differs from the Liger import's)
 EOF
 )
 

@@ -245,9 +245,127 @@ def cross_entropy(ctx, impl):
                         [(logits, ctx.inputs["logits"])])
 
 
+ROPE_BASE = 10000.0  # Transformers' default rope_theta, which Liger's rope and llama4_rope scripts keep
+
+
+def _rope_inv_freq(ctx):
+    hd = ctx.axes["head_dim"]
+    return 1.0 / ROPE_BASE ** (torch.arange(0, hd, 2, dtype=torch.int64).to(ctx.device, torch.float32) / hd)
+
+
+def _rope_leaves(ctx, layout):
+    """q and k as Liger's scripts make them: leaves of 1 x seq x heads x head_dim; layout "bhsd"
+    (rope) uses their transposed views, as the script's .transpose(1, 2).  Returns (q, k, the
+    leaves, the copies, a function turning the leaves' gradients into the definition's layout)."""
+    T, hd = ctx.axes["seq"], ctx.axes["head_dim"]
+    leaves, copies, views = [], [], []
+    for name, heads in (("q", ctx.axes["q_heads"]), ("k", ctx.axes["kv_heads"])):
+        if layout == "bhsd":
+            src = ctx.inputs[name].reshape(1, heads, T, hd).transpose(1, 2)
+        else:
+            src = ctx.inputs[name].reshape(1, T, heads, hd)
+        leaf = _leaf(src.contiguous())
+        leaves.append(leaf)
+        copies.append((leaf, src))
+        views.append(leaf.transpose(1, 2) if layout == "bhsd" else leaf)
+
+    def grads_layout(g):
+        return g.transpose(1, 2) if layout == "bhsd" else g
+    return views[0], views[1], leaves, copies, grads_layout
+
+
+def _rope_modes(ctx, fwd, leaves, copies, grads_layout):
+    step = _graph_modes(ctx, fwd, {"dq": leaves[0], "dk": leaves[1]}, {"q_out": "dq_out", "k_out": "dk_out"},
+                        copies)
+    inner = step.fn
+
+    def fn():
+        out = inner()
+        for g in ("dq", "dk"):
+            if g in out:
+                out[g] = grads_layout(out[g])
+        return out
+    step.fn = fn
+    return step
+
+
+def rope(ctx, impl):
+    """The huggingface baseline of Liger's rope script: Transformers' Llama rotary embedding
+    (LlamaRotaryEmbedding(head_dim), base 10000): cos and sin of positions 0..seq-1, computed in fp32
+    and cast to the dtype before timing; apply_rotary_pos_emb: q cos + rotate_half(q) sin on the
+    1 x heads x seq x head_dim views of 1 x seq x heads x head_dim leaves."""
+    T = ctx.axes["seq"]
+    q, k, leaves, copies, layout = _rope_leaves(ctx, "bhsd")
+    pos = torch.arange(T, device=ctx.device, dtype=torch.int64)[None, :]
+    freqs = (_rope_inv_freq(ctx)[None, :, None] @ pos[:, None, :].float()).transpose(1, 2)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos().to(ctx.torch_dtype), emb.sin().to(ctx.torch_dtype)
+    if impl == "liger":
+        from liger_kernel.transformers.rope import liger_rotary_pos_emb
+
+        def fwd():
+            qo, ko = liger_rotary_pos_emb(q, k, cos, sin, pos)
+            return {"q_out": qo, "k_out": ko}
+    else:
+        c, s = cos.unsqueeze(1), sin.unsqueeze(1)
+
+        def rotate_half(x):
+            h = x.shape[-1] // 2
+            return torch.cat((-x[..., h:], x[..., :h]), dim=-1)
+
+        def fwd():
+            return {"q_out": q * c + rotate_half(q) * s, "k_out": k * c + rotate_half(k) * s}
+    return _rope_modes(ctx, fwd, leaves, copies, layout)
+
+
+def llama4_rope(ctx, impl):
+    """The huggingface baseline of Liger's llama4_rope script: Transformers' Llama 4 text rotary
+    embedding (base 10000, no scaling): freqs_cis = polar(1, angle) of positions 0..seq-1 before
+    timing; apply_rotary_emb: adjacent pairs of q and k in fp32 as complex numbers times freqs_cis,
+    cast back to the dtype, on 1 x seq x heads x head_dim leaves."""
+    T = ctx.axes["seq"]
+    q, k, leaves, copies, layout = _rope_leaves(ctx, "bshd")
+    pos = torch.arange(T, device=ctx.device, dtype=torch.int64)[None, :]
+    freqs = (_rope_inv_freq(ctx)[None, :, None] @ pos[:, None, :].float()).transpose(1, 2)
+    freqs_cis = torch.polar(torch.ones_like(freqs), freqs)
+    if impl == "liger":
+        from liger_kernel.transformers.llama4_rope import liger_llama4_text_rotary_pos_emb
+
+        def fwd():
+            qo, ko = liger_llama4_text_rotary_pos_emb(q, k, freqs_cis)
+            return {"q_out": qo, "k_out": ko}
+    else:
+        f = freqs_cis[:, :, None, :]
+
+        def rot(x):
+            xc = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2))
+            return torch.view_as_real(xc * f).flatten(3).type_as(x)
+
+        def fwd():
+            return {"q_out": rot(q), "k_out": rot(k)}
+    return _rope_modes(ctx, fwd, leaves, copies, layout)
+
+
+def embedding(ctx, impl):
+    """The huggingface baseline of Liger's embedding script: torch.nn.Embedding(vocab, hidden) on
+    batch x seq int64 ids drawn in [0, vocab); backward is y.backward(dy)."""
+    B, T, D, V = (ctx.axes[k] for k in ("batch", "seq", "hidden", "vocab"))
+    if impl == "liger":
+        from liger_kernel.transformers.experimental.embedding import LigerEmbedding
+        m = LigerEmbedding(V, D)
+    else:
+        m = torch.nn.Embedding(V, D)
+    m = m.to(ctx.device, ctx.torch_dtype)
+    copies = [(m.weight, ctx.inputs["weight"].reshape(V, D))]
+    with torch.no_grad():
+        m.weight.copy_(ctx.inputs["weight"].reshape(V, D))
+    ids = ctx.inputs["input_ids"].reshape(B, T)
+    return _graph_modes(ctx, lambda: {"y": m(ids)}, {"dweight": m.weight}, {"y": "dy"}, copies)
+
+
 OPS = {"rms_norm": rms_norm, "swiglu": swiglu, "geglu": geglu, "relu_squared": relu_squared, "softmax": softmax,
        "fused_add_rms_norm": fused_add_rms_norm, "group_norm": group_norm,
-       "cross_entropy": cross_entropy}
+       "cross_entropy": cross_entropy, "rope": rope, "llama4_rope": llama4_rope, "embedding": embedding}
 
 
 def factory(name, op):

@@ -61,6 +61,43 @@ def cross_entropy(inputs, scalars):
     return {"loss": loss.reshape(1)}
 
 
+ROPE_BASE = 10000.0  # the rotary base of Liger's rope and llama4_rope scripts (Transformers' default rope_theta)
+
+
+def _rope_angles(seq, head_dim):
+    """angle[t, i] = t / base^(2i / head_dim): position t, frequency i of head_dim / 2, in float64."""
+    inv_freq = 1.0 / ROPE_BASE ** (torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)
+    return torch.arange(seq, dtype=torch.float64)[:, None] * inv_freq[None, :]
+
+
+def rope(inputs, scalars):
+    """Llama's rotary embedding on 1 x heads x seq x head_dim: value i and i + head_dim/2 of a head
+    are rotated together by angle[t, i] (rotate_half)."""
+    a = _rope_angles(scalars["seq"], scalars["head_dim"])
+    cos, sin = torch.cat([a.cos(), a.cos()], -1), torch.cat([a.sin(), a.sin()], -1)
+
+    def rot(x):
+        h = x.shape[-1] // 2
+        return x * cos + torch.cat([-x[..., h:], x[..., :h]], -1) * sin
+    return {"q_out": rot(inputs["q"]), "k_out": rot(inputs["k"])}
+
+
+def llama4_rope(inputs, scalars):
+    """Llama 4's rotary embedding on 1 x seq x heads x head_dim: values 2i and 2i + 1 of a head are
+    rotated together by angle[t, i] (a complex product)."""
+    a = _rope_angles(scalars["seq"], scalars["head_dim"])
+    cos, sin = a.cos()[None, :, None, :], a.sin()[None, :, None, :]
+
+    def rot(x):
+        re, im = x[..., 0::2], x[..., 1::2]
+        return torch.stack([re * cos - im * sin, re * sin + im * cos], -1).reshape(x.shape)
+    return {"q_out": rot(inputs["q"]), "k_out": rot(inputs["k"])}
+
+
+def embedding(inputs, scalars):
+    return {"y": inputs["weight"][inputs["input_ids"].long()]}
+
+
 def run(fn_name, inputs, scalars, tensors, mode):
     """The reference values of every output and gradient of the definition, in float64."""
     fn = globals()[fn_name]

@@ -163,6 +163,39 @@ onehot[torch.arange(N), tgt] = 1
 modes_of("cross_entropy", {"logits": z, "target": tgt.to(torch.float64)}, {},
          {"loss": (lse - z[torch.arange(N), tgt]).mean().reshape(1), "dlogits": (torch.softmax(z, -1) - onehot) / N})
 
+# rope, llama4_rope: the rotation written as a complex product e^(i t theta_j), theta_j = 10000^(-2j /
+# head_dim), on the pairs each pairs (rope: j and j + head_dim/2; llama4_rope: 2j and 2j + 1); the
+# rotation is orthogonal, so the gradient is the upstream rotated back, by e^(-i t theta_j)
+T, QH, KH, HD = 5, 3, 2, 8
+theta = 10000.0 ** (-torch.arange(0, HD, 2, dtype=torch.float64) / HD)
+phase = torch.polar(torch.ones(T, HD // 2, dtype=torch.float64), torch.arange(T, dtype=torch.float64)[:, None] * theta)
+sc = {"seq": T, "hidden": QH * HD, "q_heads": QH, "kv_heads": KH, "head_dim": HD}
+
+
+def rot_half(x, ph):  # x: 1 x heads x seq x head_dim
+    z = torch.complex(x[..., :HD // 2], x[..., HD // 2:]) * ph[None, None]
+    return torch.cat([z.real, z.imag], -1)
+
+
+def rot_adjacent(x, ph):  # x: 1 x seq x heads x head_dim
+    z = torch.view_as_complex(x.reshape(*x.shape[:-1], HD // 2, 2).contiguous()) * ph[None, :, None]
+    return torch.view_as_real(z).reshape(x.shape)
+
+
+for name, rot, shp in (("rope", rot_half, lambda h: (1, h, T, HD)), ("llama4_rope", rot_adjacent, lambda h: (1, T, h, HD))):
+    q, k, dq, dk = (torch.randn(*shp(h), dtype=torch.float64) for h in (QH, KH, QH, KH))
+    modes_of(name, {"q": q, "k": k, "dq_out": dq, "dk_out": dk}, sc,
+             {"q_out": rot(q, phase), "k_out": rot(k, phase), "dq": rot(dq, phase.conj()), "dk": rot(dk, phase.conj())})
+
+# embedding: y = onehot(ids) W (a product, not an index), dweight = onehot(ids)^T dy (the rows of dy
+# summed per id); the ids arrive as float64, as kbench sends them
+B, T, D, V = 2, 7, 4, 5
+ids = torch.randint(0, V, (B, T))
+W, dy = torch.randn(V, D, dtype=torch.float64), torch.randn(B, T, D, dtype=torch.float64)
+oh = torch.nn.functional.one_hot(ids, V).to(torch.float64)
+modes_of("embedding", {"input_ids": ids.to(torch.float64), "weight": W, "dy": dy}, {},
+         {"y": oh @ W, "dweight": oh.reshape(-1, V).T @ dy.reshape(-1, D)})
+
 # the comparison itself: equal passes, a perturbation beyond the tolerance fails, a missing output fails
 ref = {"y": torch.ones(4, dtype=torch.float64)}
 r = kbench_reference.compare(ref, {"y": ref["y"].clone()}, {"y"}, ["y"], 1e-5, 1e-5)

@@ -126,3 +126,39 @@ def cross_entropy_sum(ctx):
     target = ctx.inputs["target"].reshape(-1)
     fwd = lambda: {"loss": torch.nn.functional.cross_entropy(logits, target, reduction="sum").reshape(1)}  # noqa: E731
     return _graph(ctx, fwd, {"dlogits": logits}, {})
+
+
+def _rope_wrong(ctx, layout, adjacent):
+    """A rotary embedding that rotates the wrong pairs of head_dim: adjacent ones (2i, 2i + 1), as
+    Llama 4 does, where rope pairs i with i + head_dim/2, or the other way round."""
+    T, qh, kh, hd = (ctx.axes[a] for a in ("seq", "q_heads", "kv_heads", "head_dim"))
+    shp = (lambda h: (1, h, T, hd)) if layout == "bhsd" else (lambda h: (1, T, h, hd))
+    q, k = _leaf(ctx, "q", shp(qh)), _leaf(ctx, "k", shp(kh))
+    ang = torch.arange(T, dtype=torch.float32)[:, None] / 10000.0 ** (torch.arange(0, hd, 2).float() / hd)
+    ang = ang[None, None] if layout == "bhsd" else ang[None, :, None]
+    c, s = ang.cos(), ang.sin()
+
+    def rot(x):
+        if adjacent:
+            a, b = x[..., 0::2], x[..., 1::2]
+            return torch.stack([a * c - b * s, a * s + b * c], -1).reshape(x.shape)
+        a, b = x[..., :hd // 2], x[..., hd // 2:]
+        return torch.cat([a * c - b * s, a * s + b * c], -1)
+    return _graph(ctx, lambda: {"q_out": rot(q), "k_out": rot(k)}, {"dq": q, "dk": k},
+                  {"q_out": "dq_out", "k_out": "dk_out"})
+
+
+def rope_adjacent_pairs(ctx):
+    return _rope_wrong(ctx, "bhsd", True)
+
+
+def llama4_rope_half_pairs(ctx):
+    return _rope_wrong(ctx, "bshd", False)
+
+
+def embedding_off_by_one(ctx):
+    """An embedding that gathers row id + 1 (modulo vocab): the wrong rows."""
+    V = ctx.axes["vocab"]
+    w = _leaf(ctx, "weight", (V, ctx.axes["hidden"]))
+    ids = ctx.inputs["input_ids"].reshape(ctx.axes["batch"], ctx.axes["seq"])
+    return _graph(ctx, lambda: {"y": w[(ids + 1) % V]}, {"dweight": w}, {"y": "dy"})

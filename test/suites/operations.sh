@@ -63,6 +63,9 @@ OPS_SMALL=(
   "fused_add_rms_norm|rows=64 hidden=128|fp32 bf16|fused_add_rms_norm_stale_residual|the input residual returned as residual_out"
   "group_norm|batch=4 channels=8 hidden=32 channels_per_group=4|fp32 bf16|group_norm_per_channel|one group per channel"
   "cross_entropy|tokens=64 vocab=256|fp32 bf16|cross_entropy_sum|the loss summed over tokens, not averaged"
+  "rope|seq=16 hidden=64 q_heads=4 kv_heads=2|bf16 fp32|rope_adjacent_pairs|adjacent values of head_dim rotated together (Llama 4's pairing)"
+  "llama4_rope|seq=16 hidden=64 q_heads=4 kv_heads=2|bf16 fp32|llama4_rope_half_pairs|value i rotated with i + head_dim/2 (rotate_half's pairing)"
+  "embedding|batch=2 seq=8 hidden=16 vocab=32|fp32 bf16|embedding_off_by_one|the row of id + 1 gathered"
 )
 for spec in "${OPS_SMALL[@]}"; do
   IFS='|' read -r op axes dts wrong why <<<"$spec"
@@ -124,6 +127,9 @@ OPS_LIGER=(
   "fused_add_rms_norm|huggingface|liger-fused-add-rms-norm-hidden1024-rows2048-fp32|rows=2048 hidden=1024|fp32|"
   "group_norm|huggingface|liger-group-norm-batch128-channels32-channels-per-group4-hidden512-fp32|batch=128 channels=32 hidden=512 channels_per_group=4|fp32|"
   "cross_entropy|huggingface|liger-cross-entropy-tokens16384-vocab4096-fp32|tokens=16384 vocab=4096|fp32|{\"tokens\": 64, \"vocab\": 256}"
+  "rope|huggingface|liger-rope-hidden512-kv-heads8-q-heads32-seq2048-bf16|seq=2048 hidden=512 q_heads=32 kv_heads=8|bf16|"
+  "llama4_rope|huggingface|liger-llama4-rope-hidden512-kv-heads8-q-heads32-seq2048-bf16|seq=2048 hidden=512 q_heads=32 kv_heads=8|bf16|"
+  "embedding|huggingface|liger-embedding-batch32-hidden768-seq512-vocab1024-fp32|batch=32 seq=512 hidden=768 vocab=1024|fp32|"
 )
 json_axes() { $PY -c 'import json,sys; d = {k: int(v) for k, v in (a.split("=") for a in sys.argv[1].split())}; d["dtype"] = sys.argv[2]; print(json.dumps(d))' "$1" "$2"; }
 for spec in "${OPS_LIGER[@]}"; do
