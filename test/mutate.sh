@@ -172,6 +172,7 @@ probe_store_replaces|sql/code/43_roofline.sql|s/^\t WHERE replace$/\t WHERE true
 probe_zero_figures|kernels/probe.c|s/\tif (v > 0)$/\tif (v >= 0)/|kernels|a probe figure not measured is printed as 0 instead of left out
 opdef_case_only|kernels/workload.c|s/if (!(op->def \&\& op->def->case_only\[i\]))/if (1)/|operations|group_norm's channels_per_group kept in its OperationSpec (its WorkloadCase digest differs from the Liger import's)
 cost_floor_div|core/cost_expr.c|s/v = floor(v \/ factor(e));/v = v \/ factor(e);/|core|// divides without flooring
+opdef_sparsemax_tau|kernels/python/kbench_reference.py|s/tau = (cs.gather(-1, support - 1) - 1) \/ support/tau = cs.gather(-1, support - 1) \/ support/|operations|sparsemax's reference threshold without the - 1 (its rows no longer sum to one)
 opdef_loss_grad|kernels/python/kbench_reference.py|s/total = total + sum(v.sum() for k, v in out.items() if k not in has_up)/total = total/|operations|a loss (an output without upstream) is not differentiated: cross_entropy's reference has no dlogits
 opdef_rope_sign|kernels/python/kbench_reference.py|s/return x \* cos + torch.cat(\[-x\[..., h:\], x\[..., :h\]\], -1) \* sin/return x * cos + torch.cat([x[..., h:], -x[..., :h]], -1) * sin/|operations|rope's reference rotates by -angle (rotate_half's sign flipped)
 opdef_llama4_rope_sign|kernels/python/kbench_reference.py|s/re \* sin + im \* cos\]/re * sin - im * cos]/|operations|llama4_rope's reference is not a rotation (the imaginary part's sign flipped)

@@ -177,6 +177,24 @@ def softmax(ctx, impl):
     return _elementwise(ctx, lambda x: torch.softmax(x, dim=-1))
 
 
+def _torch_sparsemax(x):
+    z = torch.sort(x, dim=-1, descending=True).values
+    k = torch.arange(1, x.shape[-1] + 1, dtype=x.dtype, device=x.device)
+    cs = z.cumsum(-1)
+    k_star = (1 + k * z > cs).sum(-1, keepdim=True)
+    tau = (cs.gather(-1, k_star - 1) - 1) / k_star.to(x.dtype)
+    return torch.clamp(x - tau, min=0)
+
+
+def sparsemax(ctx, impl):
+    """The torch baseline of Liger's sparsemax script: the sort-based sparsemax written in torch
+    over the last dimension (dim -1), differentiated by autograd."""
+    if impl == "liger":
+        from liger_kernel.transformers.sparsemax import LigerSparsemax
+        return _elementwise(ctx, LigerSparsemax(dim=-1))
+    return _elementwise(ctx, _torch_sparsemax)
+
+
 def fused_add_rms_norm(ctx, impl):
     """The huggingface baseline of Liger's fused_add_rms_norm script: the residual add, then the
     Llama RMSNorm; returns the normalized activation and the post-add residual."""
@@ -364,6 +382,7 @@ def embedding(ctx, impl):
 
 
 OPS = {"rms_norm": rms_norm, "swiglu": swiglu, "geglu": geglu, "relu_squared": relu_squared, "softmax": softmax,
+       "sparsemax": sparsemax,
        "fused_add_rms_norm": fused_add_rms_norm, "group_norm": group_norm,
        "cross_entropy": cross_entropy, "rope": rope, "llama4_rope": llama4_rope, "embedding": embedding}
 

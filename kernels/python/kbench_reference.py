@@ -45,6 +45,18 @@ def softmax(inputs, scalars):
     return {"y": torch.softmax(inputs["x"], dim=-1)}
 
 
+def sparsemax(inputs, scalars):
+    """Sparsemax over the last dimension (the sort-based threshold): y = max(x - tau, 0), tau =
+    (sum of the k largest - 1) / k for the largest k with 1 + k z_k > sum of the k largest."""
+    x = inputs["x"]
+    z = torch.sort(x, dim=-1, descending=True).values
+    k = torch.arange(1, x.shape[-1] + 1, dtype=x.dtype, device=x.device)
+    cs = z.cumsum(-1)
+    support = (1 + k * z > cs).sum(-1, keepdim=True)
+    tau = (cs.gather(-1, support - 1) - 1) / support.to(x.dtype)
+    return {"y": torch.clamp(x - tau, min=0)}
+
+
 def fused_add_rms_norm(inputs, scalars):
     h = inputs["x"] + inputs["residual"]
     return {"y": rms_norm({"x": h, "weight": inputs["weight"]}, scalars)["y"], "residual_out": h}

@@ -122,6 +122,17 @@ e = torch.exp(x - x.max(-1, keepdim=True).values)
 y = e / e.sum(-1, keepdim=True)
 modes_of("softmax", {"x": x, "dy": dy}, {}, {"y": y, "dx": y * (dy - (dy * y).sum(-1, keepdim=True))})
 
+# sparsemax: the threshold tau found by bisection on sum(max(x - tau, 0)) = 1 (not the sort), the
+# gradient in closed form dx = s (dy - sum(s dy) / sum(s)), s the support (y > 0)
+lo, hi = x.min(-1, keepdim=True).values - 1, x.max(-1, keepdim=True).values
+for _ in range(200):
+    mid = (lo + hi) / 2
+    big = torch.clamp(x - mid, min=0).sum(-1, keepdim=True) > 1
+    lo, hi = torch.where(big, mid, lo), torch.where(big, hi, mid)
+y = torch.clamp(x - (lo + hi) / 2, min=0)
+s = (y > 0).to(torch.float64)
+modes_of("sparsemax", {"x": x, "dy": dy}, {}, {"y": y, "dx": s * (dy - (s * dy).sum(-1, keepdim=True) / s.sum(-1, keepdim=True))})
+
 # fused_add_rms_norm: h = x + residual, y the closed-form RMSNorm of h, residual_out = h; the
 # gradients in closed form: dx = dresidual = rstd (w dy - hhat mean(hhat w dy)) + dresidual_out
 r, w = torch.randn(R, H, dtype=torch.float64), torch.randn(H, dtype=torch.float64)

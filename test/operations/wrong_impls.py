@@ -101,6 +101,19 @@ def softmax_no_max(ctx):
     return _graph(ctx, fwd, {"dx": x}, {"y": "dy"})
 
 
+def sparsemax_no_minus_one(ctx):
+    """A sparsemax whose threshold is the support's mean (the - 1 left out): rows sum to zero."""
+    x = _leaf(ctx, "x")
+
+    def fwd():
+        z = torch.sort(x, dim=-1, descending=True).values
+        k = torch.arange(1, x.shape[-1] + 1, dtype=x.dtype)
+        cs = z.cumsum(-1)
+        k_star = (1 + k * z > cs).sum(-1, keepdim=True)
+        return {"y": torch.clamp(x - cs.gather(-1, k_star - 1) / k_star.to(x.dtype), min=0)}
+    return _graph(ctx, fwd, {"dx": x}, {"y": "dy"})
+
+
 def fused_add_rms_norm_stale_residual(ctx):
     """Fused add + RMSNorm that returns the input residual as residual_out, not the sum."""
     x, r, w = _leaf(ctx, "x"), _leaf(ctx, "residual"), _leaf(ctx, "weight", (-1,))
