@@ -58,6 +58,7 @@ echo "# the other operations: every mode of the baseline passes at a small shape
 OPS_SMALL=(
   "swiglu|batch=2 seq=8 hidden=64 intermediate=128|fp32 bf16|swiglu_swapped|silu on the up projection instead of the gate"
   "geglu|batch=2 seq=8 hidden=64 intermediate=128|fp32 bf16|geglu_swapped|gelu on the up projection instead of the gate"
+  "megatron_rms_norm|seq=4 batch=2 hidden=64|bf16 fp32|rms_norm_centered|the mean subtracted before normalizing"
   "relu_squared|rows=64 hidden=128|fp32 bf16|relu_squared_leaky|0.01 x^2 on the negative side"
   "softmax|rows=64 hidden=128|fp32 bf16|softmax_no_max|the last column left out of the sum"
   "fused_add_rms_norm|rows=64 hidden=128|fp32 bf16|fused_add_rms_norm_stale_residual|the input residual returned as residual_out"
