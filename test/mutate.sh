@@ -177,6 +177,7 @@ opdef_loss_grad|kernels/python/kbench_reference.py|s/total = total + sum(v.sum()
 opdef_rope_sign|kernels/python/kbench_reference.py|s/return x \* cos + torch.cat(\[-x\[..., h:\], x\[..., :h\]\], -1) \* sin/return x * cos + torch.cat([x[..., h:], -x[..., :h]], -1) * sin/|operations|rope's reference rotates by -angle (rotate_half's sign flipped)
 opdef_llama4_rope_sign|kernels/python/kbench_reference.py|s/re \* sin + im \* cos\]/re * sin - im * cos]/|operations|llama4_rope's reference is not a rotation (the imaginary part's sign flipped)
 opdef_embedding_row0|kernels/python/kbench_reference.py|s/inputs\["weight"\]\[inputs\["input_ids"\].long()\]/inputs["weight"][inputs["input_ids"].long().clamp(max=0)]/|operations|embedding's reference gathers row 0 for every id
+opdef_megatron_rms_norm_eps|kernels/ops/defs/megatron_rms_norm.json|s/"value": 1e-06/"value": 1e-05/|operations|megatron_rms_norm with eps 1e-5, not the 1e-6 of Liger's script (its WorkloadCase digest differs from the Liger import's)
 opdef_rope_hidden_in_op|kernels/ops/defs/rope.json|s/"max": 1048576, "in_operation": false}/"max": 1048576}/|operations|rope's hidden kept in its OperationSpec (its WorkloadCase digest differs from the Liger import's)
 EOF
 )

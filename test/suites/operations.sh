@@ -58,6 +58,7 @@ echo "# the other operations: every mode of the baseline passes at a small shape
 OPS_SMALL=(
   "swiglu|batch=2 seq=8 hidden=64 intermediate=128|fp32 bf16|swiglu_swapped|silu on the up projection instead of the gate"
   "geglu|batch=2 seq=8 hidden=64 intermediate=128|fp32 bf16|geglu_swapped|gelu on the up projection instead of the gate"
+  "megatron_rms_norm|seq=4 batch=2 hidden=64|bf16 fp32|rms_norm_centered|the mean subtracted before normalizing"
   "relu_squared|rows=64 hidden=128|fp32 bf16|relu_squared_leaky|0.01 x^2 on the negative side"
   "softmax|rows=64 hidden=128|fp32 bf16|softmax_no_max|the last column left out of the sum"
   "sparsemax|tokens=64 features=128|fp32|sparsemax_no_minus_one|the threshold's - 1 left out (rows summing to zero)"
@@ -129,6 +130,7 @@ OPS_LIGER=(
   "fused_add_rms_norm|huggingface|liger-fused-add-rms-norm-hidden1024-rows2048-fp32|rows=2048 hidden=1024|fp32|"
   "group_norm|huggingface|liger-group-norm-batch128-channels32-channels-per-group4-hidden512-fp32|batch=128 channels=32 hidden=512 channels_per_group=4|fp32|"
   "cross_entropy|huggingface|liger-cross-entropy-tokens16384-vocab4096-fp32|tokens=16384 vocab=4096|fp32|{\"tokens\": 64, \"vocab\": 256}"
+  "megatron_rms_norm|torch|liger-megatron-rms-norm-batch1-hidden1024-seq4096-bf16|seq=4096 batch=1 hidden=1024|bf16|"
   "rope|huggingface|liger-rope-hidden512-kv-heads8-q-heads32-seq2048-bf16|seq=2048 hidden=512 q_heads=32 kv_heads=8|bf16|"
   "llama4_rope|huggingface|liger-llama4-rope-hidden512-kv-heads8-q-heads32-seq2048-bf16|seq=2048 hidden=512 q_heads=32 kv_heads=8|bf16|"
   "embedding|huggingface|liger-embedding-batch32-hidden768-seq512-vocab1024-fp32|batch=32 seq=512 hidden=768 vocab=1024|fp32|"
