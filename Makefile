@@ -88,6 +88,7 @@ rm -rf '$(CURDIR)'/test/t/tmp_check && \
 $(MKDIR_P) '$(CURDIR)'/test/t/tmp_check && \
 cd $(srcdir) && \
    TESTDIR='$(CURDIR)/test/t' PATH="$(bindir):$(CURDIR):$$PATH" \
+   TESTLOGDIR='$(CURDIR)/test/t/tmp_check/log' TESTDATADIR='$(CURDIR)/test/t/tmp_check' \
    PGPORT='6$(DEF_PGPORT)' \
    PG_REGRESS='$(top_builddir)/src/test/regress/pg_regress' \
    $(PROVE) $(PG_PROVE_FLAGS) $(PROVE_FLAGS) $(PROVE_TESTS)
