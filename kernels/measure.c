@@ -19,6 +19,7 @@
 #include <sys/random.h>
 
 #include "kb_int.h"
+#include "opdef.h"
 
 #define THROTTLE_FRACTION 0.75
 #define CALL_TIMEOUT_S 120.0
@@ -256,6 +257,25 @@ host_to_host(kb_backend *be, void *dst, const void *src, size_t bytes)
 
 static const kb_backend_ops host_ops = {.name = "host", .to_host = host_to_host};
 
+/* A checked call's comparison: recorded, and a difference fails the run naming the call. */
+static kb_status
+guard_verdict(kb_meter *m, int64_t j, const kb_correctness *corr)
+{
+	kb_guard   *g = m->guard;
+	kb_result  *res = m->res;
+
+	if (res->ncheck_calls < (int) (sizeof(res->check_calls) / sizeof(res->check_calls[0])))
+		res->check_calls[res->ncheck_calls++] = j;
+	if (corr->matched_ratio < 1.0)
+	{
+		kb_setmsg(res, "timed call %lld (input set %d of %d) differs from the float64 reference for its own "
+				  "inputs (its outputs do not follow its inputs, or the work was skipped on this call or "
+				  "finished after it returned): %s", (long long) j, g->current, g->nsets, corr->detail);
+		return KB_INCORRECT_NUMERICAL;
+	}
+	return KB_PASSED;
+}
+
 /*
  * Timed call j (0-based) has just returned: when it is one of the chosen,
  * copy its outputs to the host at once (then its inputs) and check them
@@ -271,17 +291,31 @@ guard_check(kb_meter *m, int64_t j)
 	kb_correctness corr;
 	bool		due = false;
 
-	/*
-	 * An operation defined as data is checked by its python reference in the
-	 * implementation's child (opdef.c), after the last call only: its timed
-	 * calls are not checked one by one yet (docs/OPERATIONS.md).
-	 */
-	if (!g || !m->req->check || g->op->def)
+	if (!g || !m->req->check)
 		return KB_PASSED;
 	for (int k = 0; k < g->nat; k++)
 		due |= g->at[k] == j;
 	if (!due)
 		return KB_PASSED;
+	memset(&corr, 0, sizeof(corr));
+	if (g->op->def)
+	{
+		/*
+		 * An operation defined as data: its python reference runs in the
+		 * implementation's child (opdef.c), which reads this call's outputs
+		 * back now and compares them with the reference for the input set
+		 * the call was given (the child's current set).  Where there is no
+		 * python child the check after the last call refuses the run.
+		 */
+		if (!kb_opdef_checkable(m->be))
+			return KB_PASSED;
+		if (g->op->check(m->be, g->c, g->plan, &corr) != 0)
+		{
+			kb_setmsg(res, "checking timed call %lld: %s", (long long) j, m->be->err);
+			return KB_RUNTIME_ERROR;
+		}
+		return guard_verdict(m, j, &corr);
+	}
 	hc = *g->c;
 	/* outputs first: the moment the call returned (a child's are read back with the first) */
 	for (int pass = 0; pass < 2; pass++)
@@ -302,22 +336,12 @@ guard_check(kb_meter *m, int64_t j)
 		}
 	memset(&hb, 0, sizeof(hb));
 	hb.ops = &host_ops;
-	memset(&corr, 0, sizeof(corr));
 	if (g->op->check(&hb, &hc, g->plan, &corr) != 0)
 	{
 		kb_setmsg(res, "checking timed call %lld: %s", (long long) j, hb.err);
 		return KB_RUNTIME_ERROR;
 	}
-	if (res->ncheck_calls < (int) (sizeof(res->check_calls) / sizeof(res->check_calls[0])))
-		res->check_calls[res->ncheck_calls++] = j;
-	if (corr.matched_ratio < 1.0)
-	{
-		kb_setmsg(res, "timed call %lld (input set %d of %d) differs from the float64 reference for its own "
-				  "inputs (its outputs do not follow its inputs, or the work was skipped on this call or "
-				  "finished after it returned): %s", (long long) j, g->current, g->nsets, corr.detail);
-		return KB_INCORRECT_NUMERICAL;
-	}
-	return KB_PASSED;
+	return guard_verdict(m, j, &corr);
 }
 
 /* After the timed calls: back to set 0 and one untimed call, so the last call's check reads set 0 as ever. */

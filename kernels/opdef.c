@@ -581,9 +581,18 @@ kb_opdef_validate_text(const char *file, const char *text, char *err, size_t err
  * The python child holds the inputs and the outputs it just wrote back: it
  * computes the float64 reference (kbench_reference.py) from the inputs as
  * kbench filled them and compares every returned tensor, answering
- * "ok <json>" with the comparison.  Implementations that are not python
- * have no child to ask: their check is refused.
+ * "ok <json>" with the comparison.  The inputs are those of the child's
+ * current input set, so the guard (measure.c) checks a timed call against
+ * the reference for the set that call was given.  Implementations that are
+ * not python have no child to ask: their check is refused.
  */
+/* Whether kb_opdef_check can ask this backend: a python child holds the reference. */
+bool
+kb_opdef_checkable(const kb_backend *be)
+{
+	return be->ext && be->ext->cs.ext == KB_EXT_PYTHON;
+}
+
 int
 kb_opdef_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out)
 {

@@ -55,6 +55,7 @@ bool		kb_opdef_validate_text(const char *file, const char *text, char *err, size
 bool		kb_opdef_derive(const kb_op *op, int64_t *ax, char *err, size_t errlen);
 void		kb_opdef_plan(const kb_op *op, kb_call *c, kb_plan *p);
 int			kb_opdef_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out);
+bool		kb_opdef_checkable(const kb_backend *be);
 void		kb_opdef_setup_json(const kb_op *op, const kb_call *c, ki_jw *w);
 
 #endif

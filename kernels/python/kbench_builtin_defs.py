@@ -33,35 +33,6 @@ class _LlamaStyleRMSNorm(torch.nn.Module):
         return self.weight * h.to(dt)
 
 
-def _modes(ctx, fwd, x, params, grad_names):
-    """forward / backward / full of a module-like fwd(x) as Liger's scripts time them."""
-    leaves = [x] + [p for _, p in params]
-    if ctx.mode == "forward":
-        return Step(lambda: {"y": fwd(x)}, leaves)
-    dy = ctx.inputs["dy"]
-
-    def grads():
-        out = {grad_names[0]: x.grad}
-        for (name, p), g in zip(params, grad_names[1:]):
-            out[g] = p.grad
-        return out
-    if ctx.mode == "backward":
-        y = fwd(x)
-
-        def backward():
-            y.backward(dy, retain_graph=True)
-            return grads()
-        return Step(backward, leaves)
-
-    def full():
-        y = fwd(x)
-        y.backward(dy, retain_graph=True)
-        out = grads()
-        out["y"] = y
-        return out
-    return Step(full, leaves)
-
-
 def rms_norm(ctx, impl):
     H = ctx.axes["hidden"]
     if impl == "liger":
@@ -70,10 +41,11 @@ def rms_norm(ctx, impl):
     else:
         m = _LlamaStyleRMSNorm(H, EPS)
     m = m.to(ctx.device, ctx.torch_dtype)
+    x = _leaf(ctx.inputs["x"])
+    copies = [(x, ctx.inputs["x"]), (m.weight, ctx.inputs["weight"].reshape(H))]
     with torch.no_grad():
         m.weight.copy_(ctx.inputs["weight"].reshape(H))
-    x = _leaf(ctx.inputs["x"])
-    return _modes(ctx, m, x, [("weight", m.weight)], ["dx", "dweight"])
+    return _graph_modes(ctx, lambda: {"y": m(x)}, {"dx": x, "dweight": m.weight}, {"y": "dy"}, copies)
 
 
 def _graph_modes(ctx, fwd, grads, upstream, copies=()):

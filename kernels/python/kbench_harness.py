@@ -17,8 +17,10 @@ reference in C.
     time <flush_bytes>              ok <call_ns> <flush_and_call_ns>
     memory                          ok <peak_bytes>
     readback                        ok <output>,<output>...  (written into the tensors)
-    check                           ok <json>  (an operation defined as data: its float64 reference,
-                                               kbench_reference.py, compared with what readback wrote)
+    check                           ok <json>  (an operation defined as data: its float64 reference for
+                                               the current input set, kbench_reference.py, compared with
+                                               what readback wrote; after the last call and after each
+                                               timed call the guard checks)
     quit                            (exits)
     any failure                     err <message>
 
@@ -138,8 +140,14 @@ def load(cfg):
     return factory, versions
 
 
-def check(cfg, views, returned):
-    """The float64 reference of an operation defined as data, compared with the outputs read back."""
+def check(cfg, views, returned, current, cache):
+    """The float64 reference of an operation defined as data, compared with the outputs read back.
+
+    The inputs are those of the guard's current set (`current`: name -> its view in the mapping,
+    set by the last 'inputs' command; set 0's views before any), so a timed call the guard checks
+    (kernels/measure.c) is judged against the reference for *its* inputs.  The reference of each
+    set is computed once (`cache`, at most the guard's four sets): a checked call costs one
+    comparison, not one float64 reference."""
     import torch
     ref_cfg = cfg.get("reference")
     if not ref_cfg:
@@ -147,18 +155,23 @@ def check(cfg, views, returned):
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import kbench_reference
     tensors = ref_cfg["tensors"]
-    inputs, got = {}, {}
+    key = tuple(sorted((name, v[1]["offset"]) for name, v in current.items()))
+    got = {}
     for t in tensors:
         v = views.get(t["name"])
-        if v is None:
-            continue
-        if t["role"] in ("input", "upstream"):
-            inputs[t["name"]] = v[0].to(torch.float64).reshape(t["shape"])
-        elif v[1]["output"]:
+        if v is not None and t["role"] not in ("input", "upstream") and v[1]["output"]:
             got[t["name"]] = v[0].to(torch.float64).reshape(t["shape"])
-    # the reference sees the case's axes (derived ones included) beside the scalars: group_norm's groups
-    ref = kbench_reference.run(ref_cfg["function"], inputs, dict(cfg["axes"], **ref_cfg["scalars"]), tensors,
-                               cfg["mode"])
+    ref = cache.get(key)
+    if ref is None:
+        inputs = {}
+        for t in tensors:
+            v = current.get(t["name"], views.get(t["name"]))
+            if v is not None and t["role"] in ("input", "upstream"):
+                inputs[t["name"]] = v[0].to(torch.float64).reshape(t["shape"])
+        # the reference sees the case's axes (derived ones included) beside the scalars: group_norm's groups
+        ref = kbench_reference.run(ref_cfg["function"], inputs, dict(cfg["axes"], **ref_cfg["scalars"]), tensors,
+                                   cfg["mode"])
+        cache[key] = ref
     names = [t["name"] for t in cfg["tensors"] if t["output"]]
     return kbench_reference.compare(ref, got, returned, names, ref_cfg["rtol"], ref_cfg["atol"])
 
@@ -209,6 +222,10 @@ def main():
             torch.cuda.synchronize(device)
 
     step = reset = None
+    # the guard's current input set (name -> (view, its tensor with the set's offset)) and the
+    # float64 reference of each set the check has computed
+    current = {name: v for name, v in views.items() if v[1]["input"]}
+    refs = {}
     returned = set()
     last = None
     flush = None
@@ -248,6 +265,7 @@ def main():
                     src = torch.frombuffer(mm, dtype=dtypes[t["dtype"]], count=t["rows"] * t["cols"],
                                            offset=int(off)).view(t["rows"], t["cols"])
                     ctx.inputs[t["name"]].copy_(src)
+                    current[t["name"]] = (src, dict(t, offset=int(off)))
                 sync()
                 send("ok")
             elif cmd == "reset":
@@ -319,7 +337,7 @@ def main():
                 returned = set(names)
                 send("ok " + ",".join(names))
             elif cmd == "check":
-                send("ok " + json.dumps(check(cfg, views, returned), separators=(",", ":")))
+                send("ok " + json.dumps(check(cfg, views, returned, current, refs), separators=(",", ":")))
             else:
                 send("err unknown command %r" % cmd[:40])
         except Exception as exc:  # noqa: BLE001 -- every failure is the run's message

@@ -47,11 +47,29 @@ for m in forward backward full; do
     has "$out" "rms_norm $m: passed" "huggingface rms_norm $m $dt passes the float64 check"
   done
   out=$($KB run rms_norm $m rows=64 hidden=256 dtype=fp32 --impl python:test/operations/wrong_impls.py:rms_norm_centered $FAST 2>&1)
-  has "$out" "incorrect_numerical: outputs differ from the float64 reference" \
-      "an RMSNorm that subtracts the row mean fails the $m check"
+  has "$out" "incorrect_numerical: timed call 0 (input set" \
+      "an RMSNorm that subtracts the row mean fails the $m check at its first timed call"
 done
 out=$($KB run rms_norm backward rows=64 hidden=256 dtype=fp32 --impl python:test/operations/wrong_impls.py:rms_norm_no_dweight $FAST 2>&1)
 has "$out" "dweight: not returned by the implementation" "a backward that does not return dweight fails the check"
+
+echo "# the guard on an operation defined as data: cheats fail, the timed calls are checked (issue 27)"
+# Four input sets rotate through the timed calls; the python child checks each chosen call against
+# the reference for its own set.  8 samples: every timed call is checked (16 or fewer).
+CHEAT="--rep-ms 1 --warmup-ms 0 --flush-bytes 0 --max-samples 8 --python $PY"
+for spec in "replays|computes the answer once and returns it from every call" \
+            "first_call_only|does the work on its first timed call only" \
+            "every_other_call|does the work on every other call only" \
+            "ignores_inputs|works every call on a private copy of the first inputs"; do
+  IFS='|' read -r c what <<<"$spec"
+  for m in forward backward; do
+    out=$($KB run rms_norm $m rows=64 hidden=256 dtype=fp32 --impl python:test/operations/cheats.py:$c $CHEAT 2>&1)
+    has "$out" "differs from the float64 reference for its own inputs" "an rms_norm that $what fails $m at a timed call"
+  done
+done
+out=$($KB run rms_norm backward rows=64 hidden=256 dtype=fp32 --impl huggingface $CHEAT --json 2>/dev/null)
+ok "$(echo "$out" | $PY -c 'import json,sys; d = json.load(sys.stdin); m = d["composite"]["run"]["spec"]["sourceNative"]["metrics"]; print(d["status"], m.get("checked_calls"), m.get("input_sets"))' 2>&1)" "passed 8 4" \
+   "the honest baseline passes with all 8 timed calls checked over 4 input sets"
 
 echo "# the other operations: every mode of the baseline passes at a small shape, a wrong implementation fails"
 # op|axes of a small shape|dtypes|the wrong implementation of test/operations/wrong_impls.py|what it gets wrong
@@ -81,7 +99,7 @@ for spec in "${OPS_SMALL[@]}"; do
       has "$out" "$op $m: passed" "huggingface $op $m $dt passes the float64 check"
     done
     out=$($KB run $op $m $axes dtype=fp32 --impl python:test/operations/wrong_impls.py:$wrong $FAST 2>&1)
-    has "$out" "incorrect_numerical: outputs differ from the float64 reference" "a $op with $why fails the $m check"
+    has "$out" "incorrect_numerical: timed call 0 (input set" "a $op with $why fails the $m check"
   done
 done
 
