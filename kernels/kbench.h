@@ -181,6 +181,14 @@ kb_status	kb_impl_resolve(const char *impl, const char *op, kb_impl_id *id, char
  * a kind of outside implementation (python, library).  Such a name can never
  * be a registered implementation's.
  */
+/*
+ * A user's own operation (docs/OPERATIONS.md, "Your own operation"): the
+ * definition file (kernels/ops/defs' format) is parsed and added to the
+ * registry for this process, its python reference file (reference.file,
+ * relative to the definition) read once.  0, or -1 with a message that
+ * names the field; nothing is added on failure.
+ */
+int			kb_load_op_file(const char *path, char *err, size_t errlen);
 int			kb_impl_builtin(const char *impl);
 
 /*

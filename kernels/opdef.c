@@ -12,6 +12,7 @@
  * supervised child, which compares every returned output and gradient under
  * the definition's tolerance and reports the comparison (kb_opdef_check).
  */
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -245,7 +246,10 @@ parse_def(const char *file, const char *text, kb_op *op, kb_opdef *d, char *err,
 	memset(d, 0, sizeof(*d));
 	ki_errors_init(&errs, &arena);
 	v = ki_parse(&arena, text, strlen(text), &errs);
-	if (!v || v->type != KI_OBJECT)
+	if (!v)
+		FAIL("%s is not JSON: %s%s%s", file, errs.count ? errs.items[0].message : "a parse error",
+			 errs.count && errs.items[0].path[0] ? " at " : "", errs.count ? errs.items[0].path : "");
+	if (v->type != KI_OBJECT)
 		FAIL("%s is not a JSON object", file);
 	op->def = d;
 	d->file = file;
@@ -517,8 +521,10 @@ parse_def(const char *file, const char *text, kb_op *op, kb_opdef *d, char *err,
 	}
 	ref = ki_get(v, "reference");
 	d->reference = ref ? get_str(ref, "python") : NULL;
+	d->reference_file = ref ? get_str(ref, "file") : NULL;
 	if (!d->reference)
-		FAIL("%s: reference.python must name the float64 reference in kernels/python/kbench_reference.py", file);
+		FAIL("%s: reference.python must name the float64 reference (a function of kernels/python/kbench_reference.py, "
+			 "or of reference.file)", file);
 	return true;
 }
 
@@ -575,7 +581,121 @@ kb_opdef_validate_text(const char *file, const char *text, char *err, size_t err
 	return parse_def(file, text, &op, &d, err, errlen);
 }
 
+/* ------------------------------------------------------------ a user's definition */
+
+#define OP_FILE_MAX (1 << 20)		/* a definition, and its reference file, at most 1 MiB each */
+
+/* The whole file, NUL-terminated, in malloc'd memory; NULL with the reason in err. */
+static char *
+read_small(const char *path, const char *what, char *err, size_t errlen)
+{
+	FILE	   *f = fopen(path, "rb");
+	char	   *buf;
+	size_t		n;
+
+	if (!f)
+	{
+		snprintf(err, errlen, "%s '%s' cannot be read: %s", what, path, strerror(errno));
+		return NULL;
+	}
+	buf = malloc(OP_FILE_MAX + 1);
+	n = buf ? fread(buf, 1, OP_FILE_MAX + 1, f) : 0;
+	fclose(f);
+	if (!buf || n > OP_FILE_MAX || memchr(buf, '\0', n))
+	{
+		snprintf(err, errlen, "%s '%s' is %s", what, path, !buf ? "too large for memory" :
+				 n > OP_FILE_MAX ? "over 1 MiB" : "not text (it holds a NUL byte)");
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+int
+kb_load_op_file(const char *path, char *err, size_t errlen)
+{
+	kb_op	   *op;
+	kb_opdef   *d;
+	char	   *text,
+			   *file;
+	bool		ok;
+
+	pthread_once(&once, load_all);
+	if (ndata >= KB_OPDEF_MAX)
+	{
+		snprintf(err, errlen, "%s: kbench holds at most %d operations defined as data", path, KB_OPDEF_MAX);
+		return -1;
+	}
+	if (!(text = read_small(path, "the definition", err, errlen)))
+		return -1;
+	file = ki_strndup(&arena, path, strlen(path));
+	op = &data_ops[ndata];
+	d = &defs[ndata];
+	ok = parse_def(file, text, op, d, err, errlen);
+	free(text);
+	if (ok)
+	{
+		size_t		n = strspn(op->name, "abcdefghijklmnopqrstuvwxyz0123456789_");
+
+		if (n == 0 || op->name[n] != '\0' || n > 63)
+		{
+			snprintf(err, errlen, "%s: name '%s' must be 1 to 63 of a-z, 0-9 and _", file, op->name);
+			ok = false;
+		}
+		else if (kb_find_op(op->name))
+		{
+			snprintf(err, errlen, "%s: name '%s' is already an operation of kbench (a definition adds an operation, "
+					 "it does not replace one)", file, op->name);
+			ok = false;
+		}
+	}
+	if (ok && d->reference_file)
+	{
+		/* relative to the definition's directory, read now: later changes to the file do not reach the runs */
+		const char *slash = strrchr(file, '/');
+		char		rpath[4096],
+					why[600];
+		char	   *src;
+
+		if (d->reference_file[0] == '/' || !slash)
+			snprintf(rpath, sizeof(rpath), "%s", d->reference_file);
+		else
+			snprintf(rpath, sizeof(rpath), "%.*s/%s", (int) (slash - file), file, d->reference_file);
+		if (!(src = read_small(rpath, "reference.file", why, sizeof(why))))
+		{
+			snprintf(err, errlen, "%s: %s", file, why);
+			ok = false;
+		}
+		else
+		{
+			d->reference_source = ki_strndup(&arena, src, strlen(src));
+			d->reference_file = ki_strndup(&arena, rpath, strlen(rpath));
+			free(src);
+		}
+	}
+	if (!ok)
+	{
+		/* nothing half-added: the slot is cleared and reused */
+		memset(op, 0, sizeof(*op));
+		memset(d, 0, sizeof(*d));
+		return -1;
+	}
+	op->def = d;
+	op->id = KB_OP_COUNT + ndata;
+	op->check = kb_opdef_check;
+	ndata++;
+	return 0;
+}
+
 /* ------------------------------------------------------------ the check */
+
+/* Whether kb_opdef_check can ask this backend: a python child holds the reference. */
+bool
+kb_opdef_checkable(const kb_backend *be)
+{
+	return be->ext && be->ext->cs.ext == KB_EXT_PYTHON;
+}
 
 /*
  * The python child holds the inputs and the outputs it just wrote back: it
@@ -586,13 +706,6 @@ kb_opdef_validate_text(const char *file, const char *text, char *err, size_t err
  * the reference for the set that call was given.  Implementations that are
  * not python have no child to ask: their check is refused.
  */
-/* Whether kb_opdef_check can ask this backend: a python child holds the reference. */
-bool
-kb_opdef_checkable(const kb_backend *be)
-{
-	return be->ext && be->ext->cs.ext == KB_EXT_PYTHON;
-}
-
 int
 kb_opdef_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out)
 {
@@ -674,6 +787,12 @@ kb_opdef_setup_json(const kb_op *op, const kb_call *c, ki_jw *w)
 	ki_jw_key(w, "reference");
 	ki_jw_obj(w);
 	ki_jw_kstr(w, "function", d->reference);
+	if (d->reference_source)
+	{
+		/* a user's reference: its bytes as read when the definition was loaded */
+		ki_jw_kstr(w, "file", d->reference_file);
+		ki_jw_kstr(w, "source", d->reference_source);
+	}
 	ki_jw_knum(w, "rtol", d->rtol[c->dtype]);
 	ki_jw_knum(w, "atol", d->atol[c->dtype]);
 	ki_jw_key(w, "scalars");

@@ -45,7 +45,9 @@ typedef struct kb_opdef
 										 * hidden: Liger's mapping binds them without a tensor using them) */
 	double		rtol[KB_DTYPE_COUNT];
 	double		atol[KB_DTYPE_COUNT];
-	const char *reference;		/* function of kernels/python/kbench_reference.py */
+	const char *reference;		/* function of kernels/python/kbench_reference.py, or of reference_file */
+	const char *reference_file; /* a user's definition (--op-file): its reference's file, as given */
+	const char *reference_source;	/* that file's bytes, read once when the definition was loaded */
 } kb_opdef;
 
 int			kb_opdef_count(void);

@@ -64,6 +64,8 @@ usage(FILE *f)
 			"       kbench agent [--db CONNINFO] [--name NAME] [--devices auto|cpu,cuda:N,...] (docs/FLEET.md)\n"
 			"       IMPL: cpu, cuda, cuda/vN (CUDA kernel variant), huggingface, torch, liger, python:file.py:function,\n"
 			"             library:libx.so:symbol (docs/BYO.md)\n"
+			"       --op-file DEF.json (before or after the command): a user's own operation, defined as data\n"
+			"             like kernels/ops/defs/*.json, for list, describe, run and compare (docs/OPERATIONS.md)\n"
 			"example: kbench run layer_norm backward rows=4096 hidden=4096 dtype=fp32 --device cuda:0\n");
 }
 
@@ -723,10 +725,49 @@ cmd_probe(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * --op-file FILE, anywhere on the line: a user's own operation, added to the
+ * registry before anything else reads it (docs/OPERATIONS.md).  Removed
+ * from argv; -1 (a usage error, printed) when it is malformed.
+ */
+static int
+load_op_files(int *argc, char **argv)
+{
+	int			n = 1;
+
+	for (int i = 1; i < *argc; i++)
+	{
+		char		err[1024];
+
+		if (strcmp(argv[i], "--op-file") != 0)
+		{
+			argv[n++] = argv[i];
+			continue;
+		}
+		if (i + 1 >= *argc || argv[i + 1][0] == '\0')
+		{
+			fprintf(stderr, "kbench: --op-file needs the definition file (kernels/ops/defs' format)\n");
+			return -1;
+		}
+		if (kb_load_op_file(argv[++i], err, sizeof(err)) != 0)
+		{
+			fprintf(stderr, "kbench: --op-file: %s\n", err);
+			return -1;
+		}
+	}
+	*argc = n;
+	argv[n] = NULL;
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
-	int			json = argc > 2 && strcmp(argv[2], "--json") == 0;
+	int			json;
+
+	if (load_op_files(&argc, argv) != 0)
+		return 2;
+	json = argc > 2 && strcmp(argv[2], "--json") == 0;
 
 	if (argc >= 2 && (strcmp(argv[1], "list") == 0 || strcmp(argv[1], "devices") == 0) && argc > 2 + json)
 	{

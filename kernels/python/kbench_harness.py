@@ -140,6 +140,28 @@ def load(cfg):
     return factory, versions
 
 
+def reference_fn(ref_cfg, cache):
+    """The reference function: kbench_reference.py's by name, or the named function of a user's
+    reference file (a definition loaded with --op-file), compiled once from the bytes kbench read
+    when it loaded the definition (never reopened by its path)."""
+    import kbench_reference
+    if "source" not in ref_cfg:
+        fn = getattr(kbench_reference, ref_cfg["function"], None)
+        if not callable(fn):
+            raise ValueError("kernels/python/kbench_reference.py has no reference %r" % ref_cfg["function"])
+        return fn
+    if "module" not in cache:
+        import types
+        mod = types.ModuleType("kbench_user_reference")
+        mod.__file__ = ref_cfg["file"]
+        exec(compile(ref_cfg["source"], ref_cfg["file"], "exec", dont_inherit=True), mod.__dict__)
+        cache["module"] = mod
+    fn = getattr(cache["module"], ref_cfg["function"], None)
+    if not callable(fn):
+        raise ValueError("the reference file %s has no function %s" % (ref_cfg["file"], ref_cfg["function"]))
+    return fn
+
+
 def check(cfg, views, returned, current, cache):
     """The float64 reference of an operation defined as data, compared with the outputs read back.
 
@@ -169,10 +191,22 @@ def check(cfg, views, returned, current, cache):
             if v is not None and t["role"] in ("input", "upstream"):
                 inputs[t["name"]] = v[0].to(torch.float64).reshape(t["shape"])
         # the reference sees the case's axes (derived ones included) beside the scalars: group_norm's groups
-        ref = kbench_reference.run(ref_cfg["function"], inputs, dict(cfg["axes"], **ref_cfg["scalars"]), tensors,
-                                   cfg["mode"])
+        ref = kbench_reference.run(reference_fn(ref_cfg, cache), inputs, dict(cfg["axes"], **ref_cfg["scalars"]),
+                                   tensors, cfg["mode"])
         cache[key] = ref
     names = [t["name"] for t in cfg["tensors"] if t["output"]]
+    shapes = {t["name"]: t["shape"] for t in tensors}
+    for name in names:
+        if name not in ref:
+            raise ValueError("the reference %s returned no %s (it returned %s)"
+                             % (ref_cfg["function"], name, ", ".join(sorted(ref)) or "nothing"))
+        want = 1
+        for n in shapes.get(name, []):
+            want *= n
+        if ref[name].numel() != want:
+            raise ValueError("the reference %s returned %s of shape %s, %d values; the definition's shape is %s"
+                             % (ref_cfg["function"], name, list(ref[name].shape), ref[name].numel(),
+                                shapes.get(name)))
     return kbench_reference.compare(ref, got, returned, names, ref_cfg["rtol"], ref_cfg["atol"])
 
 

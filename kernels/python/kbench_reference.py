@@ -110,9 +110,11 @@ def embedding(inputs, scalars):
     return {"y": inputs["weight"][inputs["input_ids"].long()]}
 
 
-def run(fn_name, inputs, scalars, tensors, mode):
-    """The reference values of every output and gradient of the definition, in float64."""
-    fn = globals()[fn_name]
+def run(fn, inputs, scalars, tensors, mode):
+    """The reference values of every output and gradient of the definition, in float64 (fn: a
+    reference of this file, by name or itself, or a user's)."""
+    if not callable(fn):
+        fn = globals()[fn]
     grads_of = {t["of"]: t["name"] for t in tensors if t["role"] == "gradient"}
     leaves = {}
     for t in tensors:

@@ -20,6 +20,8 @@ has() { case "$1" in *"$2"*) echo "ok - $3";; *) echo "not ok - $3"; echo "$1" |
 KB=kernels/kbench
 [ -x $KB ] || { echo "not ok - kernels/kbench is built (make -C kernels)"; exit 1; }
 FAST="--rep-ms 1 --warmup-ms 0 --flush-bytes 0 --max-samples 3 --python $PY"
+TMPDIR_OPS=$(mktemp -d /tmp/kernelindex-ops.XXXXXX)
+trap 'rm -rf "$TMPDIR_OPS"' EXIT
 
 echo "# references against independent formulations"
 refs=$($PY test/operations/test_references.py 2>&1); rc=$?
@@ -71,6 +73,42 @@ out=$($KB run rms_norm backward rows=64 hidden=256 dtype=fp32 --impl huggingface
 ok "$(echo "$out" | $PY -c 'import json,sys; d = json.load(sys.stdin); m = d["composite"]["run"]["spec"]["sourceNative"]["metrics"]; print(d["status"], m.get("checked_calls"), m.get("input_sets"))' 2>&1)" "passed 8 4" \
    "the honest baseline passes with all 8 timed calls checked over 4 input sets"
 
+echo "# a user's own operation (--op-file, test/operations/user): it runs and is checked; a bad definition is refused"
+UD=test/operations/user
+UOP="--op-file $UD/affine.json"
+has "$($KB list $UOP 2>&1)" "affine " "kbench list --op-file lists the user's operation"
+has "$($KB list 2>&1)" "rms_norm" "kbench list without it still lists the built-in ones"
+case "$($KB list 2>&1)" in *"affine "*) echo "not ok - the user's operation is not kept beyond its process";; *) echo "ok - the user's operation is not kept beyond its process";; esac
+out=$($KB describe affine backward rows=64 cols=32 --impl python:$UD/affine_impl.py:honest $UOP 2>&1)
+has "$out" "db           [1, 32]            fp32  output" "kbench describe --op-file prints the tensors an implementation returns"
+has "$out" "one call: 24960 bytes, 8192 FLOPs" "... and the cost the definition's formulas give (3*64*32+3*32 fp32 values, 4*64*32 FLOPs)"
+for m in forward backward full; do
+  for dt in fp32 bf16; do
+    out=$($KB run affine $m rows=64 cols=32 dtype=$dt --impl python:$UD/affine_impl.py:honest $UOP $CHEAT 2>&1)
+    has "$out" "affine $m: passed" "the user's honest affine $m $dt passes its own float64 reference (reference.file)"
+  done
+  out=$($KB $UOP run affine $m rows=64 cols=32 --impl python:$UD/affine_impl.py:no_bias $CHEAT 2>&1)
+  has "$out" "incorrect_numerical: timed call 0 (input set" "an affine without its shift fails $m (--op-file before the command too)"
+done
+out=$($KB run affine forward rows=64 cols=32 --impl python:$UD/affine_impl.py:honest $CHEAT 2>&1); rc=$?
+has "$out" "unknown operation 'affine'" "without --op-file the operation is unknown"
+mkdir -p "$TMPDIR_OPS/bad"
+while IFS='|' read -r f want; do
+  out=$($KB --op-file "$f" list 2>&1); rc=$?
+  ok "$rc" 2 "a definition $(basename "$f" .json | tr _ ' ') is refused with a usage error (exit 2)"
+  has "$out" "$want" "... and the message names the field: $want"
+done < <($PY $UD/bad_defs.py "$TMPDIR_OPS/bad")
+while IFS='|' read -r f want; do
+  out=$($KB --op-file "$f" run affine forward rows=64 cols=32 --impl python:$UD/affine_impl.py:honest $CHEAT 2>&1); rc=$?
+  ok "$([ $rc != 0 ] && echo failed)" failed "a run with a $(basename "$f" .json | tr _ ' ') does not pass"
+  has "$out" "$want" "... and says why: $want"
+done < <($PY $UD/bad_defs.py "$TMPDIR_OPS/bad" run)
+out=$($KB list --op-file 2>&1); rc=$?
+ok "$rc" 2 "--op-file without its file is a usage error"
+has "$out" "--op-file needs the definition file" "... saying what is missing"
+out=$($KB --op-file "$TMPDIR_OPS/no_such.json" list 2>&1)
+has "$out" "the definition '$TMPDIR_OPS/no_such.json' cannot be read: No such file or directory" "a definition file that does not exist is named"
+
 echo "# the other operations: every mode of the baseline passes at a small shape, a wrong implementation fails"
 # op|axes of a small shape|dtypes|the wrong implementation of test/operations/wrong_impls.py|what it gets wrong
 OPS_SMALL=(
@@ -105,7 +143,7 @@ done
 
 echo "# through the worker: Liger's shape, Liger's WorkloadCase"
 source bin/pgcluster.sh
-trap 'ki_cluster_stop' EXIT
+trap 'ki_cluster_stop; rm -rf "$TMPDIR_OPS"' EXIT
 ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'kbench'" \
                  "kernelindex.devices = 'cpu'" "kernelindex.python = '$PY'" || { echo "not ok - the cluster starts"; exit 1; }
 createdb kbench && psql -X -q -d kbench -c "CREATE EXTENSION kernelindex" || { echo "not ok - extension created"; exit 1; }
