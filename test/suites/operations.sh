@@ -72,6 +72,8 @@ OPS_SMALL=(
   "llama4_rope|seq=16 hidden=64 q_heads=4 kv_heads=2|bf16 fp32|llama4_rope_half_pairs|value i rotated with i + head_dim/2 (rotate_half's pairing)"
   "embedding|batch=2 seq=8 hidden=16 vocab=32|fp32 bf16|embedding_off_by_one|the row of id + 1 gathered"
   "fused_linear_orpo_loss|batch=4 seq=8 hidden=32 vocab=64|fp32 bf16|orpo_interleaved|chosen and rejected interleaved (even and odd rows) instead of the two halves"
+  "fused_linear_simpo_loss|batch=4 seq=8 hidden=32 vocab=64|fp32 bf16|simpo_nll_all|the NLL over every sequence, not only the chosen ones"
+  "fused_linear_cpo_loss|batch=4 seq=8 hidden=32 vocab=64|fp32 bf16|cpo_averaged|the sequences' log-probabilities averaged over seq instead of summed"
 )
 # KI_OPS="op1 op2": only those operations in the two per-operation loops (a developer's quick
 # pass while adding one; CI leaves it unset and runs them all).
@@ -143,6 +145,8 @@ OPS_LIGER=(
   "llama4_rope|huggingface|liger-llama4-rope-hidden512-kv-heads8-q-heads32-seq2048-bf16|seq=2048 hidden=512 q_heads=32 kv_heads=8|bf16|"
   "embedding|huggingface|liger-embedding-batch32-hidden768-seq512-vocab1024-fp32|batch=32 seq=512 hidden=768 vocab=1024|fp32|"
   "fused_linear_orpo_loss|huggingface|liger-fused-linear-orpo-loss-batch2-hidden4096-seq1024-vocab128256-bf16|batch=2 seq=1024 hidden=4096 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"hidden\": 64, \"vocab\": 256}"
+  "fused_linear_simpo_loss|huggingface|liger-fused-linear-simpo-loss-batch2-hidden4096-seq1024-vocab128256-bf16|batch=2 seq=1024 hidden=4096 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"hidden\": 64, \"vocab\": 256}"
+  "fused_linear_cpo_loss|huggingface|liger-fused-linear-cpo-loss-batch2-hidden4096-seq1024-vocab128256-bf16|batch=2 seq=1024 hidden=4096 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"hidden\": 64, \"vocab\": 256}"
 )
 json_axes() { $PY -c 'import json,sys; d = {k: int(v) for k, v in (a.split("=") for a in sys.argv[1].split())}; d["dtype"] = sys.argv[2]; print(json.dumps(d))' "$1" "$2"; }
 for spec in "${OPS_LIGER[@]}"; do
