@@ -86,6 +86,12 @@ derive(const kb_op *op, int64_t *ax, char *err, size_t errlen)
 					  (long long) d->axis_min[i], (long long) d->axis_max[i], (long long) ax[i]);
 			return false;
 		}
+		if (strcmp(op->axes[i].role, "variable") == 0 && d->axis_multiple[i] > 1 && ax[i] % d->axis_multiple[i] != 0)
+		{
+			kb_seterr(err, errlen, "axis '%s' of %s must be a multiple of %lld, got %lld", op->axes[i].name, op->name,
+					  (long long) d->axis_multiple[i], (long long) ax[i]);
+			return false;
+		}
 	}
 	for (int i = 0; i < op->naxes; i++)
 		if (strcmp(op->axes[i].role, "derived") == 0)
@@ -307,6 +313,17 @@ parse_def(const char *file, const char *text, kb_op *op, kb_opdef *d, char *err,
 			}
 			d->axis_min[op->naxes] = mn && mn->type == KI_NUMBER ? (int64_t) mn->u.num : 1;
 			d->axis_max[op->naxes] = mx && mx->type == KI_NUMBER ? (int64_t) mx->u.num : 0;
+			{
+				/* "multiple_of": a request's value must be a multiple of it (a preference loss's
+				 * batch holds chosen and rejected halves: 2) */
+				const ki_value *mul = ki_get(a, "multiple_of");
+
+				if (mul && (mul->type != KI_NUMBER || mul->u.num < 1 || mul->u.num != floor(mul->u.num)))
+					FAIL("%s: axes[%zu].multiple_of must be a positive integer", file, i);
+				if (mul && expr)
+					FAIL("%s: axes[%zu].multiple_of: a derived axis is computed, not requested", file, i);
+				d->axis_multiple[op->naxes] = mul ? (int64_t) mul->u.num : 1;
+			}
 			op->naxes++;
 		}
 	/* a derived axis may use only the axes before it: a cycle or a forward reference fails here */

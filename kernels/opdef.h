@@ -40,6 +40,7 @@ typedef struct kb_opdef
 	int			returns[KB_MODE_COUNT][KB_MAX_TENSORS];
 	int64_t		axis_min[KB_MAX_AXES];
 	int64_t		axis_max[KB_MAX_AXES];	/* 0: no limit */
+	int64_t		axis_multiple[KB_MAX_AXES];	/* "multiple_of" (1: any value) */
 	bool		case_only[KB_MAX_AXES];	/* "in_operation": false: an axis of the WorkloadCase only, not
 										 * of the OperationSpec (group_norm's channels_per_group, rope's
 										 * hidden: Liger's mapping binds them without a tensor using them) */

@@ -353,10 +353,94 @@ def embedding(ctx, impl):
     return _graph_modes(ctx, lambda: {"y": m(ids)}, {"dweight": m.weight}, {"y": "dy"}, copies)
 
 
+# The preference losses: Liger's benchmark scripts (benchmark_orpo_loss.py, benchmark_simpo_loss.py,
+# benchmark_cpo_loss.py) time an LM head (torch.nn.Linear(H, V, bias=False) in the dtype) followed by
+# the loss, forward = the loss (element [0] of the returned tuple: the auxiliary metrics are not
+# timed outputs), backward = loss.backward().  The huggingface provider is Liger's torch reference
+# (test/utils.py's HFAlignmentLoss.get_batch_loss_metrics with HFORPOLoss / HFCPOLoss): the logits
+# cast to fp32, the chosen half's NLL (CrossEntropyLoss, ignore_index -100), the per-sequence
+# log-probabilities of the targets (log_softmax, gathered, masked by ignore_index; averaged over the
+# sequence or summed), then loss = alpha * NLL + mean of the pairwise losses.  Defaults of Liger's
+# modules, fixed (the Liger import binds no scalar): alpha 1, beta 0.1, SimPO's gamma 0.5,
+# label smoothing 0.
+PREF_IGNORE, PREF_ALPHA, PREF_BETA, SIMPO_GAMMA = -100, 1.0, 0.1, 0.5
+
+
+def _hf_alignment_loss(x, weight, target, kind):
+    """HFAlignmentLoss.get_batch_loss_metrics's loss for kind 'orpo', 'simpo' or 'cpo'."""
+    F = torch.nn.functional
+    half = x.shape[0] // 2
+    all_logits = (x @ weight.t()).float()
+    V = all_logits.shape[-1]
+    nll = torch.nn.CrossEntropyLoss(ignore_index=PREF_IGNORE)(all_logits[:half].reshape(-1, V),
+                                                              target[:half].reshape(-1))
+    mask = target != PREF_IGNORE
+    labels = torch.where(mask, target, 0)
+    tok = torch.gather(all_logits.log_softmax(-1), dim=2, index=labels.unsqueeze(2)).squeeze(2)
+    if kind == "cpo":  # TorchLMHeadCPO: average_log_prob = (loss_type == "simpo"), False for sigmoid
+        logps = (tok * mask).sum(-1)
+    else:
+        logps = (tok * mask).sum(-1) / mask.sum(-1)
+    c, r = logps[:half], logps[half:]
+    if kind == "orpo":
+        log_odds = (c - r) - (torch.log1p(-torch.exp(c)) - torch.log1p(-torch.exp(r)))
+        losses = -PREF_BETA * F.logsigmoid(log_odds)
+    elif kind == "simpo":  # HFCPOLoss(loss_type="simpo"): logits - gamma / beta, then beta * logits
+        losses = -F.logsigmoid(PREF_BETA * ((c - r) - SIMPO_GAMMA / PREF_BETA))
+    else:
+        losses = -F.logsigmoid(PREF_BETA * (c - r))
+    return nll * PREF_ALPHA + losses.mean()
+
+
+def _preference(ctx, impl, kind):
+    B, T, H, V = (ctx.axes[k] for k in ("batch", "seq", "hidden", "vocab"))
+    if B % 2:
+        raise ValueError("batch %d is odd: it holds the chosen sequences, then as many rejected ones" % B)
+    lin = torch.nn.Linear(H, V, bias=False).to(ctx.device, ctx.torch_dtype)
+    copies = [(lin.weight, ctx.inputs["weight"].reshape(V, H))]
+    x = _leaf(ctx.inputs["x"].reshape(B, T, H))
+    copies.append((x, ctx.inputs["x"].reshape(B, T, H)))
+    with torch.no_grad():
+        for p, src in copies:
+            p.copy_(src)
+    target = ctx.inputs["target"].reshape(B, T)
+    if impl == "liger":
+        from liger_kernel.chunked_loss import (LigerFusedLinearCPOLoss, LigerFusedLinearORPOLoss,
+                                               LigerFusedLinearSimPOLoss)
+        if kind == "orpo":
+            m = LigerFusedLinearORPOLoss(ignore_index=PREF_IGNORE, beta=PREF_BETA)
+        elif kind == "simpo":
+            m = LigerFusedLinearSimPOLoss(ignore_index=PREF_IGNORE, beta=PREF_BETA, alpha=PREF_ALPHA,
+                                          gamma=SIMPO_GAMMA)
+        else:
+            m = LigerFusedLinearCPOLoss(ignore_index=PREF_IGNORE, beta=PREF_BETA, alpha=PREF_ALPHA)
+
+        def fwd():
+            return {"loss": m(lin.weight, x, target)[0].reshape(1)}
+    else:
+        def fwd():
+            return {"loss": _hf_alignment_loss(x, lin.weight, target, kind).reshape(1)}
+    return _graph_modes(ctx, fwd, {"dx": x, "dweight": lin.weight}, {}, copies)
+
+
+def fused_linear_orpo_loss(ctx, impl):
+    return _preference(ctx, impl, "orpo")
+
+
+def fused_linear_simpo_loss(ctx, impl):
+    return _preference(ctx, impl, "simpo")
+
+
+def fused_linear_cpo_loss(ctx, impl):
+    return _preference(ctx, impl, "cpo")
+
+
 OPS = {"rms_norm": rms_norm, "megatron_rms_norm": rms_norm, "swiglu": swiglu, "geglu": geglu, "relu_squared": relu_squared, "softmax": softmax,
        "sparsemax": sparsemax,
        "fused_add_rms_norm": fused_add_rms_norm, "group_norm": group_norm,
-       "cross_entropy": cross_entropy, "rope": rope, "llama4_rope": llama4_rope, "embedding": embedding}
+       "cross_entropy": cross_entropy, "rope": rope, "llama4_rope": llama4_rope, "embedding": embedding,
+       "fused_linear_orpo_loss": fused_linear_orpo_loss, "fused_linear_simpo_loss": fused_linear_simpo_loss,
+       "fused_linear_cpo_loss": fused_linear_cpo_loss}
 
 
 def factory(name, op):

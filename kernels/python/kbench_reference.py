@@ -110,6 +110,45 @@ def embedding(inputs, scalars):
     return {"y": inputs["weight"][inputs["input_ids"].long()]}
 
 
+# The preference losses (fused_linear_orpo_loss, fused_linear_simpo_loss, fused_linear_cpo_loss):
+# Liger's torch references of the loss with their defaults, fixed here (no scalar of the call, as
+# the Liger import's WorkloadCase has none): NLL weight alpha 1, beta 0.1, SimPO's gamma 0.5.
+PREF_ALPHA, PREF_BETA, SIMPO_GAMMA = 1.0, 0.1, 0.5
+
+
+def _preference_logps(inputs, average):
+    """The LM head and the per-sequence target log-probabilities: (chosen, rejected, chosen NLL).
+    The batch holds the chosen sequences first, the rejected second (batch/2 each); the NLL is the
+    mean cross-entropy over the chosen sequences' tokens; the sequences' log-probabilities are the
+    mean (average) or the sum over seq of log softmax(x weight^T)[target]."""
+    x, w = inputs["x"], inputs["weight"]
+    tgt = inputs["target"].long()
+    half = x.shape[0] // 2
+    logp = torch.log_softmax(x @ w.transpose(0, 1), dim=-1)
+    tok = logp.gather(-1, tgt.unsqueeze(-1)).squeeze(-1)
+    seq = tok.mean(-1) if average else tok.sum(-1)
+    return seq[:half], seq[half:], -tok[:half].mean()
+
+
+def fused_linear_orpo_loss(inputs, scalars):
+    c, r, nll = _preference_logps(inputs, True)
+    log_odds = (c - r) - (torch.log1p(-torch.exp(c)) - torch.log1p(-torch.exp(r)))
+    pref = -PREF_BETA * torch.nn.functional.logsigmoid(log_odds)
+    return {"loss": (PREF_ALPHA * nll + pref.mean()).reshape(1)}
+
+
+def fused_linear_simpo_loss(inputs, scalars):
+    c, r, nll = _preference_logps(inputs, True)
+    pref = -torch.nn.functional.logsigmoid(PREF_BETA * (c - r) - SIMPO_GAMMA)
+    return {"loss": (PREF_ALPHA * nll + pref.mean()).reshape(1)}
+
+
+def fused_linear_cpo_loss(inputs, scalars):
+    c, r, nll = _preference_logps(inputs, False)
+    pref = -torch.nn.functional.logsigmoid(PREF_BETA * (c - r))
+    return {"loss": (PREF_ALPHA * nll + pref.mean()).reshape(1)}
+
+
 def run(fn, inputs, scalars, tensors, mode):
     """The reference values of every output and gradient of the definition, in float64 (fn: a
     reference of this file, by name or itself, or a user's)."""

@@ -174,6 +174,55 @@ onehot[torch.arange(N), tgt] = 1
 modes_of("cross_entropy", {"logits": z, "target": tgt.to(torch.float64)}, {},
          {"loss": (lse - z[torch.arange(N), tgt]).mean().reshape(1), "dlogits": (torch.softmax(z, -1) - onehot) / N})
 
+# fused_linear_orpo_loss, fused_linear_simpo_loss, fused_linear_cpo_loss: the per-token
+# log-probabilities written out token by token (z[y] - logsumexp(z), logsumexp with the max shifted
+# out), the pairwise losses with sigmoid written as 1 / (1 + e^-u), and the gradients in closed
+# form: dloss/dtok from the NLL (-alpha / (half T) on the chosen tokens) and from the pairwise loss
+# (df/dc, df/dr times 1/T for an average, 1 for a sum, over half), dlogits = dtok (onehot - softmax),
+# dx = dlogits W, dweight = dlogits^T x
+def preference_closed_form(name, kind):
+    B, T, H, V = 4, 3, 5, 7
+    half, alpha, beta, gamma = B // 2, 1.0, 0.1, 0.5
+    x = torch.randn(B, T, H, dtype=torch.float64)
+    w = torch.randn(V, H, dtype=torch.float64) * 0.5
+    tgt = torch.randint(0, V, (B, T))
+    z = torch.einsum("bth,vh->btv", x, w)
+    tok = torch.zeros(B, T, dtype=torch.float64)
+    for b in range(B):
+        for t in range(T):
+            m = max(float(v) for v in z[b, t])
+            tok[b, t] = z[b, t, tgt[b, t]] - (m + math.log(sum(math.exp(float(v) - m) for v in z[b, t])))
+    agg = 1.0 if kind == "cpo" else 1.0 / T
+    seq = tok.sum(-1) * agg
+    c, r = seq[:half], seq[half:]
+    sig = lambda u: 1.0 / (1.0 + torch.exp(-u))  # noqa: E731
+    if kind == "orpo":
+        lo = (c - r) - (torch.log(1 - torch.exp(c)) - torch.log(1 - torch.exp(r)))
+        f = beta * torch.log(1 + torch.exp(-lo))
+        dfdl = -beta * sig(-lo)
+        dfdc, dfdr = dfdl / (1 - torch.exp(c)), -dfdl / (1 - torch.exp(r))
+    else:
+        u = beta * (c - r) - (gamma if kind == "simpo" else 0.0)
+        f = torch.log(1 + torch.exp(-u))
+        dfdc = -beta * sig(-u)
+        dfdr = -dfdc
+    nll = -tok[:half].sum() / (half * T)
+    loss = alpha * nll + f.mean()
+    dtok = torch.zeros(B, T, dtype=torch.float64)
+    dtok[:half] = -alpha / (half * T) + (dfdc * agg / half)[:, None]
+    dtok[half:] = (dfdr * agg / half)[:, None]
+    onehot = torch.nn.functional.one_hot(tgt, V).to(torch.float64)
+    dz = dtok[..., None] * (onehot - torch.softmax(z, -1))
+    modes_of(name, {"x": x, "weight": w, "target": tgt.to(torch.float64)}, {},
+             {"loss": loss.reshape(1), "dx": torch.einsum("btv,vh->bth", dz, w),
+              "dweight": torch.einsum("btv,bth->vh", dz, x)})
+
+
+for _name, _kind in (("fused_linear_orpo_loss", "orpo"), ("fused_linear_simpo_loss", "simpo"),
+                     ("fused_linear_cpo_loss", "cpo")):
+    if os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../kernels/ops/defs/%s.json" % _name)):
+        preference_closed_form(_name, _kind)
+
 # rope, llama4_rope: the rotation written as a complex product e^(i t theta_j), theta_j = 10000^(-2j /
 # head_dim), on the pairs each pairs (rope: j and j + head_dim/2; llama4_rope: 2j and 2j + 1); the
 # rotation is orthogonal, so the gradient is the upstream rotated back, by e^(-i t theta_j)

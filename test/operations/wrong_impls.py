@@ -175,3 +175,44 @@ def embedding_off_by_one(ctx):
     w = _leaf(ctx, "weight", (V, ctx.axes["hidden"]))
     ids = ctx.inputs["input_ids"].reshape(ctx.axes["batch"], ctx.axes["seq"])
     return _graph(ctx, lambda: {"y": w[(ids + 1) % V]}, {"dweight": w}, {"y": "dy"})
+
+
+def _preference_wrong(ctx, kind, interleaved=False, nll_all=False, average=None):
+    """A preference loss (logits in fp32, chosen NLL + mean pairwise loss, beta 0.1, SimPO's gamma
+    0.5) with one plausible bug: interleaved (chosen = even rows, rejected = odd rows, not the two
+    halves), nll_all (the NLL over every sequence, not only the chosen), average (CPO's sequence
+    log-probabilities averaged over seq instead of summed)."""
+    B, T, H = ctx.axes["batch"], ctx.axes["seq"], ctx.axes["hidden"]
+    x, w = _leaf(ctx, "x", (B, T, H)), _leaf(ctx, "weight")
+    tgt = ctx.inputs["target"].reshape(B, T)
+    avg = kind != "cpo" if average is None else average
+    F = torch.nn.functional
+
+    def fwd():
+        logp = (x @ w.T).float().log_softmax(-1)
+        tok = logp.gather(-1, tgt.unsqueeze(-1)).squeeze(-1)
+        seq = tok.mean(-1) if avg else tok.sum(-1)
+        if interleaved:
+            c, r, chosen = seq[0::2], seq[1::2], tok[0::2]
+        else:
+            c, r, chosen = seq[:B // 2], seq[B // 2:], tok[:B // 2]
+        nll = -(tok if nll_all else chosen).mean()
+        if kind == "orpo":
+            lo = (c - r) - (torch.log1p(-torch.exp(c)) - torch.log1p(-torch.exp(r)))
+            pref = -0.1 * F.logsigmoid(lo)
+        else:
+            pref = -F.logsigmoid(0.1 * (c - r) - (0.5 if kind == "simpo" else 0.0))
+        return {"loss": (nll + pref.mean()).reshape(1)}
+    return _graph(ctx, fwd, {"dx": x, "dweight": w}, {})
+
+
+def orpo_interleaved(ctx):
+    return _preference_wrong(ctx, "orpo", interleaved=True)
+
+
+def simpo_nll_all(ctx):
+    return _preference_wrong(ctx, "simpo", nll_all=True)
+
+
+def cpo_averaged(ctx):
+    return _preference_wrong(ctx, "cpo", average=True)

@@ -41,6 +41,9 @@ has "$($KB run rms_norm forward rows=4 hidden=8 --impl cuda --device cuda:0 2>&1
     "a GPU request for an operation without a CUDA kernel says so"
 has "$($KB run rms_norm forward rows=4 hidden=8 weird=3 --impl torch 2>&1)" "unknown axis 'weird' for rms_norm" \
     "an unknown axis is refused against the definition's axes"
+has "$($KB run fused_linear_orpo_loss forward batch=3 seq=4 hidden=8 vocab=16 --impl huggingface 2>&1)" \
+    "axis 'batch' of fused_linear_orpo_loss must be a multiple of 2, got 3" \
+    "an odd batch of a preference loss (chosen, then as many rejected) is refused (multiple_of)"
 
 echo "# kbench: every mode and dtype of the baseline passes; wrong implementations fail"
 for m in forward backward full; do
@@ -124,6 +127,9 @@ OPS_SMALL=(
   "rope|seq=16 hidden=64 q_heads=4 kv_heads=2|bf16 fp32|rope_adjacent_pairs|adjacent values of head_dim rotated together (Llama 4's pairing)"
   "llama4_rope|seq=16 hidden=64 q_heads=4 kv_heads=2|bf16 fp32|llama4_rope_half_pairs|value i rotated with i + head_dim/2 (rotate_half's pairing)"
   "embedding|batch=2 seq=8 hidden=16 vocab=32|fp32 bf16|embedding_off_by_one|the row of id + 1 gathered"
+  "fused_linear_orpo_loss|batch=4 seq=8 hidden=32 vocab=64|fp32 bf16|orpo_interleaved|chosen and rejected interleaved (even and odd rows) instead of the two halves"
+  "fused_linear_simpo_loss|batch=4 seq=8 hidden=32 vocab=64|fp32 bf16|simpo_nll_all|the NLL over every sequence, not only the chosen ones"
+  "fused_linear_cpo_loss|batch=4 seq=8 hidden=32 vocab=64|fp32 bf16|cpo_averaged|the sequences' log-probabilities averaged over seq instead of summed"
 )
 # KI_OPS="op1 op2": only those operations in the two per-operation loops (a developer's quick
 # pass while adding one; CI leaves it unset and runs them all).
@@ -194,6 +200,9 @@ OPS_LIGER=(
   "rope|huggingface|liger-rope-hidden512-kv-heads8-q-heads32-seq2048-bf16|seq=2048 hidden=512 q_heads=32 kv_heads=8|bf16|"
   "llama4_rope|huggingface|liger-llama4-rope-hidden512-kv-heads8-q-heads32-seq2048-bf16|seq=2048 hidden=512 q_heads=32 kv_heads=8|bf16|"
   "embedding|huggingface|liger-embedding-batch32-hidden768-seq512-vocab1024-fp32|batch=32 seq=512 hidden=768 vocab=1024|fp32|"
+  "fused_linear_orpo_loss|huggingface|liger-fused-linear-orpo-loss-batch2-hidden4096-seq1024-vocab128256-bf16|batch=2 seq=1024 hidden=4096 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"hidden\": 64, \"vocab\": 256}"
+  "fused_linear_simpo_loss|huggingface|liger-fused-linear-simpo-loss-batch2-hidden4096-seq1024-vocab128256-bf16|batch=2 seq=1024 hidden=4096 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"hidden\": 64, \"vocab\": 256}"
+  "fused_linear_cpo_loss|huggingface|liger-fused-linear-cpo-loss-batch2-hidden4096-seq1024-vocab128256-bf16|batch=2 seq=1024 hidden=4096 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"hidden\": 64, \"vocab\": 256}"
 )
 json_axes() { $PY -c 'import json,sys; d = {k: int(v) for k, v in (a.split("=") for a in sys.argv[1].split())}; d["dtype"] = sys.argv[2]; print(json.dumps(d))' "$1" "$2"; }
 for spec in "${OPS_LIGER[@]}"; do
