@@ -175,3 +175,19 @@ def embedding_off_by_one(ctx):
     w = _leaf(ctx, "weight", (V, ctx.axes["hidden"]))
     ids = ctx.inputs["input_ids"].reshape(ctx.axes["batch"], ctx.axes["seq"])
     return _graph(ctx, lambda: {"y": w[(ids + 1) % V]}, {"dweight": w}, {"y": "dy"})
+
+
+def kl_div_mean(ctx):
+    """KLDivLoss with reduction 'mean' (divided by tokens x vocab) instead of 'batchmean' (by tokens)."""
+    lp = _leaf(ctx, "log_probs")
+    target = ctx.inputs["target_probs"]
+    fwd = lambda: {"loss": torch.nn.functional.kl_div(lp, target, reduction="mean").reshape(1)}  # noqa: E731
+    return _graph(ctx, fwd, {"dlog_probs": lp}, {})
+
+
+def tvd_no_half(ctx):
+    """The TVD without its 1/2: the L1 distance sum |p - q| over the rows."""
+    p = _leaf(ctx, "p")
+    q = ctx.inputs["q"]
+    fwd = lambda: {"loss": (torch.abs(p - q).sum() / p.size(0)).reshape(1)}  # noqa: E731
+    return _graph(ctx, fwd, {"dp": p}, {})
