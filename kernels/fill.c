@@ -50,6 +50,8 @@ fill_rows(void *p, int dtype, int64_t r0, int64_t r1, int64_t cols, int init,
 				kb_set(p, dtype, i, (float) scale * kb_uniform(seed, stream, (uint64_t) i));
 			break;
 		case KB_INIT_LOGSOFTMAX:
+		case KB_INIT_SOFTMAX:
+			/* softmax: exp of the log_softmax row (a probability vector: kl_div's target, tvd's p and q) */
 			for (int64_t r = r0; r < r1; r++)
 			{
 				double		mx = -INFINITY,
@@ -62,8 +64,11 @@ fill_rows(void *p, int dtype, int64_t r0, int64_t r1, int64_t cols, int init,
 					sum += exp((float) scale * kb_uniform(seed, stream, (uint64_t) (r * cols + j)) - mx);
 				lse = mx + log(sum);
 				for (int64_t j = 0; j < cols; j++)
-					kb_set(p, dtype, r * cols + j,
-						   (float) scale * kb_uniform(seed, stream, (uint64_t) (r * cols + j)) - lse);
+				{
+					double		lp = (float) scale * kb_uniform(seed, stream, (uint64_t) (r * cols + j)) - lse;
+
+					kb_set(p, dtype, r * cols + j, init == KB_INIT_SOFTMAX ? exp(lp) : lp);
+				}
 			}
 			break;
 		case KB_INIT_TARGETS:

@@ -38,7 +38,9 @@ enum
 	KB_INIT_ZERO,
 	KB_INIT_UNIFORM,			/* scale * u, u uniform in [-1, 1), exact in float */
 	KB_INIT_LOGSOFTMAX,			/* each row: log_softmax(scale * u) */
-	KB_INIT_TARGETS				/* int64 in [0, modulo) */
+	KB_INIT_TARGETS,			/* int64 in [0, modulo) */
+	KB_INIT_SOFTMAX				/* each row: softmax(scale * u), a probability vector (host fill only:
+								 * the operations defined as data, whose inputs kbench fills on the host) */
 };
 
 /* Call phases: PREPARE runs once, untimed (e.g. the forward that a timed

@@ -200,11 +200,13 @@ parse_fill(const kb_op *op, kb_opdef_tensor *t, const ki_value *f, const char *w
 	t->scale = scale && scale->type == KI_NUMBER ? scale->u.num : 1.0;
 	t->high_axis = -1;
 	if (!dist || dist->type != KI_STRING)
-		FAIL("%s.fill.dist must be one of uniform, log_softmax, index", where);
+		FAIL("%s.fill.dist must be one of uniform, log_softmax, softmax, index", where);
 	if (dist->u.str.len == 7 && memcmp(dist->u.str.ptr, "uniform", 7) == 0)
 		t->init = KB_INIT_UNIFORM;
 	else if (dist->u.str.len == 11 && memcmp(dist->u.str.ptr, "log_softmax", 11) == 0)
 		t->init = KB_INIT_LOGSOFTMAX;
+	else if (dist->u.str.len == 7 && memcmp(dist->u.str.ptr, "softmax", 7) == 0)
+		t->init = KB_INIT_SOFTMAX;
 	else if (dist->u.str.len == 5 && memcmp(dist->u.str.ptr, "index", 5) == 0)
 	{
 		t->init = KB_INIT_TARGETS;
@@ -224,7 +226,7 @@ parse_fill(const kb_op *op, kb_opdef_tensor *t, const ki_value *f, const char *w
 		t->modulo = (int64_t) high->u.num;
 	}
 	else
-		FAIL("%s.fill.dist '%.*s' is not one of uniform, log_softmax, index", where, (int) dist->u.str.len,
+		FAIL("%s.fill.dist '%.*s' is not one of uniform, log_softmax, softmax, index", where, (int) dist->u.str.len,
 			 dist->u.str.ptr);
 	return true;
 }

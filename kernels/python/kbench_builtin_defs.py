@@ -235,6 +235,41 @@ def cross_entropy(ctx, impl):
                         [(logits, ctx.inputs["logits"])])
 
 
+def kl_div(ctx, impl):
+    """The torch baseline of Liger's kl_div script: torch.nn.KLDivLoss(reduction="batchmean") of
+    log-probabilities that require gradients against target probabilities that do not; backward is
+    loss.backward()."""
+    if impl == "liger":
+        from liger_kernel.transformers.kl_div import LigerKLDIVLoss
+        loss_fn = LigerKLDIVLoss(reduction="batchmean")
+    else:
+        loss_fn = torch.nn.KLDivLoss(reduction="batchmean")
+    lp = _leaf(ctx.inputs["log_probs"])
+    target = ctx.inputs["target_probs"]
+    return _graph_modes(ctx, lambda: {"loss": loss_fn(lp, target).reshape(1)}, {"dlog_probs": lp}, {},
+                        [(lp, ctx.inputs["log_probs"])])
+
+
+class _TorchTVDLoss(torch.nn.Module):
+    """The torch baseline of Liger's tvd script, batchmean reduction: the elementwise |p - q| / 2
+    summed, divided by the rows."""
+
+    def forward(self, p, q):
+        return torch.sum(torch.abs(p - q) / 2.0) / p.size(0)
+
+
+def tvd(ctx, impl):
+    """Liger's tvd script: p requires gradients, q (the target) does not; backward is loss.backward()."""
+    if impl == "liger":
+        from liger_kernel.transformers.tvd import LigerTVDLoss
+        loss_fn = LigerTVDLoss(reduction="batchmean")
+    else:
+        loss_fn = _TorchTVDLoss()
+    p = _leaf(ctx.inputs["p"])
+    q = ctx.inputs["q"]
+    return _graph_modes(ctx, lambda: {"loss": loss_fn(p, q).reshape(1)}, {"dp": p}, {}, [(p, ctx.inputs["p"])])
+
+
 ROPE_BASE = 10000.0  # Transformers' default rope_theta, which Liger's rope and llama4_rope scripts keep
 
 
@@ -438,7 +473,8 @@ def fused_linear_cpo_loss(ctx, impl):
 OPS = {"rms_norm": rms_norm, "megatron_rms_norm": rms_norm, "swiglu": swiglu, "geglu": geglu, "relu_squared": relu_squared, "softmax": softmax,
        "sparsemax": sparsemax,
        "fused_add_rms_norm": fused_add_rms_norm, "group_norm": group_norm,
-       "cross_entropy": cross_entropy, "rope": rope, "llama4_rope": llama4_rope, "embedding": embedding,
+       "cross_entropy": cross_entropy, "kl_div": kl_div, "tvd": tvd, "rope": rope, "llama4_rope": llama4_rope,
+       "embedding": embedding,
        "fused_linear_orpo_loss": fused_linear_orpo_loss, "fused_linear_simpo_loss": fused_linear_simpo_loss,
        "fused_linear_cpo_loss": fused_linear_cpo_loss}
 

@@ -73,6 +73,18 @@ def cross_entropy(inputs, scalars):
     return {"loss": loss.reshape(1)}
 
 
+def kl_div(inputs, scalars):
+    """KLDivLoss(reduction="batchmean"): sum of target (log target - log_probs), divided by the rows."""
+    lp, t = inputs["log_probs"], inputs["target_probs"]
+    return {"loss": torch.nn.functional.kl_div(lp, t, reduction="batchmean").reshape(1)}
+
+
+def tvd(inputs, scalars):
+    """The batchmean total variation distance: sum of |p - q| / 2, divided by the rows."""
+    p, q = inputs["p"], inputs["q"]
+    return {"loss": ((p - q).abs().sum() / 2 / p.shape[0]).reshape(1)}
+
+
 ROPE_BASE = 10000.0  # the rotary base of Liger's rope and llama4_rope scripts (Transformers' default rope_theta)
 
 

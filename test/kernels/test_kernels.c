@@ -645,6 +645,51 @@ test_impl_names(void)
 	   "torch and a registered name are not kbench's own");
 }
 
+/* ------------------------------------------------------------ input fills */
+
+/*
+ * The softmax fill (kl_div's target, tvd's p and q): each row a probability
+ * vector (positive, summing to one within the dtype's rounding), the exp of
+ * the log_softmax fill of the same seed and stream element by element.
+ */
+static void
+test_softmax_fill(void)
+{
+	enum { R = 5, V = 301 };
+	static float p[R * V], lp[R * V];
+	static uint16_t pb[R * V];
+	double		worst_sum = 0,
+				worst_bf16 = 0,
+				worst_rel = 0;
+	int			positive = 1;
+
+	kb_fill_host(p, KB_FP32, R, V, KB_INIT_SOFTMAX, 2.0, 0, 11, 3);
+	kb_fill_host(lp, KB_FP32, R, V, KB_INIT_LOGSOFTMAX, 2.0, 0, 11, 3);
+	kb_fill_host(pb, KB_BF16, R, V, KB_INIT_SOFTMAX, 2.0, 0, 11, 3);
+	for (int r = 0; r < R; r++)
+	{
+		double		s = 0,
+					sb = 0;
+
+		for (int j = 0; j < V; j++)
+		{
+			int			i = r * V + j;
+
+			positive &= p[i] > 0 && kb_get(pb, KB_BF16, i) > 0;
+			s += p[i];
+			sb += kb_get(pb, KB_BF16, i);
+			worst_rel = fmax(worst_rel, fabs(p[i] - exp((double) lp[i])) / exp((double) lp[i]));
+		}
+		worst_sum = fmax(worst_sum, fabs(s - 1));
+		worst_bf16 = fmax(worst_bf16, fabs(sb - 1));
+	}
+	ok(positive && worst_sum <= 1e-6 && worst_bf16 <= 1e-2,
+	   "softmax fill: every value positive, each row sums to one (fp32 within %.2g, bf16 within %.2g)",
+	   worst_sum, worst_bf16);
+	ok(worst_rel <= 1e-6, "softmax fill: the exp of the log_softmax fill of the same seed (worst relative %.2g)",
+	   worst_rel);
+}
+
 int
 main(void)
 {
@@ -652,6 +697,7 @@ main(void)
 
 	ntest = start ? atoi(start) : 0;
 	test_expf();
+	test_softmax_fill();
 	test_layer_norm_ref();
 	test_ce_ref();
 	test_jsd_ref();

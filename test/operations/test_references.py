@@ -222,6 +222,23 @@ for _name, _kind in (("fused_linear_orpo_loss", "orpo"), ("fused_linear_simpo_lo
                      ("fused_linear_cpo_loss", "cpo")):
     if os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../kernels/ops/defs/%s.json" % _name)):
         preference_closed_form(_name, _kind)
+# kl_div: the loss as a loop over rows of the row's KL divergence sum_j t_j log(t_j / e^lp_j) (not
+# torch's kl_div), averaged over the rows; the gradient in closed form -target / tokens; the target
+# takes no gradient (Liger's script: only the log-probabilities require it)
+N, V = 5, 9
+lp = torch.log_softmax(torch.randn(N, V, dtype=torch.float64), -1)
+t = torch.softmax(torch.randn(N, V, dtype=torch.float64), -1)
+rows = [sum(float(t[i, j]) * math.log(float(t[i, j]) / math.exp(float(lp[i, j]))) for j in range(V)) for i in range(N)]
+modes_of("kl_div", {"log_probs": lp, "target_probs": t}, {},
+         {"loss": torch.tensor([sum(rows) / N], dtype=torch.float64), "dlog_probs": -t / N})
+
+# tvd: for two rows that each sum to one, half the L1 distance is the sum of the positive parts of
+# p - q (a different formula); the loss averages it over the rows; the gradient in closed form
+# sign(p - q) / (2 tokens); q takes no gradient (Liger's script: only p requires it)
+p = torch.softmax(torch.randn(N, V, dtype=torch.float64), -1)
+qq = torch.softmax(torch.randn(N, V, dtype=torch.float64), -1)
+modes_of("tvd", {"p": p, "q": qq}, {},
+         {"loss": (p - qq).clamp(min=0).sum(-1).mean().reshape(1), "dp": torch.sign(p - qq) / (2 * N)})
 
 # rope, llama4_rope: the rotation written as a complex product e^(i t theta_j), theta_j = 10000^(-2j /
 # head_dim), on the pairs each pairs (rope: j and j + head_dim/2; llama4_rope: 2j and 2j + 1); the

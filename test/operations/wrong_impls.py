@@ -216,3 +216,17 @@ def simpo_nll_all(ctx):
 
 def cpo_averaged(ctx):
     return _preference_wrong(ctx, "cpo", average=True)
+def kl_div_mean(ctx):
+    """KLDivLoss with reduction 'mean' (divided by tokens x vocab) instead of 'batchmean' (by tokens)."""
+    lp = _leaf(ctx, "log_probs")
+    target = ctx.inputs["target_probs"]
+    fwd = lambda: {"loss": torch.nn.functional.kl_div(lp, target, reduction="mean").reshape(1)}  # noqa: E731
+    return _graph(ctx, fwd, {"dlog_probs": lp}, {})
+
+
+def tvd_no_half(ctx):
+    """The TVD without its 1/2: the L1 distance sum |p - q| over the rows."""
+    p = _leaf(ctx, "p")
+    q = ctx.inputs["q"]
+    fwd = lambda: {"loss": (torch.abs(p - q).sum() / p.size(0)).reshape(1)}  # noqa: E731
+    return _graph(ctx, fwd, {"dp": p}, {})
