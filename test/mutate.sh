@@ -188,6 +188,8 @@ opdef_tvd_no_half|kernels/python/kbench_reference.py|s/((p - q).abs().sum() \/ 2
 opdef_embedding_row0|kernels/python/kbench_reference.py|s/inputs\["weight"\]\[inputs\["input_ids"\].long()\]/inputs["weight"][inputs["input_ids"].long().clamp(max=0)]/|operations|embedding's reference gathers row 0 for every id
 opdef_megatron_rms_norm_eps|kernels/ops/defs/megatron_rms_norm.json|s/"value": 1e-06/"value": 1e-05/|operations|megatron_rms_norm with eps 1e-5, not the 1e-6 of Liger's script (its WorkloadCase digest differs from the Liger import's)
 opdef_rope_hidden_in_op|kernels/ops/defs/rope.json|s/"max": 1048576, "in_operation": false}/"max": 1048576}/|operations|rope's hidden kept in its OperationSpec (its WorkloadCase digest differs from the Liger import's)
+opdef_megatron_swiglu_glu|kernels/python/kbench_reference.py|s/torch.nn.functional.silu(y\[..., :half\])/torch.sigmoid(y[..., :half])/|KI_OPS=megatron_swiglu operations|megatron_swiglu's reference a sigmoid GLU (sigmoid(gate) * up), not silu(gate) * up
+opdef_tiled_swiglu_ref|kernels/ops/defs/tiled_swiglu.json|s/"python": "swiglu"/"python": "geglu"/|KI_OPS=tiled_swiglu operations|tiled_swiglu checked against geglu's reference (tanh gelu for silu)
 EOF
 )
 

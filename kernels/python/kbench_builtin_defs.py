@@ -95,15 +95,54 @@ class _LlamaStyleMLP(torch.nn.Module):
         return self.down_proj(self.act(self.gate_proj(x)) * self.up_proj(x))
 
 
+# Liger's tiled_swiglu / tiled_geglu config: the sequence split into 4 shards
+TILED_SHARDS = 4
+
+
+class _SeqTiledMLP(torch.autograd.Function):
+    """A pure-torch seq-sharded (tiled) execution of an MLP over batch x seq x hidden (torch_tiled,
+    ours; not DeepSpeed's TiledMLP, which is not installed here): the forward runs shard by shard
+    along seq without keeping a graph; the backward recomputes each shard's forward and
+    differentiates it, summing the weight gradients over the shards (in fp32)."""
+
+    @staticmethod
+    def forward(ctx, x, shards, mlp, *params):
+        ctx.shards, ctx.mlp, ctx.params = shards, mlp, params
+        ctx.save_for_backward(x)
+        with torch.no_grad():
+            return torch.cat([mlp(part) for part in x.chunk(shards, dim=1)], dim=1)
+
+    @staticmethod
+    def backward(ctx, dy):
+        (x,) = ctx.saved_tensors
+        dxs = []
+        dparams = [torch.zeros_like(p, dtype=torch.float32) for p in ctx.params]
+        for part, dpart in zip(x.chunk(ctx.shards, dim=1), dy.chunk(ctx.shards, dim=1)):
+            part = part.detach().requires_grad_(True)
+            with torch.enable_grad():
+                out = ctx.mlp(part)
+            g = torch.autograd.grad(out, [part] + list(ctx.params), dpart)
+            dxs.append(g[0])
+            for acc, gp in zip(dparams, g[1:]):
+                acc += gp
+        return (torch.cat(dxs, dim=1), None, None) + tuple(d.to(p.dtype) for d, p in zip(dparams, ctx.params))
+
+
 def _gated_mlp(ctx, impl, act_name):
+    """swiglu, geglu and their tiled benchmarks (tiled_swiglu, tiled_geglu: the same computation,
+    Liger's benchmark_tiled_mlp.py): huggingface/torch the LlamaMLP-style module, liger Liger's
+    fused MLP, liger_tiled Liger's seq-sharded one (4 shards), torch_tiled ours (_SeqTiledMLP)."""
     B, T, H, I = (ctx.axes[k] for k in ("batch", "seq", "hidden", "intermediate"))
+
+    class _Cfg:
+        hidden_size, intermediate_size, hidden_act = H, I, act_name
     if impl == "liger":
         from liger_kernel.transformers.swiglu import LigerSwiGLUMLP
         from liger_kernel.transformers.geglu import LigerGEGLUMLP
-
-        class _Cfg:
-            hidden_size, intermediate_size, hidden_act = H, I, act_name
         m = (LigerSwiGLUMLP if act_name == "silu" else LigerGEGLUMLP)(_Cfg())
+    elif impl == "liger_tiled":
+        from liger_kernel.transformers.tiled_mlp import LigerTiledSwiGLUMLP, LigerTiledGEGLUMLP
+        m = (LigerTiledSwiGLUMLP if act_name == "silu" else LigerTiledGEGLUMLP)(_Cfg(), num_shards=TILED_SHARDS)
     else:
         act = torch.nn.SiLU() if act_name == "silu" else torch.nn.GELU(approximate="tanh")
         m = _LlamaStyleMLP(H, I, act)
@@ -116,7 +155,11 @@ def _gated_mlp(ctx, impl, act_name):
         for p, src in copies:
             p.copy_(src)
     grads = {"dx": x, "dw_gate": params["w_gate"], "dw_up": params["w_up"], "dw_down": params["w_down"]}
-    return _graph_modes(ctx, lambda: {"y": m(x)}, grads, {"y": "dy"}, copies)
+    if impl == "torch_tiled":
+        fwd = lambda: {"y": _SeqTiledMLP.apply(x, TILED_SHARDS, m, *params.values())}  # noqa: E731
+    else:
+        fwd = lambda: {"y": m(x)}  # noqa: E731
+    return _graph_modes(ctx, fwd, grads, {"y": "dy"}, copies)
 
 
 def swiglu(ctx, impl):
@@ -470,7 +513,28 @@ def fused_linear_cpo_loss(ctx, impl):
     return _preference(ctx, impl, "cpo")
 
 
-OPS = {"rms_norm": rms_norm, "megatron_rms_norm": rms_norm, "swiglu": swiglu, "geglu": geglu, "relu_squared": relu_squared, "softmax": softmax,
+def _torch_chunk_swiglu(y):
+    """The torch baseline of Liger's megatron_swiglu script: eager silu(first half) * second half
+    of y's last dimension (torch.chunk(y, 2, -1))."""
+    gate, up = torch.chunk(y, 2, -1)
+    return torch.nn.functional.silu(gate) * up
+
+
+def megatron_swiglu(ctx, impl):
+    """megatron_swiglu over Megatron's seq x batch x (2 ffn) fc1 output: torch the eager chunk,
+    liger LigerMegatronSwiGLU (no bias, not fp8, not in place, as the script calls it)."""
+    if impl == "liger":
+        from liger_kernel.megatron import LigerMegatronSwiGLU
+        m = LigerMegatronSwiGLU()
+        fn = lambda t: m(t, None, False, False)  # noqa: E731
+    else:
+        fn = _torch_chunk_swiglu
+    y = _leaf(ctx.inputs["y"])
+    return _graph_modes(ctx, lambda: {"out": fn(y)}, {"dy": y}, {"out": "dout"}, [(y, ctx.inputs["y"])])
+
+
+OPS = {"rms_norm": rms_norm, "megatron_rms_norm": rms_norm, "swiglu": swiglu, "geglu": geglu,
+       "tiled_swiglu": swiglu, "tiled_geglu": geglu, "megatron_swiglu": megatron_swiglu, "relu_squared": relu_squared, "softmax": softmax,
        "sparsemax": sparsemax,
        "fused_add_rms_norm": fused_add_rms_norm, "group_norm": group_norm,
        "cross_entropy": cross_entropy, "kl_div": kl_div, "tvd": tvd, "rope": rope, "llama4_rope": llama4_rope,
@@ -479,11 +543,22 @@ OPS = {"rms_norm": rms_norm, "megatron_rms_norm": rms_norm, "swiglu": swiglu, "g
        "fused_linear_cpo_loss": fused_linear_cpo_loss}
 
 
+def torch_tiled(ctx):
+    """The pure-torch seq-sharded execution of tiled_swiglu / tiled_geglu (_SeqTiledMLP), run as
+    --impl python:kernels/python/kbench_builtin_defs.py:torch_tiled (kbench's built-in names,
+    kernels/impl_name.c, are huggingface, torch and liger only)."""
+    if ctx.op not in ("tiled_swiglu", "tiled_geglu"):
+        raise ValueError("torch_tiled is an execution of tiled_swiglu and tiled_geglu, not of %s" % ctx.op)
+    return OPS[ctx.op](ctx, "torch_tiled")
+
+
 def factory(name, op):
-    if name not in ("huggingface", "torch", "liger"):
+    if name not in ("huggingface", "torch", "liger", "liger_tiled", "torch_tiled"):
         raise ValueError("no built-in python implementation %r" % name)
     if op not in OPS:
         raise ValueError("no built-in python implementation of %s" % op)
-    if name == "liger":
+    if name.endswith("_tiled") and op not in ("tiled_swiglu", "tiled_geglu"):
+        raise ValueError("%s is an execution of tiled_swiglu and tiled_geglu, not of %s" % (name, op))
+    if name in ("liger", "liger_tiled"):
         import liger_kernel  # noqa: F401 -- fails here, with its reason, when it is not importable
     return lambda ctx: OPS[op](ctx, name)

@@ -37,6 +37,13 @@ def geglu(inputs, scalars):
     return _gated_mlp(inputs, lambda a: torch.nn.functional.gelu(a, approximate="tanh"))
 
 
+def megatron_swiglu(inputs, scalars):
+    """silu of the first half of y's last dimension times the second half."""
+    y = inputs["y"]
+    half = y.shape[-1] // 2
+    return {"out": torch.nn.functional.silu(y[..., :half]) * y[..., half:]}
+
+
 def relu_squared(inputs, scalars):
     return {"y": torch.relu(inputs["x"]).square()}
 

@@ -51,10 +51,13 @@ for mode in ("forward", "backward", "full"):
         ok(close(ref["dx"], rstd * (w * dy - xhat * c)), "rms_norm %s: dx equals the closed-form backward" % mode)
         ok(close(ref["dweight"], (dy * xhat).sum(0)), "rms_norm %s: dweight equals sum over rows of dy xhat" % mode)
 
+def definition(name):
+    return json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../kernels/ops/defs/%s.json" % name)))
+
+
 def tensors_of(name):
     """The definition's tensors (roles and links), as kbench sends them to the reference."""
-    d = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../kernels/ops/defs/%s.json" % name)))
-    return d["tensors"]
+    return definition(name)["tensors"]
 
 
 def close_to(a, b, tol=1e-10):
@@ -62,9 +65,11 @@ def close_to(a, b, tol=1e-10):
 
 
 def modes_of(name, inputs, scalars, expect):
-    """Every mode's reference against expect(mode) -> {tensor: independent value}."""
+    """Every mode's reference (the one the definition names: tiled_swiglu's is swiglu's) against
+    expect(mode) -> {tensor: independent value}."""
+    fn = definition(name)["reference"]["python"]
     for mode in ("forward", "backward", "full"):
-        ref = kbench_reference.run(name, inputs, scalars, tensors_of(name), mode)
+        ref = kbench_reference.run(fn, inputs, scalars, tensors_of(name), mode)
         for k, v in expect.items():
             if (mode == "forward") == k.startswith("d") and mode != "full":
                 continue
@@ -96,6 +101,8 @@ def _sig(a):
 
 inputs, exp = gated_closed_form(lambda a: a * _sig(a), lambda a: _sig(a) * (1 + a * (1 - _sig(a))))
 modes_of("swiglu", inputs, {}, exp)
+# tiled_swiglu, tiled_geglu: swiglu's and geglu's reference through their own definitions
+modes_of("tiled_swiglu", inputs, {}, exp)
 C = math.sqrt(2.0 / math.pi)
 
 
@@ -110,6 +117,17 @@ def _dgelu_tanh(a):
 
 inputs, exp = gated_closed_form(_gelu_tanh, _dgelu_tanh)
 modes_of("geglu", inputs, {}, exp)
+modes_of("tiled_geglu", inputs, {}, exp)
+
+# megatron_swiglu: y = [gate | up] on the last dimension (seq x batch x 2 ffn), out = gate
+# sigmoid(gate) up with the sigmoid written out; closed-form gradients d gate = dout up sig (1 +
+# gate (1 - sig)), d up = dout gate sig, concatenated back on the last dimension
+S, Bm, F = 3, 2, 5
+g, u = torch.randn(S, Bm, F, dtype=torch.float64), torch.randn(S, Bm, F, dtype=torch.float64)
+dout = torch.randn(S, Bm, F, dtype=torch.float64)
+sg = _sig(g)
+modes_of("megatron_swiglu", {"y": torch.cat([g, u], -1), "dout": dout}, {"seq": S, "batch": Bm, "ffn": F, "ffn_double": 2 * F},
+         {"out": g * sg * u, "dy": torch.cat([dout * u * sg * (1 + g * (1 - sg)), dout * g * sg], -1)})
 
 # relu_squared: x * x where x > 0 (a second formula), dx = 2 x dy where x > 0
 R, H = 6, 11

@@ -85,6 +85,35 @@ def geglu_swapped(ctx):
     return _gated_swapped(ctx, lambda a: torch.nn.functional.gelu(a, approximate="tanh"))
 
 
+def _tiled_cat_dim0(ctx, act):
+    """A seq-tiled gated MLP (4 shards along seq) whose shard outputs are concatenated on the batch
+    dimension and then reshaped back to batch x seq x hidden: the tokens come out in the wrong order."""
+    B, T, H = ctx.axes["batch"], ctx.axes["seq"], ctx.axes["hidden"]
+    x = _leaf(ctx, "x", (B, T, H))
+    wg, wu, wd = _leaf(ctx, "w_gate"), _leaf(ctx, "w_up"), _leaf(ctx, "w_down")
+    mlp = lambda p: (act(p @ wg.T) * (p @ wu.T)) @ wd.T  # noqa: E731
+    fwd = lambda: {"y": torch.cat([mlp(p) for p in x.chunk(4, dim=1)], dim=0).reshape(B, T, H)}  # noqa: E731
+    return _graph(ctx, fwd, {"dx": x, "dw_gate": wg, "dw_up": wu, "dw_down": wd}, {"y": "dy"})
+
+
+def tiled_swiglu_cat_dim0(ctx):
+    return _tiled_cat_dim0(ctx, torch.nn.functional.silu)
+
+
+def tiled_geglu_cat_dim0(ctx):
+    return _tiled_cat_dim0(ctx, lambda a: torch.nn.functional.gelu(a, approximate="tanh"))
+
+
+def megatron_swiglu_halves_swapped(ctx):
+    """silu on the second half of y's last dimension times the first (the halves' roles swapped)."""
+    y = _leaf(ctx, "y")
+
+    def fwd():
+        up, gate = torch.chunk(y, 2, -1)
+        return {"out": torch.nn.functional.silu(gate) * up}
+    return _graph(ctx, fwd, {"dy": y}, {"out": "dout"})
+
+
 def relu_squared_leaky(ctx):
     """relu(x)^2 that lets the negative side through as 0.01 x^2: wrong where x < 0."""
     x = _leaf(ctx, "x")

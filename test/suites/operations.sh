@@ -118,6 +118,9 @@ OPS_SMALL=(
   "swiglu|batch=2 seq=8 hidden=64 intermediate=128|fp32 bf16|swiglu_swapped|silu on the up projection instead of the gate"
   "geglu|batch=2 seq=8 hidden=64 intermediate=128|fp32 bf16|geglu_swapped|gelu on the up projection instead of the gate"
   "megatron_rms_norm|seq=4 batch=2 hidden=64|bf16 fp32|rms_norm_centered|the mean subtracted before normalizing"
+  "tiled_swiglu|batch=2 seq=8 hidden=64 intermediate=128|fp32 bf16|tiled_swiglu_cat_dim0|its seq shards concatenated on the batch dimension"
+  "tiled_geglu|batch=2 seq=8 hidden=64 intermediate=128|fp32 bf16|tiled_geglu_cat_dim0|its seq shards concatenated on the batch dimension"
+  "megatron_swiglu|seq=4 batch=2 ffn=64|bf16 fp32|megatron_swiglu_halves_swapped|silu on the second half instead of the first"
   "relu_squared|rows=64 hidden=128|fp32 bf16|relu_squared_leaky|0.01 x^2 on the negative side"
   "softmax|rows=64 hidden=128|fp32 bf16|softmax_no_max|the last column left out of the sum"
   "sparsemax|tokens=64 features=128|fp32|sparsemax_no_minus_one|the threshold's - 1 left out (rows summing to zero)"
@@ -146,6 +149,19 @@ for spec in "${OPS_SMALL[@]}"; do
     done
     out=$($KB run $op $m $axes dtype=fp32 --impl python:test/operations/wrong_impls.py:$wrong $FAST 2>&1)
     has "$out" "incorrect_numerical: timed call 0 (input set" "a $op with $why fails the $m check"
+  done
+done
+
+# tiled_swiglu, tiled_geglu: the pure-torch seq-sharded execution (torch_tiled, 4 shards; not
+# DeepSpeed's, which is not installed) passes too; it is not one of kbench's built-in names, so it
+# runs as a python entry of kbench_builtin_defs.py
+for op in tiled_swiglu tiled_geglu; do
+  only "$op" || continue
+  for m in forward backward full; do
+    for dt in fp32 bf16; do
+      out=$($KB run $op $m batch=2 seq=8 hidden=64 intermediate=128 dtype=$dt --impl python:kernels/python/kbench_builtin_defs.py:torch_tiled $FAST 2>&1)
+      has "$out" "$op $m: passed" "torch_tiled $op $m $dt passes the float64 check"
+    done
   done
 done
 
@@ -201,6 +217,9 @@ OPS_LIGER=(
   "kl_div|torch|liger-kl-div-tokens16384-vocab4096-fp32|tokens=16384 vocab=4096|fp32|{\"tokens\": 64, \"vocab\": 256}"
   "tvd|torch|liger-tvd-tokens16384-vocab4096-fp32|tokens=16384 vocab=4096|fp32|{\"tokens\": 64, \"vocab\": 256}"
   "megatron_rms_norm|torch|liger-megatron-rms-norm-batch1-hidden1024-seq4096-bf16|seq=4096 batch=1 hidden=1024|bf16|"
+  "tiled_swiglu|huggingface|liger-tiled-swiglu-batch2-hidden2048-intermediate4096-seq1024-bf16|batch=2 seq=1024 hidden=2048 intermediate=4096|bf16|{\"batch\": 2, \"seq\": 8, \"hidden\": 64, \"intermediate\": 128}"
+  "tiled_geglu|huggingface|liger-tiled-geglu-batch2-hidden2048-intermediate4096-seq1024-bf16|batch=2 seq=1024 hidden=2048 intermediate=4096|bf16|{\"batch\": 2, \"seq\": 8, \"hidden\": 64, \"intermediate\": 128}"
+  "megatron_swiglu|torch|liger-megatron-swiglu-batch4-ffn1024-seq2048-bf16|seq=2048 batch=4 ffn=1024|bf16|"
   "rope|huggingface|liger-rope-hidden512-kv-heads8-q-heads32-seq2048-bf16|seq=2048 hidden=512 q_heads=32 kv_heads=8|bf16|"
   "llama4_rope|huggingface|liger-llama4-rope-hidden512-kv-heads8-q-heads32-seq2048-bf16|seq=2048 hidden=512 q_heads=32 kv_heads=8|bf16|"
   "embedding|huggingface|liger-embedding-batch32-hidden768-seq512-vocab1024-fp32|batch=32 seq=512 hidden=768 vocab=1024|fp32|"
