@@ -51,16 +51,6 @@ modes_list(const kb_op *op, char *out, size_t len)
 			n += snprintf(out + n, n < len ? len - n : 0, "%s%s", n ? ", " : "", kb_mode_name(i));
 }
 
-static void
-ops_list(char *out, size_t len)
-{
-	size_t		n = 0;
-
-	out[0] = '\0';
-	for (int i = 0; i < kb_op_count() && n < len; i++)
-		n += snprintf(out + n, len - n, "%s%s", i ? ", " : "", kb_op_at(i)->name);
-}
-
 /* Index of a variable axis by name, or -1. */
 static int
 axis_index(const kb_op *op, const char *name)
@@ -242,7 +232,7 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 {
 	bool		seen[KB_MAX_AXES] = {false};
 	bool		dtype_seen = false;
-	char		allowed[1024];	/* every operation's name: 20 of them passed 256 bytes */
+	char		allowed[256];
 	kb_status	st;
 	const char *impl = req->impl;
 
@@ -250,14 +240,14 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 	cs->op = kb_find_op(req->op);
 	if (!cs->op)
 	{
-		char		near[128];
-		char		ops[1024];	/* every operation's name: longer than allowed[] holds */
+		char		near[256];
 
-		ops_list(ops, sizeof(ops));
+		/* the nearest names, not all of them: kbench list and kbench_device_operations list every one */
 		kb_op_suggest(req->op, near, sizeof(near));
-		kb_seterr(err, errlen, "unknown operation '%s'; allowed: %s%s%s%s (an operation is added as a definition "
-				  "in kernels/ops/defs, docs/OPERATIONS.md)", req->op ? req->op : "", ops,
-				  near[0] ? "; did you mean " : "", near, near[0] ? "?" : "");
+		kb_seterr(err, errlen, "unknown operation '%s'%s%s%s; kbench list, or kbench_device_operations in SQL, "
+				  "lists every operation; one is added as a definition in kernels/ops/defs or with kbench --op-file "
+				  "(docs/OPERATIONS.md)", req->op ? req->op : "", near[0] ? " (did you mean " : "", near,
+				  near[0] ? "?)" : "");
 		return KB_INVALID_REQUEST;
 	}
 	cs->mode = kb_mode_from_name(req->mode);

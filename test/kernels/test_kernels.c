@@ -552,7 +552,7 @@ test_validation(void)
 		kb_status	want;
 		const char *msg;
 	}			bad[] = {
-		{"layernorm", "forward", "{}", NULL, NULL, KB_INVALID_REQUEST, "allowed: layer_norm, megatron_cross_entropy"},
+		{"layernorm", "forward", "{}", NULL, NULL, KB_INVALID_REQUEST, "(did you mean layer_norm?); kbench list"},
 		{"jsd", "backward", "{\"tokens\":1,\"vocab\":2}", NULL, NULL, KB_INVALID_REQUEST, "allowed: forward, full"},
 		{"jsd", "forward", "{\"tokens\":1,\"vocab\":2,\"rows\":3}", NULL, NULL, KB_INVALID_REQUEST, "unknown axis 'rows'"},
 		{"jsd", "forward", "{\"tokens\":1,\"vocab\":2,\"dtype\":\"fp16\"}", NULL, NULL, KB_INVALID_REQUEST, "allowed: fp32, bf16"},

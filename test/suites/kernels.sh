@@ -61,7 +61,7 @@ expect "kbench list --json names operation digests" 0 '"operationDigest":"sha256
 expect "kbench devices lists the cpu" 0 "cpu" $KB devices
 expect "kbench without a command: usage, exit 2" 2 "usage:" $KB
 expect "unknown command: exit 2, allowed commands named" 2 "allowed: list, devices, describe, run" $KB frobnicate
-expect "unknown operation: exit 2, operations listed" 2 "unknown operation 'layernorm'; allowed: layer_norm" $KB run layernorm forward rows=1 hidden=1
+expect "unknown operation: exit 2, the nearest name suggested" 2 "unknown operation 'layernorm' (did you mean layer_norm?); kbench list" $KB run layernorm forward rows=1 hidden=1
 expect "unknown mode: exit 2, modes listed" 2 "allowed: forward, full" $KB run jsd backward tokens=1 vocab=2
 expect "unknown axis: exit 2, axes listed" 2 "unknown axis 'batch' for jsd; allowed: tokens, vocab, dtype" $KB run jsd forward tokens=1 vocab=2 batch=3
 expect "unknown dtype: exit 2, dtypes listed" 2 "allowed: fp32, bf16" $KB run layer_norm forward rows=1 hidden=2 dtype=fp8
