@@ -175,3 +175,30 @@ def embedding_off_by_one(ctx):
     w = _leaf(ctx, "weight", (V, ctx.axes["hidden"]))
     ids = ctx.inputs["input_ids"].reshape(ctx.axes["batch"], ctx.axes["seq"])
     return _graph(ctx, lambda: {"y": w[(ids + 1) % V]}, {"dweight": w}, {"y": "dy"})
+
+
+def _grpo_token_sum(ctx, level):
+    """A GRPO loss summed over each sequence's tokens instead of averaged (the per-sequence mean's
+    division by the completion length left out): the loss and its gradient seq times too large."""
+    B, T, V = ctx.axes["batch"], ctx.axes["seq"], ctx.axes["vocab"]
+    z = _leaf(ctx, "logits", (B, T + 1, V))
+    ids = ctx.inputs["completion_ids"].reshape(B, T)
+    a = ctx.inputs["advantages"].reshape(B, 1)
+
+    def fwd():
+        logp = torch.log_softmax(z[:, :-1], -1).gather(-1, ids.unsqueeze(-1)).squeeze(-1)
+        lr = logp - logp.detach()
+        if level == "sequence":
+            lr = lr.mean(-1, keepdim=True)
+        r = torch.exp(lr)
+        per_token = (-torch.minimum(r * a, torch.clamp(r, 0.8, 1.2) * a)).expand(B, T)
+        return {"loss": per_token.sum(-1).mean().reshape(1)}
+    return _graph(ctx, fwd, {"dlogits": z}, {})
+
+
+def grpo_loss_token_sum(ctx):
+    return _grpo_token_sum(ctx, "token")
+
+
+def grpo_loss_sequence_sum(ctx):
+    return _grpo_token_sum(ctx, "sequence")

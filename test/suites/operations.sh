@@ -124,6 +124,8 @@ OPS_SMALL=(
   "rope|seq=16 hidden=64 q_heads=4 kv_heads=2|bf16 fp32|rope_adjacent_pairs|adjacent values of head_dim rotated together (Llama 4's pairing)"
   "llama4_rope|seq=16 hidden=64 q_heads=4 kv_heads=2|bf16 fp32|llama4_rope_half_pairs|value i rotated with i + head_dim/2 (rotate_half's pairing)"
   "embedding|batch=2 seq=8 hidden=16 vocab=32|fp32 bf16|embedding_off_by_one|the row of id + 1 gathered"
+  "fused_linear_grpo_loss_token|batch=2 seq=8 vocab=64|bf16 fp32|grpo_loss_token_sum|the per-token losses summed over each sequence, not averaged"
+  "fused_linear_grpo_loss_sequence|batch=2 seq=8 vocab=64|bf16 fp32|grpo_loss_sequence_sum|the per-token losses summed over each sequence, not averaged"
 )
 # KI_OPS="op1 op2": only those operations in the two per-operation loops (a developer's quick
 # pass while adding one; CI leaves it unset and runs them all).
@@ -181,6 +183,9 @@ has "$out" "did you mean rms_norm?" "kbench_run of an unknown operation suggests
 # every mode run through the worker, at that shape where it is CPU-sized, else at a small one
 # ("small": the digest is then checked by describe, which derives it as the worker does, above).
 # op|provider|Liger's WorkloadCase name|kbench axes at that shape|dtype|small axes (JSON) or empty
+# (fused_linear_grpo_loss_sequence: the mapping gives the token- and sequence-level GRPO rows the
+# same OperationSpec and WorkloadCase content, importance_sampling_level being neither an axis nor a
+# scalar of it, so their one WorkloadCase digest is stored under the token-level name)
 OPS_LIGER=(
   "swiglu|huggingface|liger-swiglu-batch4-hidden4096-intermediate11008-seq1024-bf16|batch=4 seq=1024 hidden=4096 intermediate=11008|bf16|{\"batch\": 2, \"seq\": 8, \"hidden\": 64, \"intermediate\": 128}"
   "geglu|huggingface|liger-geglu-batch8-hidden4096-intermediate11008-seq1024-bf16|batch=8 seq=1024 hidden=4096 intermediate=11008|bf16|{\"batch\": 2, \"seq\": 8, \"hidden\": 64, \"intermediate\": 128}"
@@ -194,6 +199,8 @@ OPS_LIGER=(
   "rope|huggingface|liger-rope-hidden512-kv-heads8-q-heads32-seq2048-bf16|seq=2048 hidden=512 q_heads=32 kv_heads=8|bf16|"
   "llama4_rope|huggingface|liger-llama4-rope-hidden512-kv-heads8-q-heads32-seq2048-bf16|seq=2048 hidden=512 q_heads=32 kv_heads=8|bf16|"
   "embedding|huggingface|liger-embedding-batch32-hidden768-seq512-vocab1024-fp32|batch=32 seq=512 hidden=768 vocab=1024|fp32|"
+  "fused_linear_grpo_loss_token|torch|liger-grpo-loss-token-batch2-seq1024-vocab128256-bf16|batch=2 seq=1024 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"vocab\": 256}"
+  "fused_linear_grpo_loss_sequence|torch|liger-grpo-loss-token-batch2-seq1024-vocab128256-bf16|batch=2 seq=1024 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"vocab\": 256}"
 )
 json_axes() { $PY -c 'import json,sys; d = {k: int(v) for k, v in (a.split("=") for a in sys.argv[1].split())}; d["dtype"] = sys.argv[2]; print(json.dumps(d))' "$1" "$2"; }
 for spec in "${OPS_LIGER[@]}"; do
