@@ -431,6 +431,55 @@ def embedding(ctx, impl):
     return _graph_modes(ctx, lambda: {"y": m(ids)}, {"dweight": m.weight}, {"y": "dy"}, copies)
 
 
+GRPO_EPS = 0.2  # clip epsilon, low and high, of Liger's GRPO scripts (not bound by Liger's mapping)
+
+
+def _torch_grpo_loss(logits, ids, adv, level):
+    """The torch GRPO loss of Liger's grpo scripts, on-policy (old logps None: the ratio is
+    exp(logp - logp.detach())), temperature 1, beta 0, eps 0.2, every completion token masked in:
+    the per-sequence mean of the clipped per-token loss, then the mean over sequences."""
+    logp = torch.log_softmax(logits[:, :-1, :], dim=-1).gather(-1, ids.unsqueeze(-1)).squeeze(-1)
+    log_ratio = logp - logp.detach()
+    mask = torch.ones(ids.shape, device=logits.device)
+    if level == "sequence":  # GSPO: the masked mean log-ratio of each sequence, one ratio for its tokens
+        log_ratio = ((log_ratio * mask).sum(-1) / mask.sum(-1).clamp(min=1.0)).unsqueeze(-1)
+    coef_1 = torch.exp(log_ratio)
+    coef_2 = torch.clamp(coef_1, 1 - GRPO_EPS, 1 + GRPO_EPS)
+    a = adv.unsqueeze(-1)
+    per_token = -torch.minimum(coef_1 * a, coef_2 * a)
+    return ((per_token * mask).sum(-1) / mask.sum(-1).clamp(min=1.0)).mean()
+
+
+def _grpo_loss(ctx, impl, level):
+    """The torch baseline of Liger's GRPO loss (token or sequence importance sampling) on batch x
+    (seq + 1) x vocab logits that require gradients, int64 completion ids, per-sequence advantages
+    that do not; returns the loss only (Liger's function returns (loss, metrics))."""
+    B, T, V = ctx.axes["batch"], ctx.axes["seq"], ctx.axes["vocab"]
+    src = ctx.inputs["logits"].reshape(B, T + 1, V)
+    logits = _leaf(src)
+    ids = ctx.inputs["completion_ids"].reshape(B, T)
+    adv = ctx.inputs["advantages"].reshape(B)
+    if impl == "liger":
+        from liger_kernel.transformers.grpo_loss import triton_grpo_loss
+
+        def loss_fn():
+            return triton_grpo_loss(logits, None, None, ids, adv, None, temperature=1.0, beta=0.0,
+                                    eps_low=GRPO_EPS, eps_high=GRPO_EPS, inplace=False, loss_type="grpo",
+                                    importance_sampling_level=level, reduce=True)[0]
+    else:
+        def loss_fn():
+            return _torch_grpo_loss(logits, ids, adv, level)
+    return _graph_modes(ctx, lambda: {"loss": loss_fn().reshape(1)}, {"dlogits": logits}, {}, [(logits, src)])
+
+
+def grpo_loss_token(ctx, impl):
+    return _grpo_loss(ctx, impl, "token")
+
+
+def grpo_loss_sequence(ctx, impl):
+    return _grpo_loss(ctx, impl, "sequence")
+
+
 # The preference losses: Liger's benchmark scripts (benchmark_orpo_loss.py, benchmark_simpo_loss.py,
 # benchmark_cpo_loss.py) time an LM head (torch.nn.Linear(H, V, bias=False) in the dtype) followed by
 # the loss, forward = the loss (element [0] of the returned tuple: the auxiliary metrics are not
@@ -540,7 +589,8 @@ OPS = {"rms_norm": rms_norm, "megatron_rms_norm": rms_norm, "swiglu": swiglu, "g
        "cross_entropy": cross_entropy, "kl_div": kl_div, "tvd": tvd, "rope": rope, "llama4_rope": llama4_rope,
        "embedding": embedding,
        "fused_linear_orpo_loss": fused_linear_orpo_loss, "fused_linear_simpo_loss": fused_linear_simpo_loss,
-       "fused_linear_cpo_loss": fused_linear_cpo_loss}
+       "fused_linear_cpo_loss": fused_linear_cpo_loss,
+       "fused_linear_grpo_loss_token": grpo_loss_token, "fused_linear_grpo_loss_sequence": grpo_loss_sequence}
 
 
 def torch_tiled(ctx):

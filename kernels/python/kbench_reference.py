@@ -168,6 +168,34 @@ def fused_linear_cpo_loss(inputs, scalars):
     return {"loss": (PREF_ALPHA * nll + pref.mean()).reshape(1)}
 
 
+GRPO_EPS = 0.2  # the clip epsilon (low and high) of Liger's GRPO scripts; Liger's mapping does not bind it
+
+
+def _grpo_loss(inputs, level):
+    """GRPO's policy loss on logits, on-policy (old logps = the logps detached, so every ratio is 1
+    in value and carries logp's gradient), temperature 1, no KL term, every completion token kept:
+    loss = mean over sequences of the mean over tokens of -min(r A, clip(r, 1 - eps, 1 + eps) A)."""
+    z = inputs["logits"][:, :-1]  # the logit at position t predicts completion token t
+    ids = inputs["completion_ids"].long()
+    logp = torch.log_softmax(z, dim=-1).gather(-1, ids.unsqueeze(-1)).squeeze(-1)
+    log_ratio = logp - logp.detach()
+    if level == "sequence":
+        log_ratio = log_ratio.mean(-1, keepdim=True)  # GSPO: one ratio per sequence
+    r = torch.exp(log_ratio)
+    a = inputs["advantages"].reshape(-1, 1)
+    per_token = -torch.minimum(r * a, torch.clamp(r, 1 - GRPO_EPS, 1 + GRPO_EPS) * a)
+    per_token = per_token.expand(ids.shape)
+    return {"loss": per_token.mean(-1).mean().reshape(1)}
+
+
+def fused_linear_grpo_loss_token(inputs, scalars):
+    return _grpo_loss(inputs, "token")
+
+
+def fused_linear_grpo_loss_sequence(inputs, scalars):
+    return _grpo_loss(inputs, "sequence")
+
+
 def run(fn, inputs, scalars, tensors, mode):
     """The reference values of every output and gradient of the definition, in float64 (fn: a
     reference of this file, by name or itself, or a user's)."""

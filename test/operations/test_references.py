@@ -291,6 +291,21 @@ oh = torch.nn.functional.one_hot(ids, V).to(torch.float64)
 modes_of("embedding", {"input_ids": ids.to(torch.float64), "weight": W, "dy": dy}, {},
          {"y": oh @ W, "dweight": oh.reshape(-1, V).T @ dy.reshape(-1, D)})
 
+# fused_linear_grpo_loss_token, _sequence: on-policy (old logps = logps detached) every ratio is 1,
+# inside the clip, so the loss is -mean(advantages) and d loss / d logp_bt = -A_b / (B T) for either
+# importance-sampling level; through the log-softmax of the logit before each completion token,
+# dlogits[b, t] = -A_b / (B T) (onehot(id_bt) - softmax(logits[b, t])), and zero at the last position
+B, T, V = 3, 4, 6
+z = torch.randn(B, T + 1, V, dtype=torch.float64)
+ids = torch.randint(0, V, (B, T))
+adv = torch.randn(B, dtype=torch.float64)
+dz = torch.zeros(B, T + 1, V, dtype=torch.float64)
+dz[:, :T] = -adv[:, None, None] / (B * T) * (torch.nn.functional.one_hot(ids, V).to(torch.float64)
+                                           - torch.softmax(z[:, :T], -1))
+for level in ("token", "sequence"):
+    modes_of("fused_linear_grpo_loss_" + level, {"logits": z, "completion_ids": ids.to(torch.float64), "advantages": adv},
+             {}, {"loss": -adv.mean().reshape(1), "dlogits": dz})
+
 # the comparison itself: equal passes, a perturbation beyond the tolerance fails, a missing output fails
 ref = {"y": torch.ones(4, dtype=torch.float64)}
 r = kbench_reference.compare(ref, {"y": ref["y"].clone()}, {"y"}, ["y"], 1e-5, 1e-5)

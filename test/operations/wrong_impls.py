@@ -259,3 +259,28 @@ def tvd_no_half(ctx):
     q = ctx.inputs["q"]
     fwd = lambda: {"loss": (torch.abs(p - q).sum() / p.size(0)).reshape(1)}  # noqa: E731
     return _graph(ctx, fwd, {"dp": p}, {})
+def _grpo_token_sum(ctx, level):
+    """A GRPO loss summed over each sequence's tokens instead of averaged (the per-sequence mean's
+    division by the completion length left out): the loss and its gradient seq times too large."""
+    B, T, V = ctx.axes["batch"], ctx.axes["seq"], ctx.axes["vocab"]
+    z = _leaf(ctx, "logits", (B, T + 1, V))
+    ids = ctx.inputs["completion_ids"].reshape(B, T)
+    a = ctx.inputs["advantages"].reshape(B, 1)
+
+    def fwd():
+        logp = torch.log_softmax(z[:, :-1], -1).gather(-1, ids.unsqueeze(-1)).squeeze(-1)
+        lr = logp - logp.detach()
+        if level == "sequence":
+            lr = lr.mean(-1, keepdim=True)
+        r = torch.exp(lr)
+        per_token = (-torch.minimum(r * a, torch.clamp(r, 0.8, 1.2) * a)).expand(B, T)
+        return {"loss": per_token.sum(-1).mean().reshape(1)}
+    return _graph(ctx, fwd, {"dlogits": z}, {})
+
+
+def grpo_loss_token_sum(ctx):
+    return _grpo_token_sum(ctx, "token")
+
+
+def grpo_loss_sequence_sum(ctx):
+    return _grpo_token_sum(ctx, "sequence")

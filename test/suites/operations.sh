@@ -135,6 +135,8 @@ OPS_SMALL=(
   "fused_linear_orpo_loss|batch=4 seq=8 hidden=32 vocab=64|fp32 bf16|orpo_interleaved|chosen and rejected interleaved (even and odd rows) instead of the two halves"
   "fused_linear_simpo_loss|batch=4 seq=8 hidden=32 vocab=64|fp32 bf16|simpo_nll_all|the NLL over every sequence, not only the chosen ones"
   "fused_linear_cpo_loss|batch=4 seq=8 hidden=32 vocab=64|fp32 bf16|cpo_averaged|the sequences' log-probabilities averaged over seq instead of summed"
+  "fused_linear_grpo_loss_token|batch=2 seq=8 vocab=64|bf16 fp32|grpo_loss_token_sum|the per-token losses summed over each sequence, not averaged"
+  "fused_linear_grpo_loss_sequence|batch=2 seq=8 vocab=64|bf16 fp32|grpo_loss_sequence_sum|the per-token losses summed over each sequence, not averaged"
 )
 # KI_OPS="op1 op2": only those operations in the two per-operation loops (a developer's quick
 # pass while adding one; CI leaves it unset and runs them all).
@@ -205,6 +207,9 @@ has "$out" "did you mean rms_norm?" "kbench_run of an unknown operation suggests
 # every mode run through the worker, at that shape where it is CPU-sized, else at a small one
 # ("small": the digest is then checked by describe, which derives it as the worker does, above).
 # op|provider|Liger's WorkloadCase name|kbench axes at that shape|dtype|small axes (JSON) or empty
+# (fused_linear_grpo_loss_sequence: the mapping gives the token- and sequence-level GRPO rows the
+# same OperationSpec and WorkloadCase content, importance_sampling_level being neither an axis nor a
+# scalar of it, so their one WorkloadCase digest is stored under the token-level name)
 OPS_LIGER=(
   "swiglu|huggingface|liger-swiglu-batch4-hidden4096-intermediate11008-seq1024-bf16|batch=4 seq=1024 hidden=4096 intermediate=11008|bf16|{\"batch\": 2, \"seq\": 8, \"hidden\": 64, \"intermediate\": 128}"
   "geglu|huggingface|liger-geglu-batch8-hidden4096-intermediate11008-seq1024-bf16|batch=8 seq=1024 hidden=4096 intermediate=11008|bf16|{\"batch\": 2, \"seq\": 8, \"hidden\": 64, \"intermediate\": 128}"
@@ -226,6 +231,8 @@ OPS_LIGER=(
   "fused_linear_orpo_loss|huggingface|liger-fused-linear-orpo-loss-batch2-hidden4096-seq1024-vocab128256-bf16|batch=2 seq=1024 hidden=4096 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"hidden\": 64, \"vocab\": 256}"
   "fused_linear_simpo_loss|huggingface|liger-fused-linear-simpo-loss-batch2-hidden4096-seq1024-vocab128256-bf16|batch=2 seq=1024 hidden=4096 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"hidden\": 64, \"vocab\": 256}"
   "fused_linear_cpo_loss|huggingface|liger-fused-linear-cpo-loss-batch2-hidden4096-seq1024-vocab128256-bf16|batch=2 seq=1024 hidden=4096 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"hidden\": 64, \"vocab\": 256}"
+  "fused_linear_grpo_loss_token|torch|liger-grpo-loss-token-batch2-seq1024-vocab128256-bf16|batch=2 seq=1024 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"vocab\": 256}"
+  "fused_linear_grpo_loss_sequence|torch|liger-grpo-loss-token-batch2-seq1024-vocab128256-bf16|batch=2 seq=1024 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"vocab\": 256}"
 )
 json_axes() { $PY -c 'import json,sys; d = {k: int(v) for k, v in (a.split("=") for a in sys.argv[1].split())}; d["dtype"] = sys.argv[2]; print(json.dumps(d))' "$1" "$2"; }
 for spec in "${OPS_LIGER[@]}"; do
