@@ -179,6 +179,7 @@ opdef_llama4_rope_sign|kernels/python/kbench_reference.py|s/re \* sin + im \* co
 opdef_embedding_row0|kernels/python/kbench_reference.py|s/inputs\["weight"\]\[inputs\["input_ids"\].long()\]/inputs["weight"][inputs["input_ids"].long().clamp(max=0)]/|operations|embedding's reference gathers row 0 for every id
 opdef_megatron_rms_norm_eps|kernels/ops/defs/megatron_rms_norm.json|s/"value": 1e-06/"value": 1e-05/|operations|megatron_rms_norm with eps 1e-5, not the 1e-6 of Liger's script (its WorkloadCase digest differs from the Liger import's)
 opdef_rope_hidden_in_op|kernels/ops/defs/rope.json|s/"max": 1048576, "in_operation": false}/"max": 1048576}/|operations|rope's hidden kept in its OperationSpec (its WorkloadCase digest differs from the Liger import's)
+opdef_flce_sum|kernels/python/kbench_reference.py|s/loss = torch.nn.functional.cross_entropy(logits, target, reduction="mean")/loss = torch.nn.functional.cross_entropy(logits, target, reduction="sum")/|KI_OPS=fused_linear_cross_entropy operations|fused_linear_cross_entropy's reference sums the loss over tokens instead of averaging it
 EOF
 )
 

@@ -263,6 +263,29 @@ def cross_entropy(ctx, impl):
                         [(logits, ctx.inputs["logits"])])
 
 
+def fused_linear_cross_entropy(ctx, impl):
+    """The huggingface (torch) baseline of Liger's fused_linear_cross_entropy script: a bias-free
+    torch.nn.Linear(hidden, vocab) LM head, then torch.nn.CrossEntropyLoss(ignore_index=-100,
+    reduction="mean") on the materialized logits; the input and the head's weight require
+    gradients; backward is loss.backward()."""
+    H, V = ctx.axes["hidden"], ctx.axes["vocab"]
+    lin = torch.nn.Linear(H, V, bias=False).to(ctx.device, ctx.torch_dtype)
+    if impl == "liger":
+        from liger_kernel.transformers.fused_linear_cross_entropy import LigerFusedLinearCrossEntropyLoss
+        fused = LigerFusedLinearCrossEntropyLoss(ignore_index=-100, reduction="mean")
+        loss_of = lambda x, t: fused(lin.weight, x, t)  # noqa: E731
+    else:
+        ce = torch.nn.CrossEntropyLoss(ignore_index=-100, reduction="mean")
+        loss_of = lambda x, t: ce(lin(x), t)  # noqa: E731
+    x = _leaf(ctx.inputs["x"])
+    target = ctx.inputs["target"].reshape(-1)
+    copies = [(x, ctx.inputs["x"]), (lin.weight, ctx.inputs["weight"].reshape(V, H))]
+    with torch.no_grad():
+        lin.weight.copy_(ctx.inputs["weight"].reshape(V, H))
+    return _graph_modes(ctx, lambda: {"loss": loss_of(x, target).reshape(1)}, {"dx": x, "dweight": lin.weight}, {},
+                        copies)
+
+
 ROPE_BASE = 10000.0  # Transformers' default rope_theta, which Liger's rope and llama4_rope scripts keep
 
 
@@ -384,7 +407,8 @@ def embedding(ctx, impl):
 OPS = {"rms_norm": rms_norm, "megatron_rms_norm": rms_norm, "swiglu": swiglu, "geglu": geglu, "relu_squared": relu_squared, "softmax": softmax,
        "sparsemax": sparsemax,
        "fused_add_rms_norm": fused_add_rms_norm, "group_norm": group_norm,
-       "cross_entropy": cross_entropy, "rope": rope, "llama4_rope": llama4_rope, "embedding": embedding}
+       "cross_entropy": cross_entropy, "rope": rope, "llama4_rope": llama4_rope, "embedding": embedding,
+       "fused_linear_cross_entropy": fused_linear_cross_entropy}
 
 
 def factory(name, op):

@@ -73,6 +73,14 @@ def cross_entropy(inputs, scalars):
     return {"loss": loss.reshape(1)}
 
 
+def fused_linear_cross_entropy(inputs, scalars):
+    """The bias-free LM head x @ weight^T, then the cross-entropy against the targets, mean over tokens."""
+    logits = inputs["x"] @ inputs["weight"].transpose(0, 1)
+    target = inputs["target"].long().reshape(-1)
+    loss = torch.nn.functional.cross_entropy(logits, target, reduction="mean")
+    return {"loss": loss.reshape(1)}
+
+
 ROPE_BASE = 10000.0  # the rotary base of Liger's rope and llama4_rope scripts (Transformers' default rope_theta)
 
 

@@ -174,6 +174,21 @@ onehot[torch.arange(N), tgt] = 1
 modes_of("cross_entropy", {"logits": z, "target": tgt.to(torch.float64)}, {},
          {"loss": (lse - z[torch.arange(N), tgt]).mean().reshape(1), "dlogits": (torch.softmax(z, -1) - onehot) / N})
 
+# fused_linear_cross_entropy: the logits as an explicit sum over hidden (einsum), the loss written out
+# (logsumexp(z) - z[target], mean over tokens), the gradients in closed form: dz = (softmax(z) -
+# onehot(target)) / tokens, dx = dz weight, dweight = dz^T x
+N, H, V = 5, 6, 9
+xf = torch.randn(N, H, dtype=torch.float64)
+wf = torch.randn(V, H, dtype=torch.float64)
+tgt = torch.randint(0, V, (N,))
+z = torch.einsum("nh,vh->nv", xf, wf)
+lse = torch.log(torch.exp(z - z.max(-1, keepdim=True).values).sum(-1)) + z.max(-1).values
+onehot = torch.zeros(N, V, dtype=torch.float64)
+onehot[torch.arange(N), tgt] = 1
+dz = (torch.exp(z - lse[:, None]) - onehot) / N
+modes_of("fused_linear_cross_entropy", {"x": xf, "weight": wf, "target": tgt.to(torch.float64)}, {},
+         {"loss": (lse - z[torch.arange(N), tgt]).mean().reshape(1), "dx": dz @ wf, "dweight": dz.T @ xf})
+
 # rope, llama4_rope: the rotation written as a complex product e^(i t theta_j), theta_j = 10000^(-2j /
 # head_dim), on the pairs each pairs (rope: j and j + head_dim/2; llama4_rope: 2j and 2j + 1); the
 # rotation is orthogonal, so the gradient is the upstream rotated back, by e^(-i t theta_j)

@@ -141,6 +141,15 @@ def cross_entropy_sum(ctx):
     return _graph(ctx, fwd, {"dlogits": logits}, {})
 
 
+def fused_linear_cross_entropy_shifted(ctx):
+    """LM head + cross-entropy whose targets are off by one token (target[t + 1] scored at token t,
+    the next-token shift applied twice)."""
+    x, w = _leaf(ctx, "x"), _leaf(ctx, "weight")
+    target = torch.roll(ctx.inputs["target"].reshape(-1), -1)
+    fwd = lambda: {"loss": torch.nn.functional.cross_entropy(x @ w.T, target).reshape(1)}  # noqa: E731
+    return _graph(ctx, fwd, {"dx": x, "dweight": w}, {})
+
+
 def _rope_wrong(ctx, layout, adjacent):
     """A rotary embedding that rotates the wrong pairs of head_dim: adjacent ones (2i, 2i + 1), as
     Llama 4 does, where rope pairs i with i + head_dim/2, or the other way round."""
