@@ -180,6 +180,7 @@ opdef_embedding_row0|kernels/python/kbench_reference.py|s/inputs\["weight"\]\[in
 opdef_megatron_rms_norm_eps|kernels/ops/defs/megatron_rms_norm.json|s/"value": 1e-06/"value": 1e-05/|operations|megatron_rms_norm with eps 1e-5, not the 1e-6 of Liger's script (its WorkloadCase digest differs from the Liger import's)
 opdef_rope_hidden_in_op|kernels/ops/defs/rope.json|s/"max": 1048576, "in_operation": false}/"max": 1048576}/|operations|rope's hidden kept in its OperationSpec (its WorkloadCase digest differs from the Liger import's)
 opdef_flce_sum|kernels/python/kbench_reference.py|s/loss = torch.nn.functional.cross_entropy(logits, target, reduction="mean")/loss = torch.nn.functional.cross_entropy(logits, target, reduction="sum")/|KI_OPS=fused_linear_cross_entropy operations|fused_linear_cross_entropy's reference sums the loss over tokens instead of averaging it
+opdef_fljsd_beta|kernels/python/kbench_reference.py|s/log_m = torch.log((1 - beta) \* ls.exp() + beta \* lt.exp())/log_m = torch.log(beta * ls.exp() + (1 - beta) * lt.exp())/|KI_OPS=fused_linear_jsd operations|fused_linear_jsd's reference mixes M with the weights swapped (beta P_s + (1 - beta) P_t: the same loss at Liger's beta 0.5, not at others)
 EOF
 )
 

@@ -286,6 +286,46 @@ def fused_linear_cross_entropy(ctx, impl):
                         copies)
 
 
+def fused_linear_jsd(ctx, impl):
+    """The torch baseline of Liger's fused_linear_jsd script: bias-free student and teacher
+    torch.nn.Linear(hidden, vocab) heads, log_softmax of each head's logits / temperature 1 in the
+    dtype, then the JSD in fp32 (m = lerp(q, p, beta), beta KL(p || m) + (1 - beta) KL(q || m) by
+    KLDivLoss(reduction="none", log_target=True), summed over vocab, / tokens, summed), cast back to
+    the dtype.  The student input requires gradients, the teacher input does not; both heads'
+    weights are Parameters, so the baseline's backward computes the teacher head's gradient too, as
+    the script's does (timed, not returned: the definition's gradients are the student's, the ones
+    Liger's fused function returns)."""
+    H, V, beta, temperature = ctx.axes["hidden"], ctx.axes["vocab"], 0.5, 1.0
+    s_lin = torch.nn.Linear(H, V, bias=False).to(ctx.device, ctx.torch_dtype)
+    t_lin = torch.nn.Linear(H, V, bias=False).to(ctx.device, ctx.torch_dtype)
+    xs = _leaf(ctx.inputs["student_input"])
+    xt = ctx.inputs["teacher_input"]
+    copies = [(xs, ctx.inputs["student_input"]), (s_lin.weight, ctx.inputs["student_weight"].reshape(V, H)),
+              (t_lin.weight, ctx.inputs["teacher_weight"].reshape(V, H))]
+    with torch.no_grad():
+        for p, src in copies[1:]:
+            p.copy_(src)
+    if impl == "liger":
+        from liger_kernel.transformers.fused_linear_jsd import LigerFusedLinearJSD
+        fused = LigerFusedLinearJSD(jsd_beta=beta, ignore_index=-100, temperature=temperature)
+
+        def loss():
+            return fused(xs, s_lin.weight, xt, t_lin.weight, None)
+    else:
+        kl = torch.nn.KLDivLoss(reduction="none", log_target=True)
+
+        def loss():
+            log_q = torch.log_softmax(s_lin(xs) / temperature, dim=-1).float()
+            log_p = torch.log_softmax(t_lin(xt) / temperature, dim=-1).float()
+            m = torch.lerp(torch.exp(log_q), torch.exp(log_p), beta)
+            rows = beta * kl(torch.log(m), log_p).sum(dim=-1) + (1 - beta) * kl(torch.log(m), log_q).sum(dim=-1)
+            return (rows / log_q.shape[0]).sum().to(ctx.torch_dtype)
+    step = _graph_modes(ctx, lambda: {"loss": loss().reshape(1)},
+                        {"dstudent_input": xs, "dstudent_weight": s_lin.weight}, {}, copies)
+    step.leaves.append(t_lin.weight)  # its gradient reset before each call, as the student's
+    return step
+
+
 ROPE_BASE = 10000.0  # Transformers' default rope_theta, which Liger's rope and llama4_rope scripts keep
 
 
@@ -408,7 +448,7 @@ OPS = {"rms_norm": rms_norm, "megatron_rms_norm": rms_norm, "swiglu": swiglu, "g
        "sparsemax": sparsemax,
        "fused_add_rms_norm": fused_add_rms_norm, "group_norm": group_norm,
        "cross_entropy": cross_entropy, "rope": rope, "llama4_rope": llama4_rope, "embedding": embedding,
-       "fused_linear_cross_entropy": fused_linear_cross_entropy}
+       "fused_linear_cross_entropy": fused_linear_cross_entropy, "fused_linear_jsd": fused_linear_jsd}
 
 
 def factory(name, op):

@@ -81,6 +81,18 @@ def fused_linear_cross_entropy(inputs, scalars):
     return {"loss": loss.reshape(1)}
 
 
+def fused_linear_jsd(inputs, scalars):
+    """Student and teacher log-distributions from their bias-free heads (temperature 1), then the
+    generalized JSD beta KL(P_t || M) + (1 - beta) KL(P_s || M), M = (1 - beta) P_s + beta P_t,
+    summed over vocab and averaged over tokens (batchmean)."""
+    beta = scalars["beta"]
+    ls = torch.log_softmax(inputs["student_input"] @ inputs["student_weight"].transpose(0, 1), dim=-1)
+    lt = torch.log_softmax(inputs["teacher_input"] @ inputs["teacher_weight"].transpose(0, 1), dim=-1)
+    log_m = torch.log((1 - beta) * ls.exp() + beta * lt.exp())
+    rows = beta * (lt.exp() * (lt - log_m)).sum(-1) + (1 - beta) * (ls.exp() * (ls - log_m)).sum(-1)
+    return {"loss": rows.mean().reshape(1)}
+
+
 ROPE_BASE = 10000.0  # the rotary base of Liger's rope and llama4_rope scripts (Transformers' default rope_theta)
 
 

@@ -189,6 +189,27 @@ dz = (torch.exp(z - lse[:, None]) - onehot) / N
 modes_of("fused_linear_cross_entropy", {"x": xf, "weight": wf, "target": tgt.to(torch.float64)}, {},
          {"loss": (lse - z[torch.arange(N), tgt]).mean().reshape(1), "dx": dz @ wf, "dweight": dz.T @ xf})
 
+# fused_linear_jsd: the JSD through entropies, H(M) - beta H(P_t) - (1 - beta) H(P_s), M = (1 - beta)
+# P_s + beta P_t, mean over tokens; the student's gradients in closed form: dz = q (g - sum(q g)) /
+# tokens with q = P_s, g = (1 - beta) (log q - log m); dstudent_input = dz W_s, dstudent_weight = dz^T x_s
+N, H, V, beta = 5, 6, 9, 0.3
+xs, ws = torch.randn(N, H, dtype=torch.float64), torch.randn(V, H, dtype=torch.float64)
+xt, wt = torch.randn(N, H, dtype=torch.float64), torch.randn(V, H, dtype=torch.float64)
+q, p = torch.softmax(xs @ ws.T, -1), torch.softmax(xt @ wt.T, -1)
+mq = (1 - beta) * q + beta * p
+
+
+def entropy(d):
+    return -(d * d.log()).sum(-1)
+
+
+g = (1 - beta) * (q.log() - mq.log())
+dz = q * (g - (q * g).sum(-1, keepdim=True)) / N
+modes_of("fused_linear_jsd", {"student_input": xs, "student_weight": ws, "teacher_input": xt, "teacher_weight": wt},
+         {"beta": beta},
+         {"loss": (entropy(mq) - beta * entropy(p) - (1 - beta) * entropy(q)).mean().reshape(1),
+          "dstudent_input": dz @ ws, "dstudent_weight": dz.T @ xs})
+
 # rope, llama4_rope: the rotation written as a complex product e^(i t theta_j), theta_j = 10000^(-2j /
 # head_dim), on the pairs each pairs (rope: j and j + head_dim/2; llama4_rope: 2j and 2j + 1); the
 # rotation is orthogonal, so the gradient is the upstream rotated back, by e^(-i t theta_j)

@@ -150,6 +150,20 @@ def fused_linear_cross_entropy_shifted(ctx):
     return _graph(ctx, fwd, {"dx": x, "dweight": w}, {})
 
 
+def fused_linear_jsd_reversed_kl(ctx):
+    """Fused linear + JSD with each KL's arguments swapped (KL(M || P_t) and KL(M || P_s), kl_div's
+    input/target order mixed up): a divergence still, but not the JSD."""
+    xs, ws = _leaf(ctx, "student_input"), _leaf(ctx, "student_weight")
+    xt, wt = ctx.inputs["teacher_input"], ctx.inputs["teacher_weight"]
+
+    def fwd():
+        ls, lt = torch.log_softmax(xs @ ws.T, -1), torch.log_softmax(xt @ wt.T, -1)
+        log_m = torch.log(0.5 * ls.exp() + 0.5 * lt.exp())
+        rows = 0.5 * (log_m.exp() * (log_m - lt)).sum(-1) + 0.5 * (log_m.exp() * (log_m - ls)).sum(-1)
+        return {"loss": rows.mean().reshape(1)}
+    return _graph(ctx, fwd, {"dstudent_input": xs, "dstudent_weight": ws}, {})
+
+
 def _rope_wrong(ctx, layout, adjacent):
     """A rotary embedding that rotates the wrong pairs of head_dim: adjacent ones (2i, 2i + 1), as
     Llama 4 does, where rope pairs i with i + head_dim/2, or the other way round."""

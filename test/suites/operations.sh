@@ -69,6 +69,7 @@ OPS_SMALL=(
   "llama4_rope|seq=16 hidden=64 q_heads=4 kv_heads=2|bf16 fp32|llama4_rope_half_pairs|value i rotated with i + head_dim/2 (rotate_half's pairing)"
   "embedding|batch=2 seq=8 hidden=16 vocab=32|fp32 bf16|embedding_off_by_one|the row of id + 1 gathered"
   "fused_linear_cross_entropy|tokens=64 hidden=64 vocab=256|bf16 fp32|fused_linear_cross_entropy_shifted|the targets off by one token"
+  "fused_linear_jsd|tokens=64 hidden=64 vocab=256|bf16 fp32|fused_linear_jsd_reversed_kl|each KL's arguments swapped (KL(M || P), not KL(P || M))"
 )
 # KI_OPS="op1 op2": only those operations in the two per-operation loops (a developer's quick
 # pass while adding one; CI leaves it unset and runs them all).
@@ -140,6 +141,7 @@ OPS_LIGER=(
   "llama4_rope|huggingface|liger-llama4-rope-hidden512-kv-heads8-q-heads32-seq2048-bf16|seq=2048 hidden=512 q_heads=32 kv_heads=8|bf16|"
   "embedding|huggingface|liger-embedding-batch32-hidden768-seq512-vocab1024-fp32|batch=32 seq=512 hidden=768 vocab=1024|fp32|"
   "fused_linear_cross_entropy|huggingface|liger-fused-linear-cross-entropy-hidden4096-tokens4096-vocab128256-bf16|tokens=4096 hidden=4096 vocab=128256|bf16|{\"tokens\": 64, \"hidden\": 64, \"vocab\": 256}"
+  "fused_linear_jsd|torch|liger-fused-linear-jsd-hidden4096-tokens1024-vocab128256-bf16|tokens=1024 hidden=4096 vocab=128256|bf16|{\"tokens\": 64, \"hidden\": 64, \"vocab\": 256}"
 )
 json_axes() { $PY -c 'import json,sys; d = {k: int(v) for k, v in (a.split("=") for a in sys.argv[1].split())}; d["dtype"] = sys.argv[2]; print(json.dumps(d))' "$1" "$2"; }
 for spec in "${OPS_LIGER[@]}"; do
