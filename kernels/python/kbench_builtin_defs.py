@@ -325,6 +325,50 @@ def fused_linear_jsd(ctx, impl):
     step.leaves.append(t_lin.weight)  # its gradient reset before each call, as the student's
     return step
 
+def distill_cosine_loss(ctx, impl):
+    """The torch baseline of Liger's distill_cosine_loss script (its TorchCosineSimilarityLoss, the
+    test suite's HFCosineLoss): bias-free student (hidden/2 -> vocab) and teacher (hidden -> vocab)
+    torch.nn.Linear heads; the student's logits x_s @ W_s^T cast to fp32, the teacher's computed
+    under no_grad (the teacher takes no gradient); hard = torch.nn.CrossEntropyLoss(ignore_index=-100)
+    on the student's logits; both logits / temperature 1; soft = mean over tokens of beta (1 -
+    cosine_similarity(normalize(s), normalize(t))), beta 1 (HFCosineLoss's default, which the script
+    does not change); loss = 0.5 hard + 0.5 soft.  The student input and head's weight require
+    gradients.  Liger's module is called with beta 1 here, the torch provider's (Liger's script
+    leaves its Function at its own default, 0.5: its liger and torch rows then differ in the soft
+    term's weight)."""
+    Hs, H, V = ctx.axes["student_hidden"], ctx.axes["hidden"], ctx.axes["vocab"]
+    w_hard, w_soft, beta, temperature = 0.5, 0.5, 1.0, 1.0
+    s_lin = torch.nn.Linear(Hs, V, bias=False).to(ctx.device, ctx.torch_dtype)
+    t_lin = torch.nn.Linear(H, V, bias=False).to(ctx.device, ctx.torch_dtype)
+    xs = _leaf(ctx.inputs["student_input"])
+    xt = ctx.inputs["teacher_input"]
+    target = ctx.inputs["target"].reshape(-1)
+    copies = [(xs, ctx.inputs["student_input"]), (s_lin.weight, ctx.inputs["student_weight"].reshape(V, Hs)),
+              (t_lin.weight, ctx.inputs["teacher_weight"].reshape(V, H))]
+    with torch.no_grad():
+        for p, src in copies[1:]:
+            p.copy_(src)
+    if impl == "liger":
+        from liger_kernel.chunked_loss.cosine_similarity_loss import LigerFusedLinearCosineSimilarityFunction
+
+        def loss():
+            return LigerFusedLinearCosineSimilarityFunction.apply(xs, s_lin.weight, xt, t_lin.weight, target, None, None,
+                                                                  w_hard, w_soft, beta)
+    else:
+        ce = torch.nn.CrossEntropyLoss(ignore_index=-100)
+
+        def loss():
+            s = (xs @ s_lin.weight.t()).float()
+            with torch.no_grad():
+                t = (xt @ t_lin.weight.t()).float()
+            hard = ce(s, target)
+            s, t = s / temperature, t / temperature
+            unit = torch.nn.functional.normalize
+            cos = torch.nn.functional.cosine_similarity(unit(s, p=2, dim=-1), unit(t, p=2, dim=-1), dim=-1)
+            return w_hard * hard + w_soft * (beta * (1 - cos)).mean()
+    return _graph_modes(ctx, lambda: {"loss": loss().reshape(1)},
+                        {"dstudent_input": xs, "dstudent_weight": s_lin.weight}, {}, copies)
+
 
 ROPE_BASE = 10000.0  # Transformers' default rope_theta, which Liger's rope and llama4_rope scripts keep
 
@@ -448,7 +492,8 @@ OPS = {"rms_norm": rms_norm, "megatron_rms_norm": rms_norm, "swiglu": swiglu, "g
        "sparsemax": sparsemax,
        "fused_add_rms_norm": fused_add_rms_norm, "group_norm": group_norm,
        "cross_entropy": cross_entropy, "rope": rope, "llama4_rope": llama4_rope, "embedding": embedding,
-       "fused_linear_cross_entropy": fused_linear_cross_entropy, "fused_linear_jsd": fused_linear_jsd}
+       "fused_linear_cross_entropy": fused_linear_cross_entropy, "fused_linear_jsd": fused_linear_jsd,
+       "distill_cosine_loss": distill_cosine_loss}
 
 
 def factory(name, op):

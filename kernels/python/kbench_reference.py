@@ -92,6 +92,20 @@ def fused_linear_jsd(inputs, scalars):
     rows = beta * (lt.exp() * (lt - log_m)).sum(-1) + (1 - beta) * (ls.exp() * (ls - log_m)).sum(-1)
     return {"loss": rows.mean().reshape(1)}
 
+def distill_cosine_loss(inputs, scalars):
+    """Hard cross-entropy of the hidden/2 student's logits against the targets (mean over tokens)
+    plus the soft cosine term, the mean over tokens of 1 - cos(student logits, teacher logits)
+    (beta 1 and temperature 1, as the script's torch provider; the cosine does not see a
+    temperature: it is invariant to scaling either side), weighted by weight_hard_loss and
+    weight_soft_loss."""
+    zs = inputs["student_input"] @ inputs["student_weight"].transpose(0, 1)
+    zt = inputs["teacher_input"] @ inputs["teacher_weight"].transpose(0, 1)
+    hard = torch.nn.functional.cross_entropy(zs, inputs["target"].long().reshape(-1))
+    unit = torch.nn.functional.normalize
+    cos = torch.nn.functional.cosine_similarity(unit(zs, p=2, dim=-1), unit(zt, p=2, dim=-1), dim=-1)
+    soft = (1 - cos).mean()
+    return {"loss": (scalars["weight_hard_loss"] * hard + scalars["weight_soft_loss"] * soft).reshape(1)}
+
 
 ROPE_BASE = 10000.0  # the rotary base of Liger's rope and llama4_rope scripts (Transformers' default rope_theta)
 

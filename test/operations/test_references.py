@@ -210,6 +210,27 @@ modes_of("fused_linear_jsd", {"student_input": xs, "student_weight": ws, "teache
          {"loss": (entropy(mq) - beta * entropy(p) - (1 - beta) * entropy(q)).mean().reshape(1),
           "dstudent_input": dz @ ws, "dstudent_weight": dz.T @ xs})
 
+# distill_cosine_loss: the cosine written out, s.t / (|s| |t|), the student's logit gradient in closed
+# form: dz = w_hard (softmax(s) - onehot) / tokens - w_soft (t / (|s| |t|) - cos s / |s|^2) / tokens;
+# dstudent_input = dz W_s, dstudent_weight = dz^T x_s (unequal weights, so swapping them is seen)
+N, H, V, w_hard, w_soft = 5, 8, 9, 0.3, 0.7
+xs, ws = torch.randn(N, H // 2, dtype=torch.float64), torch.randn(V, H // 2, dtype=torch.float64)
+xt, wt = torch.randn(N, H, dtype=torch.float64), torch.randn(V, H, dtype=torch.float64)
+tgt = torch.randint(0, V, (N,))
+s, t = xs @ ws.T, xt @ wt.T
+ns, nt = s.norm(dim=-1, keepdim=True), t.norm(dim=-1, keepdim=True)
+cos = (s * t).sum(-1, keepdim=True) / (ns * nt)
+onehot = torch.zeros(N, V, dtype=torch.float64)
+onehot[torch.arange(N), tgt] = 1
+lse = torch.logsumexp(s, -1)
+dz = w_hard * (torch.softmax(s, -1) - onehot) / N - w_soft * (t / (ns * nt) - cos * s / ns ** 2) / N
+modes_of("distill_cosine_loss",
+         {"student_input": xs, "student_weight": ws, "teacher_input": xt, "teacher_weight": wt,
+          "target": tgt.to(torch.float64)},
+         {"weight_hard_loss": w_hard, "weight_soft_loss": w_soft, "hidden": H, "student_hidden": H // 2},
+         {"loss": (w_hard * (lse - s[torch.arange(N), tgt]).mean() + w_soft * (1 - cos).mean()).reshape(1),
+          "dstudent_input": dz @ ws, "dstudent_weight": dz.T @ xs})
+
 # rope, llama4_rope: the rotation written as a complex product e^(i t theta_j), theta_j = 10000^(-2j /
 # head_dim), on the pairs each pairs (rope: j and j + head_dim/2; llama4_rope: 2j and 2j + 1); the
 # rotation is orthogonal, so the gradient is the upstream rotated back, by e^(-i t theta_j)

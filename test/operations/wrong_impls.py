@@ -163,6 +163,19 @@ def fused_linear_jsd_reversed_kl(ctx):
         return {"loss": rows.mean().reshape(1)}
     return _graph(ctx, fwd, {"dstudent_input": xs, "dstudent_weight": ws}, {})
 
+def distill_cosine_loss_token_dim(ctx):
+    """Distillation cosine loss whose cosine runs over the token dimension (dim 0: one value per
+    vocab column) instead of over each token's logits."""
+    xs, ws = _leaf(ctx, "student_input"), _leaf(ctx, "student_weight")
+    xt, wt = ctx.inputs["teacher_input"], ctx.inputs["teacher_weight"]
+    target = ctx.inputs["target"].reshape(-1)
+
+    def fwd():
+        s, t = xs @ ws.T, xt @ wt.T
+        soft = (1 - torch.nn.functional.cosine_similarity(s, t, dim=0)).mean()
+        return {"loss": (0.5 * torch.nn.functional.cross_entropy(s, target) + 0.5 * soft).reshape(1)}
+    return _graph(ctx, fwd, {"dstudent_input": xs, "dstudent_weight": ws}, {})
+
 
 def _rope_wrong(ctx, layout, adjacent):
     """A rotary embedding that rotates the wrong pairs of head_dim: adjacent ones (2i, 2i + 1), as

@@ -70,6 +70,7 @@ OPS_SMALL=(
   "embedding|batch=2 seq=8 hidden=16 vocab=32|fp32 bf16|embedding_off_by_one|the row of id + 1 gathered"
   "fused_linear_cross_entropy|tokens=64 hidden=64 vocab=256|bf16 fp32|fused_linear_cross_entropy_shifted|the targets off by one token"
   "fused_linear_jsd|tokens=64 hidden=64 vocab=256|bf16 fp32|fused_linear_jsd_reversed_kl|each KL's arguments swapped (KL(M || P), not KL(P || M))"
+  "distill_cosine_loss|tokens=64 hidden=128 vocab=256|bf16 fp32|distill_cosine_loss_token_dim|the cosine taken over the token dimension, not over each token's logits"
 )
 # KI_OPS="op1 op2": only those operations in the two per-operation loops (a developer's quick
 # pass while adding one; CI leaves it unset and runs them all).
@@ -142,6 +143,7 @@ OPS_LIGER=(
   "embedding|huggingface|liger-embedding-batch32-hidden768-seq512-vocab1024-fp32|batch=32 seq=512 hidden=768 vocab=1024|fp32|"
   "fused_linear_cross_entropy|huggingface|liger-fused-linear-cross-entropy-hidden4096-tokens4096-vocab128256-bf16|tokens=4096 hidden=4096 vocab=128256|bf16|{\"tokens\": 64, \"hidden\": 64, \"vocab\": 256}"
   "fused_linear_jsd|torch|liger-fused-linear-jsd-hidden4096-tokens1024-vocab128256-bf16|tokens=1024 hidden=4096 vocab=128256|bf16|{\"tokens\": 64, \"hidden\": 64, \"vocab\": 256}"
+  "distill_cosine_loss|torch|liger-distill-cosine-loss-hidden4096-tokens1024-vocab128256-bf16|tokens=1024 hidden=4096 vocab=128256|bf16|{\"tokens\": 64, \"hidden\": 128, \"vocab\": 256}"
 )
 json_axes() { $PY -c 'import json,sys; d = {k: int(v) for k, v in (a.split("=") for a in sys.argv[1].split())}; d["dtype"] = sys.argv[2]; print(json.dumps(d))' "$1" "$2"; }
 for spec in "${OPS_LIGER[@]}"; do
