@@ -251,11 +251,12 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 	if (!cs->op)
 	{
 		char		near[128];
+		char		ops[1024];	/* every operation's name: more than allowed's 256 with 20 operations */
 
-		ops_list(allowed, sizeof(allowed));
+		ops_list(ops, sizeof(ops));
 		kb_op_suggest(req->op, near, sizeof(near));
 		kb_seterr(err, errlen, "unknown operation '%s'; allowed: %s%s%s%s (an operation is added as a definition "
-				  "in kernels/ops/defs, docs/OPERATIONS.md)", req->op ? req->op : "", allowed,
+				  "in kernels/ops/defs, docs/OPERATIONS.md)", req->op ? req->op : "", ops,
 				  near[0] ? "; did you mean " : "", near, near[0] ? "?" : "");
 		return KB_INVALID_REQUEST;
 	}
