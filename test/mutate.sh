@@ -191,6 +191,9 @@ opdef_megatron_rms_norm_eps|kernels/ops/defs/megatron_rms_norm.json|s/"value": 1
 opdef_rope_hidden_in_op|kernels/ops/defs/rope.json|s/"max": 1048576, "in_operation": false}/"max": 1048576}/|operations|rope's hidden kept in its OperationSpec (its WorkloadCase digest differs from the Liger import's)
 opdef_megatron_swiglu_glu|kernels/python/kbench_reference.py|s/torch.nn.functional.silu(y\[..., :half\])/torch.sigmoid(y[..., :half])/|KI_OPS=megatron_swiglu operations|megatron_swiglu's reference a sigmoid GLU (sigmoid(gate) * up), not silu(gate) * up
 opdef_tiled_swiglu_ref|kernels/ops/defs/tiled_swiglu.json|s/"python": "swiglu"/"python": "geglu"/|KI_OPS=tiled_swiglu operations|tiled_swiglu checked against geglu's reference (tanh gelu for silu)
+opdef_flce_sum|kernels/python/kbench_reference.py|s/loss = torch.nn.functional.cross_entropy(logits, target, reduction="mean")/loss = torch.nn.functional.cross_entropy(logits, target, reduction="sum")/|KI_OPS=fused_linear_cross_entropy operations|fused_linear_cross_entropy's reference sums the loss over tokens instead of averaging it
+opdef_fljsd_beta|kernels/python/kbench_reference.py|s/log_m = torch.log((1 - beta) \* ls.exp() + beta \* lt.exp())/log_m = torch.log(beta * ls.exp() + (1 - beta) * lt.exp())/|KI_OPS=fused_linear_jsd operations|fused_linear_jsd's reference mixes M with the weights swapped (beta P_s + (1 - beta) P_t: the same loss at Liger's beta 0.5, not at others)
+opdef_distill_cosine_weights|kernels/python/kbench_reference.py|s/hard + scalars\["weight_soft_loss"\] \* soft/hard + scalars["weight_hard_loss"] * soft/|KI_OPS=distill_cosine_loss operations|distill_cosine_loss's reference weights the soft term with weight_hard_loss (a copy-paste slip: the same loss at Liger's equal weights, not at others)
 EOF
 )
 

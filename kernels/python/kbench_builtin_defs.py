@@ -311,6 +311,111 @@ def tvd(ctx, impl):
     p = _leaf(ctx.inputs["p"])
     q = ctx.inputs["q"]
     return _graph_modes(ctx, lambda: {"loss": loss_fn(p, q).reshape(1)}, {"dp": p}, {}, [(p, ctx.inputs["p"])])
+def fused_linear_cross_entropy(ctx, impl):
+    """The huggingface (torch) baseline of Liger's fused_linear_cross_entropy script: a bias-free
+    torch.nn.Linear(hidden, vocab) LM head, then torch.nn.CrossEntropyLoss(ignore_index=-100,
+    reduction="mean") on the materialized logits; the input and the head's weight require
+    gradients; backward is loss.backward()."""
+    H, V = ctx.axes["hidden"], ctx.axes["vocab"]
+    lin = torch.nn.Linear(H, V, bias=False).to(ctx.device, ctx.torch_dtype)
+    if impl == "liger":
+        from liger_kernel.transformers.fused_linear_cross_entropy import LigerFusedLinearCrossEntropyLoss
+        fused = LigerFusedLinearCrossEntropyLoss(ignore_index=-100, reduction="mean")
+        loss_of = lambda x, t: fused(lin.weight, x, t)  # noqa: E731
+    else:
+        ce = torch.nn.CrossEntropyLoss(ignore_index=-100, reduction="mean")
+        loss_of = lambda x, t: ce(lin(x), t)  # noqa: E731
+    x = _leaf(ctx.inputs["x"])
+    target = ctx.inputs["target"].reshape(-1)
+    copies = [(x, ctx.inputs["x"]), (lin.weight, ctx.inputs["weight"].reshape(V, H))]
+    with torch.no_grad():
+        lin.weight.copy_(ctx.inputs["weight"].reshape(V, H))
+    return _graph_modes(ctx, lambda: {"loss": loss_of(x, target).reshape(1)}, {"dx": x, "dweight": lin.weight}, {},
+                        copies)
+
+
+def fused_linear_jsd(ctx, impl):
+    """The torch baseline of Liger's fused_linear_jsd script: bias-free student and teacher
+    torch.nn.Linear(hidden, vocab) heads, log_softmax of each head's logits / temperature 1 in the
+    dtype, then the JSD in fp32 (m = lerp(q, p, beta), beta KL(p || m) + (1 - beta) KL(q || m) by
+    KLDivLoss(reduction="none", log_target=True), summed over vocab, / tokens, summed), cast back to
+    the dtype.  The student input requires gradients, the teacher input does not; both heads'
+    weights are Parameters, so the baseline's backward computes the teacher head's gradient too, as
+    the script's does (timed, not returned: the definition's gradients are the student's, the ones
+    Liger's fused function returns)."""
+    H, V, beta, temperature = ctx.axes["hidden"], ctx.axes["vocab"], 0.5, 1.0
+    s_lin = torch.nn.Linear(H, V, bias=False).to(ctx.device, ctx.torch_dtype)
+    t_lin = torch.nn.Linear(H, V, bias=False).to(ctx.device, ctx.torch_dtype)
+    xs = _leaf(ctx.inputs["student_input"])
+    xt = ctx.inputs["teacher_input"]
+    copies = [(xs, ctx.inputs["student_input"]), (s_lin.weight, ctx.inputs["student_weight"].reshape(V, H)),
+              (t_lin.weight, ctx.inputs["teacher_weight"].reshape(V, H))]
+    with torch.no_grad():
+        for p, src in copies[1:]:
+            p.copy_(src)
+    if impl == "liger":
+        from liger_kernel.transformers.fused_linear_jsd import LigerFusedLinearJSD
+        fused = LigerFusedLinearJSD(jsd_beta=beta, ignore_index=-100, temperature=temperature)
+
+        def loss():
+            return fused(xs, s_lin.weight, xt, t_lin.weight, None)
+    else:
+        kl = torch.nn.KLDivLoss(reduction="none", log_target=True)
+
+        def loss():
+            log_q = torch.log_softmax(s_lin(xs) / temperature, dim=-1).float()
+            log_p = torch.log_softmax(t_lin(xt) / temperature, dim=-1).float()
+            m = torch.lerp(torch.exp(log_q), torch.exp(log_p), beta)
+            rows = beta * kl(torch.log(m), log_p).sum(dim=-1) + (1 - beta) * kl(torch.log(m), log_q).sum(dim=-1)
+            return (rows / log_q.shape[0]).sum().to(ctx.torch_dtype)
+    step = _graph_modes(ctx, lambda: {"loss": loss().reshape(1)},
+                        {"dstudent_input": xs, "dstudent_weight": s_lin.weight}, {}, copies)
+    step.leaves.append(t_lin.weight)  # its gradient reset before each call, as the student's
+    return step
+
+def distill_cosine_loss(ctx, impl):
+    """The torch baseline of Liger's distill_cosine_loss script (its TorchCosineSimilarityLoss, the
+    test suite's HFCosineLoss): bias-free student (hidden/2 -> vocab) and teacher (hidden -> vocab)
+    torch.nn.Linear heads; the student's logits x_s @ W_s^T cast to fp32, the teacher's computed
+    under no_grad (the teacher takes no gradient); hard = torch.nn.CrossEntropyLoss(ignore_index=-100)
+    on the student's logits; both logits / temperature 1; soft = mean over tokens of beta (1 -
+    cosine_similarity(normalize(s), normalize(t))), beta 1 (HFCosineLoss's default, which the script
+    does not change); loss = 0.5 hard + 0.5 soft.  The student input and head's weight require
+    gradients.  Liger's module is called with beta 1 here, the torch provider's (Liger's script
+    leaves its Function at its own default, 0.5: its liger and torch rows then differ in the soft
+    term's weight)."""
+    Hs, H, V = ctx.axes["student_hidden"], ctx.axes["hidden"], ctx.axes["vocab"]
+    w_hard, w_soft, beta, temperature = 0.5, 0.5, 1.0, 1.0
+    s_lin = torch.nn.Linear(Hs, V, bias=False).to(ctx.device, ctx.torch_dtype)
+    t_lin = torch.nn.Linear(H, V, bias=False).to(ctx.device, ctx.torch_dtype)
+    xs = _leaf(ctx.inputs["student_input"])
+    xt = ctx.inputs["teacher_input"]
+    target = ctx.inputs["target"].reshape(-1)
+    copies = [(xs, ctx.inputs["student_input"]), (s_lin.weight, ctx.inputs["student_weight"].reshape(V, Hs)),
+              (t_lin.weight, ctx.inputs["teacher_weight"].reshape(V, H))]
+    with torch.no_grad():
+        for p, src in copies[1:]:
+            p.copy_(src)
+    if impl == "liger":
+        from liger_kernel.chunked_loss.cosine_similarity_loss import LigerFusedLinearCosineSimilarityFunction
+
+        def loss():
+            return LigerFusedLinearCosineSimilarityFunction.apply(xs, s_lin.weight, xt, t_lin.weight, target, None, None,
+                                                                  w_hard, w_soft, beta)
+    else:
+        ce = torch.nn.CrossEntropyLoss(ignore_index=-100)
+
+        def loss():
+            s = (xs @ s_lin.weight.t()).float()
+            with torch.no_grad():
+                t = (xt @ t_lin.weight.t()).float()
+            hard = ce(s, target)
+            s, t = s / temperature, t / temperature
+            unit = torch.nn.functional.normalize
+            cos = torch.nn.functional.cosine_similarity(unit(s, p=2, dim=-1), unit(t, p=2, dim=-1), dim=-1)
+            return w_hard * hard + w_soft * (beta * (1 - cos)).mean()
+    return _graph_modes(ctx, lambda: {"loss": loss().reshape(1)},
+                        {"dstudent_input": xs, "dstudent_weight": s_lin.weight}, {}, copies)
 
 
 ROPE_BASE = 10000.0  # Transformers' default rope_theta, which Liger's rope and llama4_rope scripts keep
@@ -590,7 +695,9 @@ OPS = {"rms_norm": rms_norm, "megatron_rms_norm": rms_norm, "swiglu": swiglu, "g
        "embedding": embedding,
        "fused_linear_orpo_loss": fused_linear_orpo_loss, "fused_linear_simpo_loss": fused_linear_simpo_loss,
        "fused_linear_cpo_loss": fused_linear_cpo_loss,
-       "fused_linear_grpo_loss_token": grpo_loss_token, "fused_linear_grpo_loss_sequence": grpo_loss_sequence}
+       "fused_linear_grpo_loss_token": grpo_loss_token, "fused_linear_grpo_loss_sequence": grpo_loss_sequence,
+       "fused_linear_cross_entropy": fused_linear_cross_entropy, "fused_linear_jsd": fused_linear_jsd,
+       "distill_cosine_loss": distill_cosine_loss}
 
 
 def torch_tiled(ctx):

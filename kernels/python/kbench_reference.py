@@ -92,6 +92,40 @@ def tvd(inputs, scalars):
     return {"loss": ((p - q).abs().sum() / 2 / p.shape[0]).reshape(1)}
 
 
+def fused_linear_cross_entropy(inputs, scalars):
+    """The bias-free LM head x @ weight^T, then the cross-entropy against the targets, mean over tokens."""
+    logits = inputs["x"] @ inputs["weight"].transpose(0, 1)
+    target = inputs["target"].long().reshape(-1)
+    loss = torch.nn.functional.cross_entropy(logits, target, reduction="mean")
+    return {"loss": loss.reshape(1)}
+
+
+def fused_linear_jsd(inputs, scalars):
+    """Student and teacher log-distributions from their bias-free heads (temperature 1), then the
+    generalized JSD beta KL(P_t || M) + (1 - beta) KL(P_s || M), M = (1 - beta) P_s + beta P_t,
+    summed over vocab and averaged over tokens (batchmean)."""
+    beta = scalars["beta"]
+    ls = torch.log_softmax(inputs["student_input"] @ inputs["student_weight"].transpose(0, 1), dim=-1)
+    lt = torch.log_softmax(inputs["teacher_input"] @ inputs["teacher_weight"].transpose(0, 1), dim=-1)
+    log_m = torch.log((1 - beta) * ls.exp() + beta * lt.exp())
+    rows = beta * (lt.exp() * (lt - log_m)).sum(-1) + (1 - beta) * (ls.exp() * (ls - log_m)).sum(-1)
+    return {"loss": rows.mean().reshape(1)}
+
+def distill_cosine_loss(inputs, scalars):
+    """Hard cross-entropy of the hidden/2 student's logits against the targets (mean over tokens)
+    plus the soft cosine term, the mean over tokens of 1 - cos(student logits, teacher logits)
+    (beta 1 and temperature 1, as the script's torch provider; the cosine does not see a
+    temperature: it is invariant to scaling either side), weighted by weight_hard_loss and
+    weight_soft_loss."""
+    zs = inputs["student_input"] @ inputs["student_weight"].transpose(0, 1)
+    zt = inputs["teacher_input"] @ inputs["teacher_weight"].transpose(0, 1)
+    hard = torch.nn.functional.cross_entropy(zs, inputs["target"].long().reshape(-1))
+    unit = torch.nn.functional.normalize
+    cos = torch.nn.functional.cosine_similarity(unit(zs, p=2, dim=-1), unit(zt, p=2, dim=-1), dim=-1)
+    soft = (1 - cos).mean()
+    return {"loss": (scalars["weight_hard_loss"] * hard + scalars["weight_soft_loss"] * soft).reshape(1)}
+
+
 ROPE_BASE = 10000.0  # the rotary base of Liger's rope and llama4_rope scripts (Transformers' default rope_theta)
 
 

@@ -257,6 +257,62 @@ p = torch.softmax(torch.randn(N, V, dtype=torch.float64), -1)
 qq = torch.softmax(torch.randn(N, V, dtype=torch.float64), -1)
 modes_of("tvd", {"p": p, "q": qq}, {},
          {"loss": (p - qq).clamp(min=0).sum(-1).mean().reshape(1), "dp": torch.sign(p - qq) / (2 * N)})
+# fused_linear_cross_entropy: the logits as an explicit sum over hidden (einsum), the loss written out
+# (logsumexp(z) - z[target], mean over tokens), the gradients in closed form: dz = (softmax(z) -
+# onehot(target)) / tokens, dx = dz weight, dweight = dz^T x
+N, H, V = 5, 6, 9
+xf = torch.randn(N, H, dtype=torch.float64)
+wf = torch.randn(V, H, dtype=torch.float64)
+tgt = torch.randint(0, V, (N,))
+z = torch.einsum("nh,vh->nv", xf, wf)
+lse = torch.log(torch.exp(z - z.max(-1, keepdim=True).values).sum(-1)) + z.max(-1).values
+onehot = torch.zeros(N, V, dtype=torch.float64)
+onehot[torch.arange(N), tgt] = 1
+dz = (torch.exp(z - lse[:, None]) - onehot) / N
+modes_of("fused_linear_cross_entropy", {"x": xf, "weight": wf, "target": tgt.to(torch.float64)}, {},
+         {"loss": (lse - z[torch.arange(N), tgt]).mean().reshape(1), "dx": dz @ wf, "dweight": dz.T @ xf})
+
+# fused_linear_jsd: the JSD through entropies, H(M) - beta H(P_t) - (1 - beta) H(P_s), M = (1 - beta)
+# P_s + beta P_t, mean over tokens; the student's gradients in closed form: dz = q (g - sum(q g)) /
+# tokens with q = P_s, g = (1 - beta) (log q - log m); dstudent_input = dz W_s, dstudent_weight = dz^T x_s
+N, H, V, beta = 5, 6, 9, 0.3
+xs, ws = torch.randn(N, H, dtype=torch.float64), torch.randn(V, H, dtype=torch.float64)
+xt, wt = torch.randn(N, H, dtype=torch.float64), torch.randn(V, H, dtype=torch.float64)
+q, p = torch.softmax(xs @ ws.T, -1), torch.softmax(xt @ wt.T, -1)
+mq = (1 - beta) * q + beta * p
+
+
+def entropy(d):
+    return -(d * d.log()).sum(-1)
+
+
+g = (1 - beta) * (q.log() - mq.log())
+dz = q * (g - (q * g).sum(-1, keepdim=True)) / N
+modes_of("fused_linear_jsd", {"student_input": xs, "student_weight": ws, "teacher_input": xt, "teacher_weight": wt},
+         {"beta": beta},
+         {"loss": (entropy(mq) - beta * entropy(p) - (1 - beta) * entropy(q)).mean().reshape(1),
+          "dstudent_input": dz @ ws, "dstudent_weight": dz.T @ xs})
+
+# distill_cosine_loss: the cosine written out, s.t / (|s| |t|), the student's logit gradient in closed
+# form: dz = w_hard (softmax(s) - onehot) / tokens - w_soft (t / (|s| |t|) - cos s / |s|^2) / tokens;
+# dstudent_input = dz W_s, dstudent_weight = dz^T x_s (unequal weights, so swapping them is seen)
+N, H, V, w_hard, w_soft = 5, 8, 9, 0.3, 0.7
+xs, ws = torch.randn(N, H // 2, dtype=torch.float64), torch.randn(V, H // 2, dtype=torch.float64)
+xt, wt = torch.randn(N, H, dtype=torch.float64), torch.randn(V, H, dtype=torch.float64)
+tgt = torch.randint(0, V, (N,))
+s, t = xs @ ws.T, xt @ wt.T
+ns, nt = s.norm(dim=-1, keepdim=True), t.norm(dim=-1, keepdim=True)
+cos = (s * t).sum(-1, keepdim=True) / (ns * nt)
+onehot = torch.zeros(N, V, dtype=torch.float64)
+onehot[torch.arange(N), tgt] = 1
+lse = torch.logsumexp(s, -1)
+dz = w_hard * (torch.softmax(s, -1) - onehot) / N - w_soft * (t / (ns * nt) - cos * s / ns ** 2) / N
+modes_of("distill_cosine_loss",
+         {"student_input": xs, "student_weight": ws, "teacher_input": xt, "teacher_weight": wt,
+          "target": tgt.to(torch.float64)},
+         {"weight_hard_loss": w_hard, "weight_soft_loss": w_soft, "hidden": H, "student_hidden": H // 2},
+         {"loss": (w_hard * (lse - s[torch.arange(N), tgt]).mean() + w_soft * (1 - cos).mean()).reshape(1),
+          "dstudent_input": dz @ ws, "dstudent_weight": dz.T @ xs})
 
 # rope, llama4_rope: the rotation written as a complex product e^(i t theta_j), theta_j = 10000^(-2j /
 # head_dim), on the pairs each pairs (rope: j and j + head_dim/2; llama4_rope: 2j and 2j + 1); the

@@ -170,6 +170,42 @@ def cross_entropy_sum(ctx):
     return _graph(ctx, fwd, {"dlogits": logits}, {})
 
 
+def fused_linear_cross_entropy_shifted(ctx):
+    """LM head + cross-entropy whose targets are off by one token (target[t + 1] scored at token t,
+    the next-token shift applied twice)."""
+    x, w = _leaf(ctx, "x"), _leaf(ctx, "weight")
+    target = torch.roll(ctx.inputs["target"].reshape(-1), -1)
+    fwd = lambda: {"loss": torch.nn.functional.cross_entropy(x @ w.T, target).reshape(1)}  # noqa: E731
+    return _graph(ctx, fwd, {"dx": x, "dweight": w}, {})
+
+
+def fused_linear_jsd_reversed_kl(ctx):
+    """Fused linear + JSD with each KL's arguments swapped (KL(M || P_t) and KL(M || P_s), kl_div's
+    input/target order mixed up): a divergence still, but not the JSD."""
+    xs, ws = _leaf(ctx, "student_input"), _leaf(ctx, "student_weight")
+    xt, wt = ctx.inputs["teacher_input"], ctx.inputs["teacher_weight"]
+
+    def fwd():
+        ls, lt = torch.log_softmax(xs @ ws.T, -1), torch.log_softmax(xt @ wt.T, -1)
+        log_m = torch.log(0.5 * ls.exp() + 0.5 * lt.exp())
+        rows = 0.5 * (log_m.exp() * (log_m - lt)).sum(-1) + 0.5 * (log_m.exp() * (log_m - ls)).sum(-1)
+        return {"loss": rows.mean().reshape(1)}
+    return _graph(ctx, fwd, {"dstudent_input": xs, "dstudent_weight": ws}, {})
+
+def distill_cosine_loss_token_dim(ctx):
+    """Distillation cosine loss whose cosine runs over the token dimension (dim 0: one value per
+    vocab column) instead of over each token's logits."""
+    xs, ws = _leaf(ctx, "student_input"), _leaf(ctx, "student_weight")
+    xt, wt = ctx.inputs["teacher_input"], ctx.inputs["teacher_weight"]
+    target = ctx.inputs["target"].reshape(-1)
+
+    def fwd():
+        s, t = xs @ ws.T, xt @ wt.T
+        soft = (1 - torch.nn.functional.cosine_similarity(s, t, dim=0)).mean()
+        return {"loss": (0.5 * torch.nn.functional.cross_entropy(s, target) + 0.5 * soft).reshape(1)}
+    return _graph(ctx, fwd, {"dstudent_input": xs, "dstudent_weight": ws}, {})
+
+
 def _rope_wrong(ctx, layout, adjacent):
     """A rotary embedding that rotates the wrong pairs of head_dim: adjacent ones (2i, 2i + 1), as
     Llama 4 does, where rope pairs i with i + head_dim/2, or the other way round."""

@@ -137,6 +137,9 @@ OPS_SMALL=(
   "fused_linear_cpo_loss|batch=4 seq=8 hidden=32 vocab=64|fp32 bf16|cpo_averaged|the sequences' log-probabilities averaged over seq instead of summed"
   "fused_linear_grpo_loss_token|batch=2 seq=8 vocab=64|bf16 fp32|grpo_loss_token_sum|the per-token losses summed over each sequence, not averaged"
   "fused_linear_grpo_loss_sequence|batch=2 seq=8 vocab=64|bf16 fp32|grpo_loss_sequence_sum|the per-token losses summed over each sequence, not averaged"
+  "fused_linear_cross_entropy|tokens=64 hidden=64 vocab=256|bf16 fp32|fused_linear_cross_entropy_shifted|the targets off by one token"
+  "fused_linear_jsd|tokens=64 hidden=64 vocab=256|bf16 fp32|fused_linear_jsd_reversed_kl|each KL's arguments swapped (KL(M || P), not KL(P || M))"
+  "distill_cosine_loss|tokens=64 hidden=128 vocab=256|bf16 fp32|distill_cosine_loss_token_dim|the cosine taken over the token dimension, not over each token's logits"
 )
 # KI_OPS="op1 op2": only those operations in the two per-operation loops (a developer's quick
 # pass while adding one; CI leaves it unset and runs them all).
@@ -233,6 +236,9 @@ OPS_LIGER=(
   "fused_linear_cpo_loss|huggingface|liger-fused-linear-cpo-loss-batch2-hidden4096-seq1024-vocab128256-bf16|batch=2 seq=1024 hidden=4096 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"hidden\": 64, \"vocab\": 256}"
   "fused_linear_grpo_loss_token|torch|liger-grpo-loss-token-batch2-seq1024-vocab128256-bf16|batch=2 seq=1024 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"vocab\": 256}"
   "fused_linear_grpo_loss_sequence|torch|liger-grpo-loss-token-batch2-seq1024-vocab128256-bf16|batch=2 seq=1024 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"vocab\": 256}"
+  "fused_linear_cross_entropy|huggingface|liger-fused-linear-cross-entropy-hidden4096-tokens4096-vocab128256-bf16|tokens=4096 hidden=4096 vocab=128256|bf16|{\"tokens\": 64, \"hidden\": 64, \"vocab\": 256}"
+  "fused_linear_jsd|torch|liger-fused-linear-jsd-hidden4096-tokens1024-vocab128256-bf16|tokens=1024 hidden=4096 vocab=128256|bf16|{\"tokens\": 64, \"hidden\": 64, \"vocab\": 256}"
+  "distill_cosine_loss|torch|liger-distill-cosine-loss-hidden4096-tokens1024-vocab128256-bf16|tokens=1024 hidden=4096 vocab=128256|bf16|{\"tokens\": 64, \"hidden\": 128, \"vocab\": 256}"
 )
 json_axes() { $PY -c 'import json,sys; d = {k: int(v) for k, v in (a.split("=") for a in sys.argv[1].split())}; d["dtype"] = sys.argv[2]; print(json.dumps(d))' "$1" "$2"; }
 for spec in "${OPS_LIGER[@]}"; do
