@@ -242,7 +242,7 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 {
 	bool		seen[KB_MAX_AXES] = {false};
 	bool		dtype_seen = false;
-	char		allowed[256];
+	char		allowed[1024];	/* the operations list grows with every definition */
 	kb_status	st;
 	const char *impl = req->impl;
 

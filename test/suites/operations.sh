@@ -124,6 +124,10 @@ OPS_SMALL=(
   "rope|seq=16 hidden=64 q_heads=4 kv_heads=2|bf16 fp32|rope_adjacent_pairs|adjacent values of head_dim rotated together (Llama 4's pairing)"
   "llama4_rope|seq=16 hidden=64 q_heads=4 kv_heads=2|bf16 fp32|llama4_rope_half_pairs|value i rotated with i + head_dim/2 (rotate_half's pairing)"
   "embedding|batch=2 seq=8 hidden=16 vocab=32|fp32 bf16|embedding_off_by_one|the row of id + 1 gathered"
+  "multi_token_attention|batch=2 heads_in=3 heads_out=2 seq=16 k=3|bf16 fp32|multi_token_attention_unmasked_softmax|the softmax over every column (no causal mask before it)"
+  "sparse_multi_token_attention|batch=2 heads_in=3 heads_out=2 seq=16 k=3|fp32 bf16|sparse_multi_token_attention_no_remask|the output not re-masked above the diagonal"
+  "fused_neighborhood_attention|batch=2 seq=16 hidden=32 heads=4 kernel_size=3 dilation=2|fp32|fused_neighborhood_attention_undilated|every key within the dilated reach attended (the dilation's gaps left in)"
+  "fused_moe|tokens=16 hidden=64 intermediate=32 experts=8 k=2|bf16 fp32|fused_moe_swapped_halves|silu on the up half of gate_up_proj instead of the gate half"
 )
 # KI_OPS="op1 op2": only those operations in the two per-operation loops (a developer's quick
 # pass while adding one; CI leaves it unset and runs them all).
@@ -194,6 +198,10 @@ OPS_LIGER=(
   "rope|huggingface|liger-rope-hidden512-kv-heads8-q-heads32-seq2048-bf16|seq=2048 hidden=512 q_heads=32 kv_heads=8|bf16|"
   "llama4_rope|huggingface|liger-llama4-rope-hidden512-kv-heads8-q-heads32-seq2048-bf16|seq=2048 hidden=512 q_heads=32 kv_heads=8|bf16|"
   "embedding|huggingface|liger-embedding-batch32-hidden768-seq512-vocab1024-fp32|batch=32 seq=512 hidden=768 vocab=1024|fp32|"
+  "multi_token_attention|torch|liger-multi-token-attention-batch2-heads-in4-heads-out4-k3-seq32-bf16|batch=2 heads_in=4 heads_out=4 seq=32 k=3|bf16|"
+  "sparse_multi_token_attention|torch|liger-sparse-multi-token-attention-batch2-heads-in4-heads-out4-k3-seq32-fp32|batch=2 heads_in=4 heads_out=4 seq=32 k=3|fp32|"
+  "fused_neighborhood_attention|torch|liger-fused-neighborhood-attention-batch2-dilation1-heads8-hidden512-kernel-size7-seq64-fp32|batch=2 seq=64 hidden=512 heads=8 kernel_size=7 dilation=1|fp32|"
+  "fused_moe|huggingface|liger-fused-moe-experts128-hidden2048-intermediate768-k8-tokens128-bf16|tokens=128 hidden=2048 intermediate=768 experts=128 k=8|bf16|{\"tokens\": 16, \"hidden\": 64, \"intermediate\": 32, \"experts\": 8, \"k\": 2}"
 )
 json_axes() { $PY -c 'import json,sys; d = {k: int(v) for k, v in (a.split("=") for a in sys.argv[1].split())}; d["dtype"] = sys.argv[2]; print(json.dumps(d))' "$1" "$2"; }
 for spec in "${OPS_LIGER[@]}"; do
