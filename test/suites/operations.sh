@@ -41,6 +41,8 @@ has "$($KB run rms_norm forward rows=4 hidden=8 --impl cuda --device cuda:0 2>&1
     "a GPU request for an operation without a CUDA kernel says so"
 has "$($KB run rms_norm forward rows=4 hidden=8 weird=3 --impl torch 2>&1)" "unknown axis 'weird' for rms_norm" \
     "an unknown axis is refused against the definition's axes"
+has "$($KB describe fused_moe backward tokens=16 hidden=64 intermediate=32 experts=8 k=2 --impl huggingface 2>&1)" \
+    "top_k_index  [16, 2]            int32 input" "fused_moe's top_k_index is an int32 input (kbench's int32 dtype, 4 bytes, an index fill)"
 
 echo "# kbench: every mode and dtype of the baseline passes; wrong implementations fail"
 for m in forward backward full; do
