@@ -18,6 +18,8 @@ kb_set(void *p, int dtype, int64_t i, double v)
 		((float *) p)[i] = (float) v;
 	else if (dtype == KB_BF16)
 		((uint16_t *) p)[i] = kb_f2bf((float) v);
+	else if (dtype == KB_I32)
+		((int32_t *) p)[i] = (int32_t) v;
 	else
 		((int64_t *) p)[i] = (int64_t) v;
 }
@@ -29,6 +31,8 @@ kb_get(const void *p, int dtype, int64_t i)
 		return ((const float *) p)[i];
 	if (dtype == KB_BF16)
 		return kb_bf2f(((const uint16_t *) p)[i]);
+	if (dtype == KB_I32)
+		return (double) ((const int32_t *) p)[i];
 	return (double) ((const int64_t *) p)[i];
 }
 
@@ -72,8 +76,10 @@ fill_rows(void *p, int dtype, int64_t r0, int64_t r1, int64_t cols, int init,
 			}
 			break;
 		case KB_INIT_TARGETS:
+			/* int64 (targets, ids) or int32 (fused_moe's expert indices) */
 			for (int64_t i = i0; i < n; i++)
-				((int64_t *) p)[i] = (int64_t) (kb_hash(seed, stream, (uint64_t) i) % (uint64_t) modulo);
+				kb_set(p, dtype == KB_I32 ? KB_I32 : KB_I64, i,
+					   (double) (kb_hash(seed, stream, (uint64_t) i) % (uint64_t) modulo));
 			break;
 		default:
 			break;

@@ -20,10 +20,10 @@
 #define KB_HD static inline
 #endif
 
-#define KBC_ABI_VERSION 2
+#define KBC_ABI_VERSION 3	/* 3: kb_call holds 24 tensors (was 16) */
 
 /* Element types of tensors. */
-enum { KB_FP32 = 0, KB_BF16 = 1, KB_I64 = 2, KB_DTYPE_COUNT = 3 };
+enum { KB_FP32 = 0, KB_BF16 = 1, KB_I64 = 2, KB_I32 = 3, KB_DTYPE_COUNT = 4 };
 
 /* Passes, as Liger's benchmark scripts define them. */
 enum { KB_FORWARD = 0, KB_BACKWARD = 1, KB_FULL = 2, KB_MODE_COUNT = 3 };
@@ -47,7 +47,7 @@ enum
  * backward needs); TIMED is the call the protocol times. */
 enum { KB_PHASE_PREPARE = 0, KB_PHASE_TIMED = 1 };
 
-#define KB_MAX_TENSORS 16
+#define KB_MAX_TENSORS 24	/* fused_neighborhood_attention: 9 inputs, an output, its upstream, 9 gradients */
 #define KB_MAX_AXES 8
 
 /* One call of an operation: everything a CPU or CUDA implementation needs. */

@@ -14,6 +14,9 @@
 #include "kbench.h"
 #include "ki_json.h"
 
+/* An operation's input tensors (its OperationSpec signature): fused_neighborhood_attention has 9. */
+#define KB_MAX_OP_INPUTS 12
+
 /* ------------------------------------------------------------ registry */
 
 typedef struct kb_axis_def
@@ -62,7 +65,7 @@ typedef struct kb_op
 	int			ndtypes;
 	int			dtypes[KB_DTYPE_COUNT];
 	int			ninputs;
-	kb_tensor_def inputs[8];
+	kb_tensor_def inputs[KB_MAX_OP_INPUTS];
 	int			noutputs;
 	kb_tensor_def outputs[4];
 	int			nscalars;

@@ -417,7 +417,7 @@ parse_def(const char *file, const char *text, kb_op *op, kb_opdef *d, char *err,
 		dts = get_str(t, "dtype");
 		dt->dtype = !dts || strcmp(dts, "float") == 0 ? -1 : kb_dtype_from_name(dts);
 		if (dts && strcmp(dts, "float") != 0 && dt->dtype < 0)
-			FAIL("%s: %s.dtype '%s' is not float, fp32, bf16 or int64", file, where, dts);
+			FAIL("%s: %s.dtype '%s' is not float, fp32, bf16, int64 or int32", file, where, dts);
 		dt->of = get_str(t, "of");
 		dt->grad = get_str(t, "grad");
 		dt->upstream = get_str(t, "upstream");
@@ -443,8 +443,8 @@ parse_def(const char *file, const char *text, kb_op *op, kb_opdef *d, char *err,
 		dt->sig.dtype = dts ? dts : "float";
 		if (dt->role == KB_TROLE_INPUT)
 		{
-			if (nsig_in >= 8)
-				FAIL("%s: at most 8 input tensors", file);
+			if (nsig_in >= KB_MAX_OP_INPUTS)
+				FAIL("%s: at most %d input tensors", file, KB_MAX_OP_INPUTS);
 			op->inputs[nsig_in++] = dt->sig;
 		}
 		else if (dt->role == KB_TROLE_OUTPUT)

@@ -687,6 +687,168 @@ def megatron_swiglu(ctx, impl):
     return _graph_modes(ctx, lambda: {"out": fn(y)}, {"dy": y}, {"out": "dout"}, [(y, ctx.inputs["y"])])
 
 
+class _TorchMultiTokenAttention(torch.nn.Module):
+    """The torch baseline of Liger's multi_token_attention and sparse_multi_token_attention scripts:
+    the scores above the diagonal filled with -1e9, softmax (or, in fp32, the sort-based sparsemax)
+    over the last dimension, conv2d(heads_in -> heads_out, K x K, stride 1, padding K // 2, groups
+    1, bias), the output above the diagonal set to zero (the sparse one cast back to the dtype)."""
+
+    def __init__(self, c_in, c_out, k, sparse):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.empty(c_out, c_in, k, k))
+        self.bias = torch.nn.Parameter(torch.empty(c_out))
+        self.k = k
+        self.sparse = sparse
+
+    def _sparsemax(self, z):
+        # as the script: masked values (-1e9) are kept out of the support by z > -1e8
+        L = z.shape[-1]
+        zs = torch.sort(z, dim=-1, descending=True).values
+        cs = zs.cumsum(-1)
+        kk = torch.arange(1, L + 1, device=z.device, dtype=z.dtype)
+        support = ((1 + kk * zs > cs) & (zs > -1e8)).sum(-1, keepdim=True)
+        safe = torch.clamp(support, min=1)
+        tau = (cs.gather(-1, safe - 1) - 1) / safe.to(z.dtype)
+        tau = torch.where(support == 0, torch.full_like(tau, float("inf")), tau)
+        return torch.clamp(z - tau, min=0)
+
+    def forward(self, scores):
+        L = scores.shape[-1]
+        keep = torch.ones(L, L, dtype=torch.bool, device=scores.device).tril().view(1, 1, L, L)
+        if self.sparse:
+            z = scores.to(torch.float32).masked_fill(~keep, -1e9)
+            p = self._sparsemax(z)
+            w, b = self.weight.to(torch.float32), self.bias.to(torch.float32)
+        else:
+            p = torch.softmax(scores.masked_fill(~keep, -1e9), dim=-1)
+            w, b = self.weight, self.bias
+        y = torch.nn.functional.conv2d(p, w, b, stride=1, padding=self.k // 2, groups=1)
+        return y.masked_fill(~keep, 0.0).to(scores.dtype)
+
+
+def _multi_token_attention(ctx, impl, sparse):
+    B, C, O, L, K = (ctx.axes[k] for k in ("batch", "heads_in", "heads_out", "seq", "k"))
+    if impl == "liger":
+        from liger_kernel.transformers.multi_token_attention import LigerMultiTokenAttention
+        m = LigerMultiTokenAttention(in_channels=C, out_channels=O, kernel_size=K, stride=1, padding=K // 2,
+                                     dilation=1, groups=1, bias=True, sparse=sparse)
+    else:
+        m = _TorchMultiTokenAttention(C, O, K, sparse)
+    m = m.to(ctx.device, ctx.torch_dtype)
+    x = _leaf(ctx.inputs["scores"].reshape(B, C, L, L))
+    copies = [(x, ctx.inputs["scores"].reshape(B, C, L, L)), (m.weight, ctx.inputs["weight"].reshape(O, C, K, K)),
+              (m.bias, ctx.inputs["bias"].reshape(O))]
+    with torch.no_grad():
+        for p, src in copies:
+            p.copy_(src)
+    return _graph_modes(ctx, lambda: {"y": m(x)}, {"dscores": x, "dweight": m.weight, "dbias": m.bias},
+                        {"y": "dy"}, copies)
+
+
+def multi_token_attention(ctx, impl):
+    return _multi_token_attention(ctx, impl, False)
+
+
+def sparse_multi_token_attention(ctx, impl):
+    return _multi_token_attention(ctx, impl, True)
+
+
+class _TorchNeighborhoodAttention(torch.nn.Module):
+    """The torch baseline of Liger's fused_neighborhood_attention script: q, k, v and output
+    projections (torch.nn.Linear with bias), dense per-head scores q k^T / sqrt(head_dim) with the
+    keys outside the neighborhood (|j - i| > (kernel_size // 2) * dilation, or j - i not a multiple
+    of dilation) set to -inf, softmax, times v.  The script builds the mask inside the forward with a
+    python loop over the positions; here it is built inside the forward too, with tensor ops (the
+    same mask)."""
+
+    def __init__(self, hidden, heads, kernel_size, dilation):
+        super().__init__()
+        self.heads, self.head_dim = heads, hidden // heads
+        self.kernel_size, self.dilation = kernel_size, dilation
+        self.scale = 1.0 / self.head_dim ** 0.5
+        self.q_proj, self.k_proj, self.v_proj, self.out_proj = (torch.nn.Linear(hidden, hidden, bias=True)
+                                                                for _ in range(4))
+
+    def forward(self, x):
+        B, L, H = x.shape
+
+        def split(t):
+            return t.view(B, L, self.heads, self.head_dim).transpose(1, 2)
+        q, k, v = split(self.q_proj(x)), split(self.k_proj(x)), split(self.v_proj(x))
+        d = torch.arange(L, device=x.device)[None, :] - torch.arange(L, device=x.device)[:, None]
+        keep = (d.abs() <= (self.kernel_size // 2) * self.dilation) & (d % self.dilation == 0)
+        scores = torch.matmul(q, k.transpose(-2, -1)) * self.scale
+        a = torch.softmax(scores.masked_fill(~keep, float("-inf")), dim=-1)
+        o = torch.matmul(a, v).transpose(1, 2).contiguous().view(B, L, H)
+        return self.out_proj(o)
+
+
+def fused_neighborhood_attention(ctx, impl):
+    B, L, H = (ctx.axes[k] for k in ("batch", "seq", "hidden"))
+    heads, ks, dil = (ctx.axes[k] for k in ("heads", "kernel_size", "dilation"))
+    if impl == "liger":
+        from liger_kernel.transformers.fused_neighborhood_attention import LigerFusedNeighborhoodAttention
+        m = LigerFusedNeighborhoodAttention(hidden_size=H, num_heads=heads, kernel_size=ks, dilation=dil, bias=True,
+                                            dropout=0.0)
+    else:
+        m = _TorchNeighborhoodAttention(H, heads, ks, dil)
+    m = m.to(ctx.device, ctx.torch_dtype)
+    x = _leaf(ctx.inputs["hidden_states"].reshape(B, L, H))
+    copies, grads = [(x, ctx.inputs["hidden_states"].reshape(B, L, H))], {"dhidden_states": x}
+    for n in ("q", "k", "v", "out"):
+        proj = getattr(m, n + "_proj")
+        copies += [(proj.weight, ctx.inputs[n + "_weight"].reshape(H, H)), (proj.bias, ctx.inputs[n + "_bias"].reshape(H))]
+        grads.update({"d%s_weight" % n: proj.weight, "d%s_bias" % n: proj.bias})
+    with torch.no_grad():
+        for p, src in copies:
+            p.copy_(src)
+    step = _graph_modes(ctx, lambda: {"y": m(x)}, grads, {"y": "dy"}, copies)
+    # k_bias keeps requires_grad, as in the script, but dk_bias (zero in exact arithmetic: a key
+    # bias shifts every score of a row alike) is not one of the definition's returns
+    inner = step.fn
+    step.fn = lambda: {k: v for k, v in inner().items() if k != "dk_bias"}
+    return step
+
+
+def _huggingface_moe(x, gate_up_proj, down_proj, top_k_index, top_k_weights):
+    """The huggingface baseline of Liger's fused_moe script (Transformers' Mixtral sparse MoE block
+    after routing, a python loop over the experts hit): each expert's tokens through
+    silu(gate) * up (gate, up the halves of x W_gate_up^T) and W_down^T, scaled by their routing
+    weight, index_add-ed into the output."""
+    E = gate_up_proj.shape[0]
+    out = torch.zeros_like(x)
+    with torch.no_grad():
+        hits = torch.nn.functional.one_hot(top_k_index.long(), num_classes=E).permute(2, 1, 0)
+        experts_hit = (hits.sum(dim=(-1, -2)) > 0).nonzero()
+    for eh in experts_hit:
+        e = eh[0]
+        route, tok = torch.where(hits[e])
+        gate, up = torch.nn.functional.linear(x[tok], gate_up_proj[e]).chunk(2, dim=-1)
+        h = torch.nn.functional.linear(torch.nn.functional.silu(gate) * up, down_proj[e])
+        out.index_add_(0, tok, (h * top_k_weights[tok, route, None]).to(out.dtype))
+    return out
+
+
+def fused_moe(ctx, impl):
+    T, H, I, E, K = (ctx.axes[k] for k in ("tokens", "hidden", "intermediate", "experts", "k"))
+    shapes = {"x": (T, H), "gate_up_proj": (E, 2 * I, H), "down_proj": (E, H, I), "top_k_weights": (T, K)}
+    leaves = {n: _leaf(ctx.inputs[n].reshape(shp)) for n, shp in shapes.items()}
+    copies = [(leaves[n], ctx.inputs[n].reshape(shp)) for n, shp in shapes.items()]
+    idx = ctx.inputs["top_k_index"].reshape(T, K)   # int32, as the script's topk(...).to(torch.int32)
+    if impl == "liger":
+        from liger_kernel.ops import LigerFusedMoEFunction
+
+        def run(*a):
+            return LigerFusedMoEFunction.apply(*a)
+    else:
+        run = _huggingface_moe
+    lv = leaves
+
+    def fwd():
+        return {"y": run(lv["x"], lv["gate_up_proj"], lv["down_proj"], idx, lv["top_k_weights"])}
+    return _graph_modes(ctx, fwd, {"d" + n: t for n, t in leaves.items()}, {"y": "dy"}, copies)
+
+
 OPS = {"rms_norm": rms_norm, "megatron_rms_norm": rms_norm, "swiglu": swiglu, "geglu": geglu,
        "tiled_swiglu": swiglu, "tiled_geglu": geglu, "megatron_swiglu": megatron_swiglu, "relu_squared": relu_squared, "softmax": softmax,
        "sparsemax": sparsemax,
@@ -697,7 +859,9 @@ OPS = {"rms_norm": rms_norm, "megatron_rms_norm": rms_norm, "swiglu": swiglu, "g
        "fused_linear_cpo_loss": fused_linear_cpo_loss,
        "fused_linear_grpo_loss_token": grpo_loss_token, "fused_linear_grpo_loss_sequence": grpo_loss_sequence,
        "fused_linear_cross_entropy": fused_linear_cross_entropy, "fused_linear_jsd": fused_linear_jsd,
-       "distill_cosine_loss": distill_cosine_loss}
+       "distill_cosine_loss": distill_cosine_loss,
+       "multi_token_attention": multi_token_attention, "sparse_multi_token_attention": sparse_multi_token_attention,
+       "fused_neighborhood_attention": fused_neighborhood_attention, "fused_moe": fused_moe}
 
 
 def torch_tiled(ctx):

@@ -230,6 +230,69 @@ def fused_linear_grpo_loss_sequence(inputs, scalars):
     return _grpo_loss(inputs, "sequence")
 
 
+def _mta(inputs, normalize):
+    """Multi-token attention: each score row i keeps its columns j <= i (causal), normalized over
+    them (softmax or sparsemax; the masked columns get probability 0), a K x K convolution from
+    heads_in to heads_out with bias (stride 1, padding K // 2), then y above the diagonal set to 0."""
+    s, w = inputs["scores"], inputs["weight"]
+    L, K = s.shape[-1], w.shape[-1]
+    causal = torch.ones(L, L, dtype=torch.bool, device=s.device).tril()
+    p = normalize(s.masked_fill(~causal, float("-inf")))
+    y = torch.nn.functional.conv2d(p, w, inputs["bias"], padding=K // 2)
+    return {"y": y.masked_fill(~causal, 0.0)}
+
+
+def multi_token_attention(inputs, scalars):
+    return _mta(inputs, lambda z: torch.softmax(z, dim=-1))
+
+
+def sparse_multi_token_attention(inputs, scalars):
+    # sparsemax's sort-based threshold; a masked column (-inf) never enters the support
+    return _mta(inputs, lambda z: sparsemax({"x": z}, scalars)["y"])
+
+
+def _neighborhood(seq, kernel_size, dilation, device=None):
+    """keep[i, j]: key j is in query i's neighborhood, |j - i| <= (kernel_size // 2) * dilation with
+    j - i a multiple of dilation (the window cut at the sequence's ends, not shifted)."""
+    d = torch.arange(seq, device=device)[None, :] - torch.arange(seq, device=device)[:, None]
+    return (d.abs() <= (kernel_size // 2) * dilation) & (d % dilation == 0)
+
+
+def fused_neighborhood_attention(inputs, scalars):
+    """q, k, v = x W^T + b; per head softmax(q k^T / sqrt(head_dim)) over each query's neighborhood,
+    times v; the heads merged and projected by the output weight and bias."""
+    x = inputs["hidden_states"]
+    B, L, H = x.shape
+    nh, hd = scalars["heads"], scalars["head_dim"]
+
+    def heads_of(name):
+        return torch.nn.functional.linear(x, inputs[name + "_weight"], inputs[name + "_bias"]) \
+            .reshape(B, L, nh, hd).transpose(1, 2)
+    q, k, v = heads_of("q"), heads_of("k"), heads_of("v")
+    keep = _neighborhood(L, scalars["kernel_size"], scalars["dilation"], x.device)
+    a = torch.softmax((q @ k.transpose(-1, -2) / hd ** 0.5).masked_fill(~keep, float("-inf")), dim=-1)
+    o = (a @ v).transpose(1, 2).reshape(B, L, H)
+    return {"y": torch.nn.functional.linear(o, inputs["out_weight"], inputs["out_bias"])}
+
+
+def fused_moe(inputs, scalars):
+    """y[t] = sum over the token's k routes of top_k_weights[t, r] * down_e(silu(gate) * up), e =
+    top_k_index[t, r], gate, up = the halves (first, second) of gate_up_proj[e] x[t]; expert by
+    expert (a token routed twice to one expert counts twice)."""
+    x, w1, w2 = inputs["x"], inputs["gate_up_proj"], inputs["down_proj"]
+    idx, wts = inputs["top_k_index"].long(), inputs["top_k_weights"]
+    inter = scalars["intermediate"]
+    y = torch.zeros_like(x)
+    for e in range(w1.shape[0]):
+        tok, route = torch.nonzero(idx == e, as_tuple=True)
+        if tok.numel() == 0:
+            continue
+        h = x[tok] @ w1[e].T
+        a = torch.nn.functional.silu(h[:, :inter]) * h[:, inter:]
+        y = y.index_add(0, tok, (a @ w2[e].T) * wts[tok, route][:, None])
+    return {"y": y}
+
+
 def run(fn, inputs, scalars, tensors, mode):
     """The reference values of every output and gradient of the definition, in float64 (fn: a
     reference of this file, by name or itself, or a user's)."""

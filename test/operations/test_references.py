@@ -361,6 +361,128 @@ dz[:, :T] = -adv[:, None, None] / (B * T) * (torch.nn.functional.one_hot(ids, V)
 for level in ("token", "sequence"):
     modes_of("fused_linear_grpo_loss_" + level, {"logits": z, "completion_ids": ids.to(torch.float64), "advantages": adv},
              {}, {"loss": -adv.mean().reshape(1), "dlogits": dz})
+# multi_token_attention, sparse_multi_token_attention: the convolution written as a sum of K x K
+# shifted copies of the zero-padded probabilities (not conv2d), softmax as exp / sum over the causal
+# columns, sparsemax's threshold by bisection; the gradients in closed form: g = dy below the
+# diagonal, dbias = sum g, dweight[o, c, u, v] = sum g[o] p_pad[c] shifted by (u, v), dp = the
+# shifted copies of g through w summed back, then dscores = p (dp - sum p dp) (softmax) or
+# s (dp - mean over the support s of dp) (sparsemax)
+B, C, O, L, K = 2, 3, 2, 7, 3
+P = K // 2
+sc = torch.randn(B, C, L, L, dtype=torch.float64)
+w, b = torch.randn(O, C, K, K, dtype=torch.float64), torch.randn(O, dtype=torch.float64)
+dy = torch.randn(B, O, L, L, dtype=torch.float64)
+low = torch.ones(L, L, dtype=torch.float64).tril()
+e = torch.exp(sc - sc.max(-1, keepdim=True).values) * low
+soft = e / e.sum(-1, keepdim=True)
+lo = sc.min(-1, keepdim=True).values - 1
+hi = sc.max(-1, keepdim=True).values
+for _ in range(200):
+    mid = (lo + hi) / 2
+    big = (torch.clamp(sc - mid, min=0) * low).sum(-1, keepdim=True) > 1
+    lo, hi = torch.where(big, mid, lo), torch.where(big, hi, mid)
+sparse = torch.clamp(sc - (lo + hi) / 2, min=0) * low
+
+
+def mta_closed_form(p, dnorm):
+    pp = torch.nn.functional.pad(p, (P, P, P, P))
+    y = b.view(1, O, 1, 1).expand(B, O, L, L).clone()
+    for u in range(K):
+        for v in range(K):
+            y += torch.einsum("bcij,oc->boij", pp[:, :, u:u + L, v:v + L], w[:, :, u, v])
+    g = dy * low
+    dw = torch.zeros_like(w)
+    dpp = torch.zeros_like(pp)
+    for u in range(K):
+        for v in range(K):
+            dw[:, :, u, v] = torch.einsum("boij,bcij->oc", g, pp[:, :, u:u + L, v:v + L])
+            dpp[:, :, u:u + L, v:v + L] += torch.einsum("boij,oc->bcij", g, w[:, :, u, v])
+    return {"y": y * low, "dscores": dnorm(dpp[:, :, P:P + L, P:P + L]), "dweight": dw, "dbias": g.sum((0, 2, 3))}
+
+
+sup = (sparse > 0).to(torch.float64)
+for name, p, dnorm in (
+        ("multi_token_attention", soft, lambda dp: soft * (dp - (soft * dp).sum(-1, keepdim=True))),
+        ("sparse_multi_token_attention", sparse,
+         lambda dp: sup * (dp - (sup * dp).sum(-1, keepdim=True) / sup.sum(-1, keepdim=True)))):
+    modes_of(name, {"scores": sc, "weight": w, "bias": b, "dy": dy}, {}, mta_closed_form(p, dnorm))
+
+# fused_neighborhood_attention: the forward as an explicit loop over the queries, each attending to
+# the list of its neighbors j = i + m * dilation, |m| <= kernel_size // 2, inside the sequence; the
+# gradients in closed form through the attention (dV = A^T dO, dA = dO V^T, dS = A (dA - sum A dA),
+# dQ = dS K / sqrt(d), dK = dS^T Q / sqrt(d)) and the four projections (dW = dout^T in, db = sum dout)
+B, L, H, NH, KS, DIL = 2, 11, 12, 3, 5, 2
+HD = H // NH
+x = torch.randn(B, L, H, dtype=torch.float64)
+prm = {}
+for pn in ("q", "k", "v", "out"):
+    prm[pn + "_weight"], prm[pn + "_bias"] = torch.randn(H, H, dtype=torch.float64) / 3, torch.randn(H, dtype=torch.float64)
+dy = torch.randn(B, L, H, dtype=torch.float64)
+
+
+def proj(t, pn):
+    return t @ prm[pn + "_weight"].T + prm[pn + "_bias"]
+
+
+def split(t):
+    return t.reshape(B, L, NH, HD).transpose(1, 2)
+
+
+q, k, v = (split(proj(x, pn)) for pn in ("q", "k", "v"))
+o_loop = torch.zeros(B, NH, L, HD, dtype=torch.float64)
+keep = torch.zeros(L, L, dtype=torch.float64)
+for i in range(L):
+    nb = [i + m * DIL for m in range(-(KS // 2), KS // 2 + 1) if 0 <= i + m * DIL < L]
+    keep[i, nb] = 1
+    sc = (q[:, :, i:i + 1, :] * k[:, :, nb, :]).sum(-1) / math.sqrt(HD)
+    wts = torch.exp(sc - sc.max(-1, keepdim=True).values)
+    wts = wts / wts.sum(-1, keepdim=True)
+    o_loop[:, :, i, :] = (wts[..., None] * v[:, :, nb, :]).sum(-2)
+merged = o_loop.transpose(1, 2).reshape(B, L, H)
+e = torch.exp(q @ k.transpose(-1, -2) / math.sqrt(HD)) * keep
+att = e / e.sum(-1, keepdim=True)
+dmerged = dy @ prm["out_weight"]
+do = split(dmerged)
+dv, da = att.transpose(-1, -2) @ do, do @ v.transpose(-1, -2)
+ds = att * (da - (att * da).sum(-1, keepdim=True))
+dq, dk = ds @ k / math.sqrt(HD), ds.transpose(-1, -2) @ q / math.sqrt(HD)
+expect = {"y": proj(merged, "out"), "dout_weight": dy.reshape(-1, H).T @ merged.reshape(-1, H),
+          "dout_bias": dy.sum((0, 1))}
+dx = torch.zeros_like(x)
+for pn, g in (("q", dq), ("k", dk), ("v", dv)):
+    g = g.transpose(1, 2).reshape(B, L, H)
+    dx += g @ prm[pn + "_weight"]
+    expect["d%s_weight" % pn], expect["d%s_bias" % pn] = g.reshape(-1, H).T @ x.reshape(-1, H), g.sum((0, 1))
+expect["dhidden_states"] = dx
+ok(close_to(expect.pop("dk_bias"), torch.zeros(H, dtype=torch.float64)), "fused_neighborhood_attention: dk_bias is zero (a key bias shifts a row's scores alike)")
+modes_of("fused_neighborhood_attention", dict(prm, hidden_states=x, dy=dy),
+         {"heads": NH, "head_dim": HD, "kernel_size": KS, "dilation": DIL}, expect)
+
+# fused_moe: every route's expert weights gathered (no loop over experts) and the routes summed by
+# einsum; the gradients in closed form: do = w dy, dw = o . dy, da = do W2, dW2 = sum do a^T,
+# du = da silu(g), dg = da u silu'(g) (silu' = s (1 + g (1 - s)), s = sigmoid(g)), dW1 = sum [dg, du] x^T,
+# dx = sum [dg, du] W1; a token is routed twice to expert 0 to check repeats add up
+T, H, I, E, KR = 6, 5, 4, 3, 2
+x = torch.randn(T, H, dtype=torch.float64)
+W1, W2 = torch.randn(E, 2 * I, H, dtype=torch.float64), torch.randn(E, H, I, dtype=torch.float64)
+idx = torch.randint(0, E, (T, KR))
+idx[0] = 0
+wts, dy = torch.rand(T, KR, dtype=torch.float64), torch.randn(T, H, dtype=torch.float64)
+w1, w2 = W1[idx], W2[idx]                                   # T x K x 2I x H, T x K x H x I
+hh = torch.einsum("tkjh,th->tkj", w1, x)
+g, u = hh[..., :I], hh[..., I:]
+sg = torch.sigmoid(g)
+a = g * sg * u
+o = torch.einsum("tkhi,tki->tkh", w2, a)
+do = wts[..., None] * dy[:, None, :]
+da = torch.einsum("tkh,tkhi->tki", do, w2)
+dh = torch.cat([da * u * sg * (1 + g * (1 - sg)), da * g * sg], -1)
+oh = torch.nn.functional.one_hot(idx, E).to(torch.float64)  # T x K x E
+modes_of("fused_moe", {"x": x, "gate_up_proj": W1, "down_proj": W2, "top_k_index": idx.to(torch.float64),
+                       "top_k_weights": wts, "dy": dy}, {"intermediate": I},
+         {"y": (wts[..., None] * o).sum(1), "dx": torch.einsum("tkj,tkjh->th", dh, w1),
+          "dgate_up_proj": torch.einsum("tke,tkj,th->ejh", oh, dh, x),
+          "ddown_proj": torch.einsum("tke,tkh,tki->ehi", oh, do, a), "dtop_k_weights": (o * dy[:, None, :]).sum(-1)})
 
 # the comparison itself: equal passes, a perturbation beyond the tolerance fails, a missing output fails
 ref = {"y": torch.ones(4, dtype=torch.float64)}

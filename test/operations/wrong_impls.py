@@ -320,3 +320,79 @@ def grpo_loss_token_sum(ctx):
 
 def grpo_loss_sequence_sum(ctx):
     return _grpo_token_sum(ctx, "sequence")
+def _mta_wrong(ctx, normalize, premask, remask):
+    """Multi-token attention built from leaves of ctx.inputs; premask / remask choose whether the
+    causal mask is applied before normalizing / after the convolution."""
+    B, C, O, L, K = (ctx.axes[k] for k in ("batch", "heads_in", "heads_out", "seq", "k"))
+    x, w, b = _leaf(ctx, "scores", (B, C, L, L)), _leaf(ctx, "weight", (O, C, K, K)), _leaf(ctx, "bias", (-1,))
+    keep = torch.ones(L, L, dtype=torch.bool).tril()
+
+    def fwd():
+        z = x.float()
+        if premask:
+            z = z.masked_fill(~keep, -1e9)
+        y = torch.nn.functional.conv2d(normalize(z), w.float(), b.float(), padding=K // 2)
+        if remask:
+            y = y.masked_fill(~keep, 0.0)
+        return {"y": y.to(x.dtype)}
+    return _graph(ctx, fwd, {"dscores": x, "dweight": w, "dbias": b}, {"y": "dy"})
+
+
+def multi_token_attention_unmasked_softmax(ctx):
+    """Multi-token attention whose softmax runs over every column (the causal mask applied only to
+    the output): each row's probabilities take in the future scores."""
+    return _mta_wrong(ctx, lambda z: torch.softmax(z, dim=-1), False, True)
+
+
+def sparse_multi_token_attention_no_remask(ctx):
+    """Sparse multi-token attention whose output is not re-masked: the convolution's taps leak onto
+    the first column above the diagonal (and dy there flows back)."""
+    def sparsemax(z):
+        zs = torch.sort(z, dim=-1, descending=True).values
+        cs = zs.cumsum(-1)
+        kk = torch.arange(1, z.shape[-1] + 1, dtype=z.dtype)
+        k_star = ((1 + kk * zs > cs) & (zs > -1e8)).sum(-1, keepdim=True)
+        return torch.clamp(z - (cs.gather(-1, k_star - 1) - 1) / k_star.to(z.dtype), min=0)
+    return _mta_wrong(ctx, sparsemax, True, False)
+
+
+def fused_neighborhood_attention_undilated(ctx):
+    """Neighborhood attention over every key within (kernel_size // 2) * dilation of the query: the
+    window's reach is dilated but the keys between the dilated ones are not left out."""
+    B, L, H = (ctx.axes[k] for k in ("batch", "seq", "hidden"))
+    nh, hd = ctx.axes["heads"], ctx.axes["head_dim"]
+    x = _leaf(ctx, "hidden_states", (B, L, H))
+    p = {n: _leaf(ctx, n, (H, H) if n.endswith("weight") else (H,))
+         for n in ("q_weight", "k_weight", "v_weight", "out_weight", "q_bias", "k_bias", "v_bias", "out_bias")}
+    d = torch.arange(L)[None, :] - torch.arange(L)[:, None]
+    keep = d.abs() <= (ctx.axes["kernel_size"] // 2) * ctx.axes["dilation"]
+
+    def fwd():
+        def heads(n):
+            return torch.nn.functional.linear(x, p[n + "_weight"], p[n + "_bias"]).view(B, L, nh, hd).transpose(1, 2)
+        q, k, v = heads("q"), heads("k"), heads("v")
+        a = torch.softmax((q @ k.transpose(-1, -2) / hd ** 0.5).masked_fill(~keep, float("-inf")), dim=-1)
+        o = (a @ v).transpose(1, 2).reshape(B, L, H)
+        return {"y": torch.nn.functional.linear(o, p["out_weight"], p["out_bias"])}
+    grads = {"dhidden_states": x}
+    grads.update({"d" + n: t for n, t in p.items()})
+    return _graph(ctx, fwd, grads, {"y": "dy"})
+
+
+def fused_moe_swapped_halves(ctx):
+    """A fused MoE that takes the first half of gate_up_proj as up and the second as gate (silu on
+    the wrong half)."""
+    T, H, I, E, K = (ctx.axes[k] for k in ("tokens", "hidden", "intermediate", "experts", "k"))
+    x, w1, w2 = _leaf(ctx, "x", (T, H)), _leaf(ctx, "gate_up_proj", (E, 2 * I, H)), _leaf(ctx, "down_proj", (E, H, I))
+    wts = _leaf(ctx, "top_k_weights", (T, K))
+    idx = ctx.inputs["top_k_index"].reshape(T, K).long()
+
+    def fwd():
+        y = torch.zeros_like(x)
+        for e in range(E):
+            tok, route = torch.nonzero(idx == e, as_tuple=True)
+            up, gate = torch.nn.functional.linear(x[tok], w1[e]).chunk(2, dim=-1)
+            h = torch.nn.functional.linear(torch.nn.functional.silu(gate) * up, w2[e])
+            y = y.index_add(0, tok, h * wts[tok, route, None])
+        return {"y": y}
+    return _graph(ctx, fwd, {"dx": x, "dgate_up_proj": w1, "ddown_proj": w2, "dtop_k_weights": wts}, {"y": "dy"})

@@ -44,6 +44,8 @@ has "$($KB run rms_norm forward rows=4 hidden=8 weird=3 --impl torch 2>&1)" "unk
 has "$($KB run fused_linear_orpo_loss forward batch=3 seq=4 hidden=8 vocab=16 --impl huggingface 2>&1)" \
     "axis 'batch' of fused_linear_orpo_loss must be a multiple of 2, got 3" \
     "an odd batch of a preference loss (chosen, then as many rejected) is refused (multiple_of)"
+has "$($KB describe fused_moe backward tokens=16 hidden=64 intermediate=32 experts=8 k=2 --impl huggingface 2>&1)" \
+    "top_k_index  [16, 2]            int32 input" "fused_moe's top_k_index is an int32 input (kbench's int32 dtype, 4 bytes, an index fill)"
 
 echo "# kbench: every mode and dtype of the baseline passes; wrong implementations fail"
 for m in forward backward full; do
@@ -140,6 +142,10 @@ OPS_SMALL=(
   "fused_linear_cross_entropy|tokens=64 hidden=64 vocab=256|bf16 fp32|fused_linear_cross_entropy_shifted|the targets off by one token"
   "fused_linear_jsd|tokens=64 hidden=64 vocab=256|bf16 fp32|fused_linear_jsd_reversed_kl|each KL's arguments swapped (KL(M || P), not KL(P || M))"
   "distill_cosine_loss|tokens=64 hidden=128 vocab=256|bf16 fp32|distill_cosine_loss_token_dim|the cosine taken over the token dimension, not over each token's logits"
+  "multi_token_attention|batch=2 heads_in=3 heads_out=2 seq=16 k=3|bf16 fp32|multi_token_attention_unmasked_softmax|the softmax over every column (no causal mask before it)"
+  "sparse_multi_token_attention|batch=2 heads_in=3 heads_out=2 seq=16 k=3|fp32 bf16|sparse_multi_token_attention_no_remask|the output not re-masked above the diagonal"
+  "fused_neighborhood_attention|batch=2 seq=16 hidden=32 heads=4 kernel_size=3 dilation=2|fp32|fused_neighborhood_attention_undilated|every key within the dilated reach attended (the dilation's gaps left in)"
+  "fused_moe|tokens=16 hidden=64 intermediate=32 experts=8 k=2|bf16 fp32|fused_moe_swapped_halves|silu on the up half of gate_up_proj instead of the gate half"
 )
 # KI_OPS="op1 op2": only those operations in the two per-operation loops (a developer's quick
 # pass while adding one; CI leaves it unset and runs them all).
@@ -239,6 +245,10 @@ OPS_LIGER=(
   "fused_linear_cross_entropy|huggingface|liger-fused-linear-cross-entropy-hidden4096-tokens4096-vocab128256-bf16|tokens=4096 hidden=4096 vocab=128256|bf16|{\"tokens\": 64, \"hidden\": 64, \"vocab\": 256}"
   "fused_linear_jsd|torch|liger-fused-linear-jsd-hidden4096-tokens1024-vocab128256-bf16|tokens=1024 hidden=4096 vocab=128256|bf16|{\"tokens\": 64, \"hidden\": 64, \"vocab\": 256}"
   "distill_cosine_loss|torch|liger-distill-cosine-loss-hidden4096-tokens1024-vocab128256-bf16|tokens=1024 hidden=4096 vocab=128256|bf16|{\"tokens\": 64, \"hidden\": 128, \"vocab\": 256}"
+  "multi_token_attention|torch|liger-multi-token-attention-batch2-heads-in4-heads-out4-k3-seq32-bf16|batch=2 heads_in=4 heads_out=4 seq=32 k=3|bf16|"
+  "sparse_multi_token_attention|torch|liger-sparse-multi-token-attention-batch2-heads-in4-heads-out4-k3-seq32-fp32|batch=2 heads_in=4 heads_out=4 seq=32 k=3|fp32|"
+  "fused_neighborhood_attention|torch|liger-fused-neighborhood-attention-batch2-dilation1-heads8-hidden512-kernel-size7-seq64-fp32|batch=2 seq=64 hidden=512 heads=8 kernel_size=7 dilation=1|fp32|"
+  "fused_moe|huggingface|liger-fused-moe-experts128-hidden2048-intermediate768-k8-tokens128-bf16|tokens=128 hidden=2048 intermediate=768 experts=128 k=8|bf16|{\"tokens\": 16, \"hidden\": 64, \"intermediate\": 32, \"experts\": 8, \"k\": 2}"
 )
 json_axes() { $PY -c 'import json,sys; d = {k: int(v) for k, v in (a.split("=") for a in sys.argv[1].split())}; d["dtype"] = sys.argv[2]; print(json.dumps(d))' "$1" "$2"; }
 for spec in "${OPS_LIGER[@]}"; do
