@@ -189,6 +189,8 @@ kb_status	kb_impl_resolve(const char *impl, const char *op, kb_impl_id *id, char
  * names the field; nothing is added on failure.
  */
 int			kb_load_op_file(const char *path, char *err, size_t errlen);
+/* Why a built-in definition (kernels/ops/defs) did not load, or NULL: a build error, never silent. */
+const char *kb_builtin_ops_error(void);
 int			kb_impl_builtin(const char *impl);
 
 /*

@@ -590,6 +590,12 @@ kb_opdef_load_error(void)
 	return load_error[0] ? load_error : NULL;
 }
 
+const char *
+kb_builtin_ops_error(void)
+{
+	return kb_opdef_load_error();
+}
+
 bool
 kb_opdef_validate_text(const char *file, const char *text, char *err, size_t errlen)
 {

@@ -92,6 +92,7 @@ static int
 cmd_list(int json)
 {
 	char	   *s = kb_list_json();
+	const char *broken = kb_builtin_ops_error();
 
 	if (!s)
 	{
@@ -136,6 +137,12 @@ cmd_list(int json)
 		}
 	}
 	free(s);
+	if (broken)
+	{
+		/* a definition embedded at build time that does not parse is left out above: say so, and fail */
+		fprintf(stderr, "kbench: a built-in operation's definition does not load (a build error): %s\n", broken);
+		return 1;
+	}
 	return 0;
 }
 

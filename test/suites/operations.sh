@@ -32,6 +32,12 @@ ok "$rc" 0 "test/operations/test_references.py runs to its end and passes"
 echo "# kbench (the CLI): list, describe, errors"
 list=$($KB list 2>&1)
 has "$list" "rms_norm" "kbench list shows rms_norm"
+ndefs=$(ls kernels/ops/defs/*.json | wc -l)
+ok "$($KB list --json 2>/dev/null | $PY -c 'import json,sys; print(len(json.load(sys.stdin)["operations"]))')" "$((ndefs + 4))" \
+   "kbench list has every definition of kernels/ops/defs ($ndefs) and the 4 C operations: none was dropped"
+$KB list >/dev/null 2>/tmp/ki_list_err.$$; rc=$?
+ok "$rc:$(cat /tmp/ki_list_err.$$)" "0:" "kbench list exits 0 with nothing on stderr (no built-in definition failed to load)"
+rm -f /tmp/ki_list_err.$$
 has "$($KB list --json)" '"definition":"kernels/ops/defs/rms_norm.json"' "kbench list --json names rms_norm's definition"
 has "$($KB run rms_nrm forward rows=4 hidden=8 --impl torch 2>&1)" "did you mean rms_norm?" \
     "an unknown operation's error suggests the nearest name"
