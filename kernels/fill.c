@@ -20,6 +20,8 @@ kb_set(void *p, int dtype, int64_t i, double v)
 		((uint16_t *) p)[i] = kb_f2bf((float) v);
 	else if (dtype == KB_I32)
 		((int32_t *) p)[i] = (int32_t) v;
+	else if (dtype == KB_BOOL)
+		((uint8_t *) p)[i] = v != 0;	/* torch.bool's byte: 0 or 1 */
 	else
 		((int64_t *) p)[i] = (int64_t) v;
 }
@@ -33,6 +35,8 @@ kb_get(const void *p, int dtype, int64_t i)
 		return kb_bf2f(((const uint16_t *) p)[i]);
 	if (dtype == KB_I32)
 		return (double) ((const int32_t *) p)[i];
+	if (dtype == KB_BOOL)
+		return ((const uint8_t *) p)[i] != 0;
 	return (double) ((const int64_t *) p)[i];
 }
 
@@ -76,9 +80,9 @@ fill_rows(void *p, int dtype, int64_t r0, int64_t r1, int64_t cols, int init,
 			}
 			break;
 		case KB_INIT_TARGETS:
-			/* int64 (targets, ids) or int32 (fused_moe's expert indices) */
+			/* int64 (targets, ids), int32 (fused_moe's expert indices) or bool (high 2: kto_loss's labels) */
 			for (int64_t i = i0; i < n; i++)
-				kb_set(p, dtype == KB_I32 ? KB_I32 : KB_I64, i,
+				kb_set(p, dtype == KB_I32 || dtype == KB_BOOL ? dtype : KB_I64, i,
 					   (double) (kb_hash(seed, stream, (uint64_t) i) % (uint64_t) modulo));
 			break;
 		default:

@@ -23,7 +23,9 @@
 #define KBC_ABI_VERSION 3	/* 3: kb_call holds 24 tensors (was 16) */
 
 /* Element types of tensors. */
-enum { KB_FP32 = 0, KB_BF16 = 1, KB_I64 = 2, KB_I32 = 3, KB_DTYPE_COUNT = 4 };
+/* KB_BOOL: one byte, 0 or 1 (kto_loss's preference_labels); like int32, only the operations defined
+ * as data use it (their inputs are filled on the host), so kbc_api and the CUDA library do not change. */
+enum { KB_FP32 = 0, KB_BF16 = 1, KB_I64 = 2, KB_I32 = 3, KB_BOOL = 4, KB_DTYPE_COUNT = 5 };
 
 /* Passes, as Liger's benchmark scripts define them. */
 enum { KB_FORWARD = 0, KB_BACKWARD = 1, KB_FULL = 2, KB_MODE_COUNT = 3 };
@@ -38,7 +40,7 @@ enum
 	KB_INIT_ZERO,
 	KB_INIT_UNIFORM,			/* scale * u, u uniform in [-1, 1), exact in float */
 	KB_INIT_LOGSOFTMAX,			/* each row: log_softmax(scale * u) */
-	KB_INIT_TARGETS,			/* int64 in [0, modulo) */
+	KB_INIT_TARGETS,			/* int64 in [0, modulo) (int32, bool: host fill only) */
 	KB_INIT_SOFTMAX				/* each row: softmax(scale * u), a probability vector (host fill only:
 								 * the operations defined as data, whose inputs kbench fills on the host) */
 };

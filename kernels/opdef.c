@@ -417,7 +417,7 @@ parse_def(const char *file, const char *text, kb_op *op, kb_opdef *d, char *err,
 		dts = get_str(t, "dtype");
 		dt->dtype = !dts || strcmp(dts, "float") == 0 ? -1 : kb_dtype_from_name(dts);
 		if (dts && strcmp(dts, "float") != 0 && dt->dtype < 0)
-			FAIL("%s: %s.dtype '%s' is not float, fp32, bf16, int64 or int32", file, where, dts);
+			FAIL("%s: %s.dtype '%s' is not float, fp32, bf16, int64, int32 or bool", file, where, dts);
 		dt->of = get_str(t, "of");
 		dt->grad = get_str(t, "grad");
 		dt->upstream = get_str(t, "upstream");

@@ -28,7 +28,7 @@ const kb_op *const kb_ops[KB_OP_COUNT] = {
 };
 
 static const char *const mode_names[KB_MODE_COUNT] = {"forward", "backward", "full"};
-static const char *const dtype_names[KB_DTYPE_COUNT] = {"fp32", "bf16", "int64", "int32"};
+static const char *const dtype_names[KB_DTYPE_COUNT] = {"fp32", "bf16", "int64", "int32", "bool"};
 
 const kb_op *
 kb_find_op(const char *name)
@@ -150,7 +150,7 @@ kb_dtype_from_name(const char *s)
 size_t
 kb_dtype_size(int dtype)
 {
-	return dtype == KB_FP32 || dtype == KB_I32 ? 4 : dtype == KB_BF16 ? 2 : 8;
+	return dtype == KB_FP32 || dtype == KB_I32 ? 4 : dtype == KB_BF16 ? 2 : dtype == KB_BOOL ? 1 : 8;
 }
 
 const char *

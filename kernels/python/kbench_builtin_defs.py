@@ -667,6 +667,70 @@ def fused_linear_cpo_loss(ctx, impl):
     return _preference(ctx, impl, "cpo")
 
 
+# kto_loss: Liger's benchmark_kto_loss.py times a policy and a reference LM head
+# (torch.nn.Linear(H, V, bias=True) each, in the dtype) followed by the loss, forward = the loss
+# (element [0] of the returned tuple), backward = loss.backward().  The huggingface provider is
+# Liger's torch reference HFKTOLoss (test/chunked_loss/test_kto_loss.py through test/utils.py's
+# HFAlignmentLoss.get_batch_loss_metrics, unpaired, no NLL term): the policy logits cast to fp32, the
+# reference logits in the dtype under no_grad, each sequence's average target log-probability
+# (targets equal to ignore_index masked out), split by the boolean preference labels, then the mean
+# of 1 - sigmoid(beta (chosen log-ratio - kl)) and 1 - sigmoid(beta (kl - rejected log-ratio)).
+# ignore_index 42 and beta 0.1 as the CSV's config (beta is the WorkloadCase's scalar, fixed here
+# as the other baselines fix theirs).  x, weight and bias take gradients (Liger's test_kto_loss; the
+# script's own _input does not require grad), the reference model's tensors do not.
+KTO_IGNORE, KTO_BETA = 42, 0.1
+
+
+def _hf_kto_logps(logits, target):
+    """HFAlignmentLoss.get_batch_logps, average_log_prob=True."""
+    mask = target != KTO_IGNORE
+    labels = torch.where(mask, target, 0)
+    tok = torch.gather(logits.log_softmax(-1), dim=2, index=labels.unsqueeze(2)).squeeze(2)
+    return (tok * mask).sum(-1) / mask.sum(-1)
+
+
+def _hf_kto_loss(x, weight, bias, ref_x, ref_weight, ref_bias, target, labels, kl):
+    F = torch.nn.functional
+    logps = _hf_kto_logps((x @ weight.t() + bias).float(), target)
+    with torch.no_grad():
+        ref_logps = _hf_kto_logps(ref_x @ ref_weight.t() + ref_bias, target)
+    chosen = 1 - F.sigmoid(KTO_BETA * ((logps[labels] - ref_logps[labels]) - kl))
+    rejected = 1 - F.sigmoid(KTO_BETA * (kl - (logps[~labels] - ref_logps[~labels])))
+    return torch.cat((chosen, rejected), 0).mean()
+
+
+def kto_loss(ctx, impl):
+    B, T, H, V = (ctx.axes[k] for k in ("batch", "seq", "hidden", "vocab"))
+    lin = torch.nn.Linear(H, V, bias=True).to(ctx.device, ctx.torch_dtype)
+    ref_lin = torch.nn.Linear(H, V, bias=True).to(ctx.device, ctx.torch_dtype)
+    x = _leaf(ctx.inputs["x"].reshape(B, T, H))
+    copies = [(x, ctx.inputs["x"].reshape(B, T, H)),
+              (lin.weight, ctx.inputs["weight"].reshape(V, H)), (lin.bias, ctx.inputs["bias"].reshape(V)),
+              (ref_lin.weight, ctx.inputs["ref_weight"].reshape(V, H)),
+              (ref_lin.bias, ctx.inputs["ref_bias"].reshape(V))]
+    with torch.no_grad():
+        for p, src in copies:
+            p.copy_(src)
+    # views of kbench's inputs: they follow each input set by themselves
+    ref_x = ctx.inputs["ref_x"].reshape(B, T, H)
+    target = ctx.inputs["target"].reshape(B, T)
+    labels = ctx.inputs["preference_labels"].reshape(B)
+    kl = ctx.inputs["kl"].reshape(1)
+    if impl == "liger":
+        from liger_kernel.chunked_loss import LigerFusedLinearKTOLoss
+        m = LigerFusedLinearKTOLoss(ignore_index=KTO_IGNORE, beta=KTO_BETA, use_ref_model=True)
+
+        def fwd():
+            return {"loss": m(_input=x, lin_weight=lin.weight, target=target, preference_labels=labels,
+                              bias=lin.bias, ref_input=ref_x, ref_weight=ref_lin.weight,
+                              ref_bias=ref_lin.bias, kl=kl)[0].reshape(1)}
+    else:
+        def fwd():
+            return {"loss": _hf_kto_loss(x, lin.weight, lin.bias, ref_x, ref_lin.weight, ref_lin.bias,
+                                         target, labels, kl).reshape(1)}
+    return _graph_modes(ctx, fwd, {"dx": x, "dweight": lin.weight, "dbias": lin.bias}, {}, copies)
+
+
 def _torch_chunk_swiglu(y):
     """The torch baseline of Liger's megatron_swiglu script: eager silu(first half) * second half
     of y's last dimension (torch.chunk(y, 2, -1))."""
@@ -857,6 +921,7 @@ OPS = {"rms_norm": rms_norm, "megatron_rms_norm": rms_norm, "swiglu": swiglu, "g
        "embedding": embedding,
        "fused_linear_orpo_loss": fused_linear_orpo_loss, "fused_linear_simpo_loss": fused_linear_simpo_loss,
        "fused_linear_cpo_loss": fused_linear_cpo_loss,
+       "kto_loss": kto_loss,
        "fused_linear_grpo_loss_token": grpo_loss_token, "fused_linear_grpo_loss_sequence": grpo_loss_sequence,
        "fused_linear_cross_entropy": fused_linear_cross_entropy, "fused_linear_jsd": fused_linear_jsd,
        "distill_cosine_loss": distill_cosine_loss,

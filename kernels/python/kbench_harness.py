@@ -239,7 +239,8 @@ def main():
         return 1
     send("ok " + json.dumps({k: str(v)[:200] for k, v in versions.items()}, separators=(",", ":")))
 
-    dtypes = {"fp32": torch.float32, "bf16": torch.bfloat16, "int64": torch.int64, "int32": torch.int32}
+    dtypes = {"fp32": torch.float32, "bf16": torch.bfloat16, "int64": torch.int64, "int32": torch.int32,
+              "bool": torch.bool}
     mm = mmap.mmap(SHM, cfg["shm_size"])
     views = {}
     for t in cfg["tensors"]:

@@ -202,6 +202,32 @@ def fused_linear_cpo_loss(inputs, scalars):
     return {"loss": (PREF_ALPHA * nll + pref.mean()).reshape(1)}
 
 
+# kto_loss: Liger's torch reference HFKTOLoss (unpaired: each sequence is chosen or rejected by its
+# own preference label).  Targets equal to KTO_IGNORE are left out of a sequence's average, fixed
+# here as in Liger's CSV config (ignore_index 42; the WorkloadCase binds only beta).
+KTO_IGNORE = 42
+
+
+def _kto_seq_logps(x, w, b, tgt):
+    """The average over a sequence's kept tokens of log softmax(x w^T + b)[target]."""
+    keep = tgt != KTO_IGNORE
+    logp = torch.log_softmax(x @ w.transpose(0, 1) + b, dim=-1)
+    tok = logp.gather(-1, torch.where(keep, tgt, torch.zeros_like(tgt)).unsqueeze(-1)).squeeze(-1)
+    return (tok * keep).sum(-1) / keep.sum(-1)
+
+
+def kto_loss(inputs, scalars):
+    """mean over the batch of 1 - sigmoid(beta s (policy - reference log-probability - kl)), s = +1 for
+    a chosen sequence (label true), -1 for a rejected one; the reference model takes no gradient."""
+    tgt = inputs["target"].long()
+    pol = _kto_seq_logps(inputs["x"], inputs["weight"], inputs["bias"], tgt)
+    with torch.no_grad():
+        ref = _kto_seq_logps(inputs["ref_x"], inputs["ref_weight"], inputs["ref_bias"], tgt)
+    sign = 2 * (inputs["preference_labels"] != 0).to(pol.dtype) - 1
+    losses = 1 - torch.sigmoid(scalars["beta"] * sign * (pol - ref - inputs["kl"].reshape(())))
+    return {"loss": losses.mean().reshape(1)}
+
+
 GRPO_EPS = 0.2  # the clip epsilon (low and high) of Liger's GRPO scripts; Liger's mapping does not bind it
 
 

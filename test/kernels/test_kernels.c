@@ -690,6 +690,36 @@ test_softmax_fill(void)
 	   worst_rel);
 }
 
+/*
+ * The bool dtype (kto_loss's preference_labels): one byte a value, named
+ * "bool"; the index fill with high 2 writes 0 or 1, the same draws as the
+ * int64 index fill of the same seed and stream, and kb_get reads them back.
+ */
+static void
+test_bool_fill(void)
+{
+	enum { N = 257 };
+	static uint8_t b[N + 1];
+	static int64_t i64[N];
+	int			same = 1,
+				ones = 0;
+
+	b[N] = 0xAB;				/* a guard byte: the fill writes N bytes, no more */
+	kb_fill_host(b, KB_BOOL, 1, N, KB_INIT_TARGETS, 1.0, 2, 7, 5);
+	kb_fill_host(i64, KB_I64, 1, N, KB_INIT_TARGETS, 1.0, 2, 7, 5);
+	for (int i = 0; i < N; i++)
+	{
+		same &= b[i] <= 1 && b[i] == i64[i] && kb_get(b, KB_BOOL, i) == (double) i64[i];
+		ones += b[i];
+	}
+	ok(kb_dtype_size(KB_BOOL) == 1 && strcmp(kb_dtype_name(KB_BOOL), "bool") == 0 &&
+	   kb_dtype_from_name("bool") == KB_BOOL,
+	   "bool dtype: 1 byte, named bool");
+	ok(same && b[N] == 0xAB && ones > N / 4 && ones < 3 * N / 4,
+	   "bool index fill (high 2): each byte 0 or 1, the int64 fill's draws, read back by kb_get (%d of %d true)",
+	   ones, N);
+}
+
 int
 main(void)
 {
@@ -698,6 +728,7 @@ main(void)
 	ntest = start ? atoi(start) : 0;
 	test_expf();
 	test_softmax_fill();
+	test_bool_fill();
 	test_layer_norm_ref();
 	test_ce_ref();
 	test_jsd_ref();

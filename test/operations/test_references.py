@@ -240,6 +240,66 @@ for _name, _kind in (("fused_linear_orpo_loss", "orpo"), ("fused_linear_simpo_lo
                      ("fused_linear_cpo_loss", "cpo")):
     if os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../kernels/ops/defs/%s.json" % _name)):
         preference_closed_form(_name, _kind)
+# kto_loss: each sequence's average target log-probability written out token by token (z[y] -
+# logsumexp(z) with the max shifted out, targets equal to 42 skipped), the loss with sigmoid written
+# as 1 / (1 + e^-u), chosen and rejected by an explicit branch, and the gradients in closed form:
+# dL/dp_b = -(beta s_b / B) sig (1 - sig), dtok = dL/dp_b / kept_b on the kept tokens,
+# dlogits = dtok (onehot - softmax), dx = dlogits W, dweight = dlogits^T x, dbias = sum of dlogits;
+# the reference head takes none
+def kto_closed_form():
+    B, T, H, V, beta, ign = 5, 4, 6, 50, 0.1, 42
+    x, rx = (torch.randn(B, T, H, dtype=torch.float64) for _ in range(2))
+    w, rw = (torch.randn(V, H, dtype=torch.float64) * 0.5 for _ in range(2))
+    b, rb = (torch.randn(V, dtype=torch.float64) * 0.5 for _ in range(2))
+    tgt = torch.randint(0, V, (B, T))
+    tgt[0, 1] = tgt[2, 0] = tgt[2, 3] = tgt[4, 2] = ign  # ignored tokens in three sequences
+    labels = torch.tensor([True, False, True, True, False])
+    kl = torch.tensor([0.3], dtype=torch.float64)
+    z = torch.einsum("bth,vh->btv", x, w) + b
+
+    def seq_logps(zz):
+        out = []
+        for i in range(B):
+            tot, kept = 0.0, 0
+            for t in range(T):
+                y = int(tgt[i, t])
+                if y == ign:
+                    continue
+                m = max(float(v) for v in zz[i, t])
+                tot += float(zz[i, t, y]) - (m + math.log(sum(math.exp(float(v) - m) for v in zz[i, t])))
+                kept += 1
+            out.append((tot / kept, kept))
+        return out
+    pol = seq_logps(z)
+    ref = seq_logps(torch.einsum("bth,vh->btv", rx, rw) + rb)
+    sig = lambda u: 1.0 / (1.0 + math.exp(-u))  # noqa: E731
+    loss, dp = 0.0, []
+    for i in range(B):
+        u = pol[i][0] - ref[i][0] - float(kl)
+        if labels[i]:
+            g = sig(beta * u)
+            loss += 1 - g
+            dp.append(-beta * g * (1 - g) / B)
+        else:
+            g = sig(-beta * u)
+            loss += 1 - g
+            dp.append(beta * g * (1 - g) / B)
+    loss /= B
+    dtok = torch.zeros(B, T, dtype=torch.float64)
+    for i in range(B):
+        for t in range(T):
+            if int(tgt[i, t]) != ign:
+                dtok[i, t] = dp[i] / pol[i][1]
+    onehot = torch.nn.functional.one_hot(torch.where(tgt == ign, 0, tgt), V).to(torch.float64)
+    dz = dtok[..., None] * (onehot - torch.softmax(z, -1))
+    modes_of("kto_loss", {"x": x, "ref_x": rx, "weight": w, "bias": b, "ref_weight": rw, "ref_bias": rb,
+                          "target": tgt.to(torch.float64), "preference_labels": labels.to(torch.float64),
+                          "kl": kl}, {"beta": beta},
+             {"loss": torch.tensor([loss], dtype=torch.float64), "dx": torch.einsum("btv,vh->bth", dz, w),
+              "dweight": torch.einsum("btv,bth->vh", dz, x), "dbias": dz.sum((0, 1))})
+
+
+kto_closed_form()
 # kl_div: the loss as a loop over rows of the row's KL divergence sum_j t_j log(t_j / e^lp_j) (not
 # torch's kl_div), averaged over the rows; the gradient in closed form -target / tokens; the target
 # takes no gradient (Liger's script: only the log-probabilities require it)

@@ -281,6 +281,30 @@ def simpo_nll_all(ctx):
 
 def cpo_averaged(ctx):
     return _preference_wrong(ctx, "cpo", average=True)
+def kto_logsigmoid(ctx):
+    """KTO with DPO's sigmoid loss -logsigmoid(beta s u) in place of KTO's 1 - sigmoid(beta s u) (u the
+    policy's minus the reference's average log-probability, minus kl; s +1 chosen, -1 rejected)."""
+    B, T, H = ctx.axes["batch"], ctx.axes["seq"], ctx.axes["hidden"]
+    x, w, b = _leaf(ctx, "x", (B, T, H)), _leaf(ctx, "weight"), _leaf(ctx, "bias", (-1,))
+    rx, rw, rb = (ctx.inputs[k] for k in ("ref_x", "ref_weight", "ref_bias"))
+    rx, rb = rx.reshape(B, T, H), rb.reshape(-1)
+    tgt = ctx.inputs["target"].reshape(B, T)
+    sign = ctx.inputs["preference_labels"].reshape(B).float() * 2 - 1
+    kl = ctx.inputs["kl"].reshape(()).float()
+    keep = tgt != 42
+
+    def logps(xx, ww, bb):
+        tok = (xx @ ww.T + bb).float().log_softmax(-1).gather(-1, torch.where(keep, tgt, 0).unsqueeze(-1))
+        return (tok.squeeze(-1) * keep).sum(-1) / keep.sum(-1)
+
+    def fwd():
+        with torch.no_grad():
+            ref = logps(rx, rw, rb)
+        u = logps(x, w, b) - ref - kl
+        return {"loss": (-torch.nn.functional.logsigmoid(0.1 * sign * u)).mean().reshape(1)}
+    return _graph(ctx, fwd, {"dx": x, "dweight": w, "dbias": b}, {})
+
+
 def kl_div_mean(ctx):
     """KLDivLoss with reduction 'mean' (divided by tokens x vocab) instead of 'batchmean' (by tokens)."""
     lp = _leaf(ctx, "log_probs")

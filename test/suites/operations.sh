@@ -52,6 +52,8 @@ has "$($KB run fused_linear_orpo_loss forward batch=3 seq=4 hidden=8 vocab=16 --
     "an odd batch of a preference loss (chosen, then as many rejected) is refused (multiple_of)"
 has "$($KB describe fused_moe backward tokens=16 hidden=64 intermediate=32 experts=8 k=2 --impl huggingface 2>&1)" \
     "top_k_index  [16, 2]            int32 input" "fused_moe's top_k_index is an int32 input (kbench's int32 dtype, 4 bytes, an index fill)"
+has "$($KB describe kto_loss backward batch=4 seq=8 hidden=32 vocab=64 --impl huggingface 2>&1)" \
+    "preference_labels [1, 4]             bool  input" "kto_loss's preference_labels is a bool input (kbench's bool dtype, 1 byte, an index fill with high 2)"
 
 echo "# kbench: every mode and dtype of the baseline passes; wrong implementations fail"
 for m in forward backward full; do
@@ -143,6 +145,7 @@ OPS_SMALL=(
   "fused_linear_orpo_loss|batch=4 seq=8 hidden=32 vocab=64|fp32 bf16|orpo_interleaved|chosen and rejected interleaved (even and odd rows) instead of the two halves"
   "fused_linear_simpo_loss|batch=4 seq=8 hidden=32 vocab=64|fp32 bf16|simpo_nll_all|the NLL over every sequence, not only the chosen ones"
   "fused_linear_cpo_loss|batch=4 seq=8 hidden=32 vocab=64|fp32 bf16|cpo_averaged|the sequences' log-probabilities averaged over seq instead of summed"
+  "kto_loss|batch=4 seq=8 hidden=32 vocab=64|fp32 bf16|kto_logsigmoid|DPO's -logsigmoid(beta s u) in place of KTO's 1 - sigmoid(beta s u)"
   "fused_linear_grpo_loss_token|batch=2 seq=8 vocab=64|bf16 fp32|grpo_loss_token_sum|the per-token losses summed over each sequence, not averaged"
   "fused_linear_grpo_loss_sequence|batch=2 seq=8 vocab=64|bf16 fp32|grpo_loss_sequence_sum|the per-token losses summed over each sequence, not averaged"
   "fused_linear_cross_entropy|tokens=64 hidden=64 vocab=256|bf16 fp32|fused_linear_cross_entropy_shifted|the targets off by one token"
@@ -246,6 +249,7 @@ OPS_LIGER=(
   "fused_linear_orpo_loss|huggingface|liger-fused-linear-orpo-loss-batch2-hidden4096-seq1024-vocab128256-bf16|batch=2 seq=1024 hidden=4096 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"hidden\": 64, \"vocab\": 256}"
   "fused_linear_simpo_loss|huggingface|liger-fused-linear-simpo-loss-batch2-hidden4096-seq1024-vocab128256-bf16|batch=2 seq=1024 hidden=4096 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"hidden\": 64, \"vocab\": 256}"
   "fused_linear_cpo_loss|huggingface|liger-fused-linear-cpo-loss-batch2-hidden4096-seq1024-vocab128256-bf16|batch=2 seq=1024 hidden=4096 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"hidden\": 64, \"vocab\": 256}"
+  "kto_loss|huggingface|liger-fused-linear-kto-loss-batch2-hidden1024-seq512-vocab128256-bf16|batch=2 seq=512 hidden=1024 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"hidden\": 64, \"vocab\": 256}"
   "fused_linear_grpo_loss_token|torch|liger-grpo-loss-token-batch2-seq1024-vocab128256-bf16|batch=2 seq=1024 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"vocab\": 256}"
   "fused_linear_grpo_loss_sequence|torch|liger-grpo-loss-token-batch2-seq1024-vocab128256-bf16|batch=2 seq=1024 vocab=128256|bf16|{\"batch\": 2, \"seq\": 16, \"vocab\": 256}"
   "fused_linear_cross_entropy|huggingface|liger-fused-linear-cross-entropy-hidden4096-tokens4096-vocab128256-bf16|tokens=4096 hidden=4096 vocab=128256|bf16|{\"tokens\": 64, \"hidden\": 64, \"vocab\": 256}"
