@@ -150,6 +150,19 @@ for _ in range(200):
 y = torch.clamp(x - (lo + hi) / 2, min=0)
 s = (y > 0).to(torch.float64)
 modes_of("sparsemax", {"x": x, "dy": dy}, {}, {"y": y, "dx": s * (dy - (s * dy).sum(-1, keepdim=True) / s.sum(-1, keepdim=True))})
+# sparsemax's rows left out of the dx comparison: only a row with a value within
+# SPARSEMAX_UNSURE of the threshold (here row 0, one value moved onto it), and few of random rows
+xs = x.clone()
+tau0 = (lo + hi)[0, 0] / 2
+xs[0, 5] = tau0 + kbench_reference.SPARSEMAX_UNSURE / 10
+ref = kbench_reference.run("sparsemax", {"x": xs, "dy": dy}, {}, tensors_of("sparsemax"), "backward")
+unsure = ref[kbench_reference.UNSURE]["dx"].reshape(-1)
+ok(bool(unsure[0]), "sparsemax: a row with a value on its threshold is left out of the dx comparison")
+ok(int(unsure.sum()) <= max(1, unsure.numel() // 20),
+   "sparsemax: few rows are left out (%d of %d)" % (int(unsure.sum()), unsure.numel()))
+cmp = kbench_reference.compare(ref, {"dx": ref["dx"] + 1.0}, {"dx"}, ["dx"], 1e-4, 1e-3)
+ok(cmp["left_out"] == int(unsure.sum()) * xs.shape[-1] and cmp["compared"] == xs.numel() - cmp["left_out"]
+   and cmp["matched"] == 0, "sparsemax: the comparison counts the values left out and judges the others")
 
 # fused_add_rms_norm: h = x + residual, y the closed-form RMSNorm of h, residual_out = h; the
 # gradients in closed form: dx = dresidual = rstd (w dy - hhat mean(hhat w dy)) + dresidual_out
