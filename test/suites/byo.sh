@@ -311,7 +311,8 @@ has "$(qe "SELECT _kernelindex.link_reproduction('$seed_run', 1)")" "does not ex
 # every operation of Liger's CSV runs now; jsd's backward mode does not (kbench's jsd has none)
 unrun=$(q "SELECT r.digest FROM kbench_runs r WHERE r.name LIKE 'liger-jsd-backward-%' LIMIT 1")
 ok "$([ -n "$unrun" ] && echo yes)" yes "the Liger import has a jsd backward run"
-has "$(qe "SELECT kbench_reproduce('$unrun')")" "is not of an operation and mode that kbench runs" "a run of a mode kbench does not run is refused"
+has "$(qe "SELECT kbench_reproduce('$unrun')")" "cannot queue jsd backward: mode 'backward' is not defined for jsd" \
+    "a run of a mode kbench does not run is refused, naming the mode"
 
 section "cli"
 # --- the kbench CLI: --impl python:file.py:fn, library:..., --python
