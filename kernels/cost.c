@@ -32,6 +32,25 @@ kb_case_cost(const kb_case *cs, double *bytes, double *flops, char *err, size_t 
 		ki_cost_eval(op->cost_flops[cs->mode], names, values, n, flops, err, errlen);
 }
 
+/* One object per pass of op (every pass, or its modes only): its bytes and FLOPs texts, as kbench_operation_costs holds them. */
+static void
+costs_of(ki_jw *w, const kb_op *op, bool modes_only)
+{
+	for (int m = 0; m < KB_MODE_COUNT; m++)
+	{
+		if (modes_only && (!op->modes[m] || !op->cost_bytes[m] || !op->cost_flops[m]))
+			continue;
+		ki_jw_obj(w);
+		ki_jw_kstr(w, "operation", op->name);
+		ki_jw_kstr(w, "mode", kb_mode_name(m));
+		ki_jw_kstr(w, "bytes", op->cost_bytes[m]);
+		ki_jw_kstr(w, "flops", op->cost_flops[m]);
+		ki_jw_kstr(w, "compute", op->cost_compute);
+		ki_jw_kstr(w, "note", op->cost_note[m]);
+		ki_jw_end_obj(w);
+	}
+}
+
 char *
 kb_costs_json(void)
 {
@@ -45,19 +64,21 @@ kb_costs_json(void)
 	 * operations (sql/schema/43_roofline.sql; test/suites/operations.sh checks they are equal).
 	 */
 	for (int i = 0; i < KB_OP_COUNT; i++)
-		for (int m = 0; m < KB_MODE_COUNT; m++)
-		{
-			const kb_op *op = kb_op_at(i);
+		costs_of(w, kb_op_at(i), false);
+	ki_jw_end_arr(w);
+	return kb_text_take(&t);
+}
 
-			ki_jw_obj(w);
-			ki_jw_kstr(w, "operation", op->name);
-			ki_jw_kstr(w, "mode", kb_mode_name(m));
-			ki_jw_kstr(w, "bytes", op->cost_bytes[m]);
-			ki_jw_kstr(w, "flops", op->cost_flops[m]);
-			ki_jw_kstr(w, "compute", op->cost_compute);
-			ki_jw_kstr(w, "note", op->cost_note[m]);
-			ki_jw_end_obj(w);
-		}
+char *
+kb_op_costs_json(const char *name)
+{
+	kb_text		t;
+	ki_jw	   *w = kb_text_open(&t);
+	const kb_op *op = kb_find_op(name);
+
+	ki_jw_arr(w);
+	if (op)
+		costs_of(w, op, true);
 	ki_jw_end_arr(w);
 	return kb_text_take(&t);
 }

@@ -189,6 +189,29 @@ kb_status	kb_impl_resolve(const char *impl, const char *op, kb_impl_id *id, char
  * names the field; nothing is added on failure.
  */
 int			kb_load_op_file(const char *path, char *err, size_t errlen);
+/*
+ * An operation registered in SQL (kbench_register_operation, src/operations.c).
+ * kb_read_op_def reads a definition file and its reference.file as a
+ * registered implementation's file is read (under directory, reached without
+ * a symbolic link; NULL directory: any path), each with its sha256;
+ * kb_add_op_def adds a definition's text with its reference's source, as
+ * kb_load_op_file does (the name it took in name); kb_forget_added_ops takes
+ * every operation added either way out of the registry again, for a
+ * process that reloads what is registered.
+ */
+typedef struct kb_op_source
+{
+	char	   *def;			/* the definition's text (malloc'd, NUL-terminated) */
+	char		def_digest[72];	/* "sha256:<hex>" of it */
+	char	   *ref;			/* reference.file's text, or NULL when the definition names none */
+	char	   *ref_path;		/* where it was read */
+	char		ref_digest[72];
+} kb_op_source;
+int			kb_read_op_def(const char *path, const char *directory, kb_op_source *out, char *err, size_t errlen);
+void		kb_op_source_free(kb_op_source *s);
+int			kb_add_op_def(const char *origin, const char *text, const char *ref_source, const char *ref_path,
+						  char *name, size_t namelen, char *err, size_t errlen);
+void		kb_forget_added_ops(void);
 /* Why a built-in definition (kernels/ops/defs) did not load, or NULL: a build error, never silent. */
 const char *kb_builtin_ops_error(void);
 int			kb_impl_builtin(const char *impl);
@@ -337,6 +360,8 @@ char	   *kb_list_json(void);
  * per operation and pass (malloc'd; kb_free).
  */
 char	   *kb_costs_json(void);
+/* The same objects for one operation (any: kbench's own, defined as data or added), its modes only; "[]" for an unknown name. */
+char	   *kb_op_costs_json(const char *name);
 
 /* The devices present: [{"name":"cpu",...},{"name":"cuda:0","product":..}]. */
 char	   *kb_devices_json(void);

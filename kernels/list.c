@@ -102,6 +102,7 @@ kb_list_json(void)
 
 		ki_jw_obj(w);
 		ki_jw_kstr(w, "name", op->name);
+		ki_jw_kstr(w, "slug", op->slug);
 		ki_jw_kstr(w, "title", op->title);
 		ki_jw_key(w, "modes");
 		ki_jw_arr(w);
@@ -143,14 +144,20 @@ kb_list_json(void)
 		/* the built-in python implementations (on the CPU or a GPU; liger needs liger_kernel there) */
 		ki_jw_key(w, "pythonImplementations");
 		ki_jw_arr(w);
-		for (int i = 0; i < kb_builtin_python_count; i++)
+		for (int i = 0; i < kb_builtin_python_count && !(op->def && op->def->added); i++)
 			ki_jw_str(w, kb_builtin_python[i]);
 		ki_jw_end_arr(w);
 		if (op->def)
 		{
-			/* defined as data: a python float64 reference, no CUDA kernel yet */
+			/* defined as data: a python float64 reference, no CUDA kernel yet; a user's has no baselines */
 			ki_jw_kstr(w, "definition", op->def->file);
-			ki_jw_kstr(w, "reference", "kernels/python/kbench_reference.py");
+			ki_jw_kstr(w, "reference", op->def->reference_file ? op->def->reference_file
+					   : "kernels/python/kbench_reference.py");
+			if (op->def->added)
+			{
+				ki_jw_key(w, "added");
+				ki_jw_bool(w, true);
+			}
 		}
 		else
 		{

@@ -32,6 +32,7 @@ extern const int kb_opdef_ntexts;
 static kb_op data_ops[KB_OPDEF_MAX];
 static kb_opdef defs[KB_OPDEF_MAX];
 static int	ndata;
+static int	nbuiltin;		/* ndata once the built-in definitions are loaded */
 static char load_error[512];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static ki_arena arena;			/* holds every string of the definitions, for the process's life */
@@ -567,6 +568,7 @@ load_all(void)
 		op->check = kb_opdef_check;
 		ndata++;
 	}
+	nbuiltin = ndata;
 }
 
 int
@@ -594,16 +596,6 @@ const char *
 kb_builtin_ops_error(void)
 {
 	return kb_opdef_load_error();
-}
-
-bool
-kb_opdef_validate_text(const char *file, const char *text, char *err, size_t errlen)
-{
-	kb_op		op;
-	kb_opdef	d;
-
-	pthread_once(&once, load_all);
-	return parse_def(file, text, &op, &d, err, errlen);
 }
 
 /* ------------------------------------------------------------ a user's definition */
@@ -637,66 +629,120 @@ read_small(const char *path, const char *what, char *err, size_t errlen)
 	return buf;
 }
 
-int
-kb_load_op_file(const char *path, char *err, size_t errlen)
+/*
+ * reference.file of a definition's text, resolved against the definition's
+ * path (malloc'd), or NULL when it names none; false when the text is not
+ * a definition (kb_add_op_def then says why).
+ */
+static bool
+reference_path(const char *path, const char *text, char **out)
+{
+	ki_arena	a;
+	ki_errors	errs;
+	ki_value   *v;
+	const ki_value *ref,
+			   *file;
+	const char *slash = strrchr(path, '/');
+
+	*out = NULL;
+	ki_arena_init_malloc(&a);
+	ki_errors_init(&errs, &a);
+	v = ki_parse(&a, text, strlen(text), &errs);
+	ref = v && v->type == KI_OBJECT ? ki_get(v, "reference") : NULL;
+	file = ref && ref->type == KI_OBJECT ? ki_get(ref, "file") : NULL;
+	if (file && file->type == KI_STRING)
+	{
+		size_t		n = file->u.str.len,
+					dn = file->u.str.ptr[0] == '/' || !slash ? 0 : (size_t) (slash - path) + 1;
+
+		*out = malloc(dn + n + 1);
+		if (*out)
+		{
+			memcpy(*out, path, dn);
+			memcpy(*out + dn, file->u.str.ptr, n);
+			(*out)[dn + n] = '\0';
+		}
+	}
+	ki_arena_reset(&a);
+	return v != NULL;
+}
+
+/*
+ * A user's definition: parsed as a built-in one, and its name must be new.
+ * Its strings stay in the arena whatever the outcome.
+ */
+static bool
+parse_user(const char *file, const char *text, kb_op *op, kb_opdef *d, char *err, size_t errlen)
+{
+	size_t		n;
+
+	if (!parse_def(file, text, op, d, err, errlen))
+		return false;
+	n = strspn(op->name, "abcdefghijklmnopqrstuvwxyz0123456789_");
+	if (n == 0 || op->name[n] != '\0' || n > 63)
+		FAIL("%s: name '%s' must be 1 to 63 of a-z, 0-9 and _", file, op->name);
+	if (kb_find_op(op->name))
+		FAIL("%s: name '%s' is already an operation of kbench (a definition adds an operation, "
+			 "it does not replace one)", file, op->name);
+	return true;
+}
+
+/* Whether text is a definition that add_def would take (nothing is added), judged before any file it names is read. */
+static bool
+validate_user(const char *file, const char *text, char *err, size_t errlen)
+{
+	kb_op		op;
+	kb_opdef	d;
+
+	pthread_once(&once, load_all);
+	return parse_user(file, text, &op, &d, err, errlen);
+}
+
+/*
+ * Add a definition (origin: its file, as messages name it) with its
+ * reference's source (reference.file's bytes, read by the caller from
+ * ref_path; NULL when the definition names kbench_reference.py's function).
+ */
+static int
+add_def(const char *origin, const char *text, const char *ref_source, const char *ref_path, char *err,
+		size_t errlen)
 {
 	kb_op	   *op;
 	kb_opdef   *d;
-	char	   *text,
-			   *file;
+	char	   *file;
 	bool		ok;
 
 	pthread_once(&once, load_all);
 	if (ndata >= KB_OPDEF_MAX)
 	{
-		snprintf(err, errlen, "%s: kbench holds at most %d operations defined as data", path, KB_OPDEF_MAX);
+		snprintf(err, errlen, "%s: kbench holds at most %d operations defined as data", origin, KB_OPDEF_MAX);
 		return -1;
 	}
-	if (!(text = read_small(path, "the definition", err, errlen)))
-		return -1;
-	file = ki_strndup(&arena, path, strlen(path));
+	file = ki_strndup(&arena, origin, strlen(origin));
 	op = &data_ops[ndata];
 	d = &defs[ndata];
-	ok = parse_def(file, text, op, d, err, errlen);
-	free(text);
-	if (ok)
-	{
-		size_t		n = strspn(op->name, "abcdefghijklmnopqrstuvwxyz0123456789_");
-
-		if (n == 0 || op->name[n] != '\0' || n > 63)
-		{
-			snprintf(err, errlen, "%s: name '%s' must be 1 to 63 of a-z, 0-9 and _", file, op->name);
-			ok = false;
-		}
-		else if (kb_find_op(op->name))
-		{
-			snprintf(err, errlen, "%s: name '%s' is already an operation of kbench (a definition adds an operation, "
-					 "it does not replace one)", file, op->name);
-			ok = false;
-		}
-	}
+	ok = parse_user(file, text, op, d, err, errlen);
 	if (ok && d->reference_file)
 	{
-		/* relative to the definition's directory, read now: later changes to the file do not reach the runs */
-		const char *slash = strrchr(file, '/');
-		char		rpath[4096],
-					why[600];
-		char	   *src;
+		kb_ext_source src = {(unsigned char *) ref_source, ref_source ? strlen(ref_source) : 0, ""};
+		char		why[600];
+		const char *rp = ref_path ? ref_path : d->reference_file;
 
-		if (d->reference_file[0] == '/' || !slash)
-			snprintf(rpath, sizeof(rpath), "%s", d->reference_file);
-		else
-			snprintf(rpath, sizeof(rpath), "%.*s/%s", (int) (slash - file), file, d->reference_file);
-		if (!(src = read_small(rpath, "reference.file", why, sizeof(why))))
+		if (!ref_source)
 		{
-			snprintf(err, errlen, "%s: %s", file, why);
+			snprintf(err, errlen, "%s: reference.file '%s' was not read", file, d->reference_file);
+			ok = false;
+		}
+		/* a reference its file does not define is refused now, not at the first run */
+		else if (!kb_ext_entry_defined(KB_EXT_PYTHON, &src, rp, d->reference, why, sizeof(why)))
+		{
+			snprintf(err, errlen, "%s: reference.python: %s", file, why);
 			ok = false;
 		}
 		else
 		{
-			d->reference_source = ki_strndup(&arena, src, strlen(src));
-			d->reference_file = ki_strndup(&arena, rpath, strlen(rpath));
-			free(src);
+			d->reference_source = ki_strndup(&arena, ref_source, strlen(ref_source));
+			d->reference_file = ki_strndup(&arena, rp, strlen(rp));
 		}
 	}
 	if (!ok)
@@ -707,10 +753,129 @@ kb_load_op_file(const char *path, char *err, size_t errlen)
 		return -1;
 	}
 	op->def = d;
+	d->added = true;
 	op->id = KB_OP_COUNT + ndata;
 	op->check = kb_opdef_check;
 	ndata++;
 	return 0;
+}
+
+int
+kb_load_op_file(const char *path, char *err, size_t errlen)
+{
+	char	   *text,
+			   *rpath = NULL,
+			   *src = NULL;
+	int			rc = -1;
+
+	if (!(text = read_small(path, "the definition", err, errlen)))
+		return -1;
+	/* the definition is judged before its reference file is read (the message names the first fault) */
+	if (!validate_user(path, text, err, errlen))
+		goto done;
+	/* relative to the definition's directory, read now: later changes to the file do not reach the runs */
+	if (reference_path(path, text, &rpath) && rpath)
+	{
+		char		why[600];
+
+		if (!(src = read_small(rpath, "reference.file", why, sizeof(why))))
+		{
+			snprintf(err, errlen, "%s: %s", path, why);
+			goto done;
+		}
+	}
+	rc = add_def(path, text, src, rpath, err, errlen);
+done:
+	free(text);
+	free(rpath);
+	free(src);
+	return rc;
+}
+
+int
+kb_read_op_def(const char *path, const char *directory, kb_op_source *out, char *err, size_t errlen)
+{
+	kb_ext_source def,
+				ref;
+	char	   *rpath = NULL;
+
+	memset(out, 0, sizeof(*out));
+	if (!kb_ext_read_source(path, directory, NULL, &def, err, errlen))
+		return -1;
+	if (def.len > OP_FILE_MAX || memchr(def.bytes, '\0', def.len))
+	{
+		snprintf(err, errlen, "the definition %s is %s", path, def.len > OP_FILE_MAX ? "over 1 MiB" :
+				 "not text (it holds a NUL byte)");
+		kb_ext_source_free(&def);
+		return -1;
+	}
+	def.bytes[def.len] = '\0';	/* read_all left room for it */
+	out->def = (char *) def.bytes;
+	snprintf(out->def_digest, sizeof(out->def_digest), "%s", def.digest);
+	if (!validate_user(path, out->def, err, errlen))
+	{
+		kb_op_source_free(out);
+		return -1;
+	}
+	if (reference_path(path, out->def, &rpath) && rpath)
+	{
+		char		why[600];
+
+		if (!kb_ext_read_source(rpath, directory, NULL, &ref, why, sizeof(why)))
+		{
+			snprintf(err, errlen, "%s: reference.file: %s", path, why);
+			free(rpath);
+			kb_op_source_free(out);
+			return -1;
+		}
+		if (ref.len > OP_FILE_MAX || memchr(ref.bytes, '\0', ref.len))
+		{
+			snprintf(err, errlen, "%s: reference.file %s is %s", path, rpath, ref.len > OP_FILE_MAX ?
+					 "over 1 MiB" : "not text (it holds a NUL byte)");
+			kb_ext_source_free(&ref);
+			free(rpath);
+			kb_op_source_free(out);
+			return -1;
+		}
+		ref.bytes[ref.len] = '\0';
+		out->ref = (char *) ref.bytes;
+		out->ref_path = rpath;
+		snprintf(out->ref_digest, sizeof(out->ref_digest), "%s", ref.digest);
+	}
+	return 0;
+}
+
+void
+kb_op_source_free(kb_op_source *s)
+{
+	free(s->def);
+	free(s->ref);
+	free(s->ref_path);
+	memset(s, 0, sizeof(*s));
+}
+
+int
+kb_add_op_def(const char *origin, const char *text, const char *ref_source, const char *ref_path, char *name,
+			  size_t namelen, char *err, size_t errlen)
+{
+	if (add_def(origin, text, ref_source, ref_path, err, errlen) != 0)
+		return -1;
+	if (name)
+		snprintf(name, namelen, "%s", data_ops[ndata - 1].name);
+	return 0;
+}
+
+void
+kb_forget_added_ops(void)
+{
+	pthread_once(&once, load_all);
+	/* the strings stay in the arena (a few KB per definition, for the process's life) */
+	for (int i = nbuiltin; i < ndata; i++)
+	{
+		memset(&data_ops[i], 0, sizeof(data_ops[i]));
+		memset(&defs[i], 0, sizeof(defs[i]));
+	}
+	ndata = nbuiltin;
 }
 
 /* ------------------------------------------------------------ the check */

@@ -49,12 +49,12 @@ typedef struct kb_opdef
 	const char *reference;		/* function of kernels/python/kbench_reference.py, or of reference_file */
 	const char *reference_file; /* a user's definition (--op-file): its reference's file, as given */
 	const char *reference_source;	/* that file's bytes, read once when the definition was loaded */
+	bool		added;			/* a user's (--op-file, kbench_register_operation), not kernels/ops/defs' */
 } kb_opdef;
 
 int			kb_opdef_count(void);
 const kb_op *kb_opdef_at(int i);
 const char *kb_opdef_load_error(void);
-bool		kb_opdef_validate_text(const char *file, const char *text, char *err, size_t errlen);
 bool		kb_opdef_derive(const kb_op *op, int64_t *ax, char *err, size_t errlen);
 void		kb_opdef_plan(const kb_op *op, kb_call *c, kb_plan *p);
 int			kb_opdef_check(kb_backend *be, const kb_call *c, const kb_plan *p, kb_correctness *out);

@@ -245,8 +245,8 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 		/* the nearest names, not all of them: kbench list and kbench_device_operations list every one */
 		kb_op_suggest(req->op, near, sizeof(near));
 		kb_seterr(err, errlen, "unknown operation '%s'%s%s%s; kbench list, or kbench_device_operations in SQL, "
-				  "lists every operation; one is added as a definition in kernels/ops/defs or with kbench --op-file "
-				  "(docs/OPERATIONS.md)", req->op ? req->op : "", near[0] ? " (did you mean " : "", near,
+				  "lists every operation; one is added as a definition: in kernels/ops/defs, with kbench --op-file, "
+				  "or in SQL with kbench_register_operation (docs/OPERATIONS.md)", req->op ? req->op : "", near[0] ? " (did you mean " : "", near,
 				  near[0] ? "?)" : "");
 		return KB_INVALID_REQUEST;
 	}
@@ -310,6 +310,15 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 		kb_seterr(err, errlen, "unknown device '%s'; allowed: cpu, cuda:N", req->device);
 		return KB_INVALID_REQUEST;
 	}
+	/* a user's operation (--op-file, kbench_register_operation) has no built-in baseline */
+	for (int i = 0; impl && cs->op->def && cs->op->def->added && i < kb_builtin_python_count; i++)
+		if (strcmp(impl, kb_builtin_python[i]) == 0)
+		{
+			kb_seterr(err, errlen, "%s has no built-in '%s' implementation: it is a user's operation (%s), and kbench's "
+					  "baselines are for its own definitions; run your own (python:FILE:FUNCTION, or a name registered "
+					  "with kbench_register_implementation)", cs->op->name, impl, cs->op->def->file);
+			return KB_INVALID_REQUEST;
+		}
 	/* python and library implementations (impl.c) */
 	switch (kb_ext_parse(req, cs, err, errlen))
 	{
@@ -333,9 +342,11 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 	{
 		/* an operation defined as data has no kbench implementation (cpu) and no CUDA kernel yet */
 		kb_seterr(err, errlen, "%s has no %s in kbench (it is defined as data, %s): run a python implementation "
-				  "(huggingface, torch, liger, or your own)", cs->op->name,
+				  "(%s)", cs->op->name,
 				  cs->cuda ? "CUDA kernel (GPU runs of it: not measured on a GPU yet)" : "own cpu implementation",
-				  cs->op->def ? "kernels/ops/defs" : "");
+				  cs->op->def->added ? cs->op->def->file : "kernels/ops/defs",
+				  cs->op->def->added ? "your own: python:FILE:FUNCTION, or a name registered with kbench_register_implementation"
+				  : "huggingface, torch, liger, or your own");
 		return KB_INVALID_REQUEST;
 	}
 	if (cs->impl.cuda != cs->cuda)

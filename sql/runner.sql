@@ -3,7 +3,10 @@
 -- Timings vary from run to run: only what is deterministic is shown.
 
 SELECT device, product FROM kbench_workers;
-SELECT operation, implementation, implementations, modes, dtypes FROM kbench_device_operations ORDER BY operation;
+SELECT operation, implementation, implementations, modes, dtypes FROM kbench_device_operations WHERE implementation IS NOT NULL ORDER BY operation;
+-- the operations defined as data too, with no kbench implementation of their own: python ones run them
+SELECT operation, implementation, implementations, other_implementations, modes FROM kbench_device_operations
+ WHERE operation IN ('rms_norm', 'kl_div') ORDER BY operation;
 
 -- queue, run, wait: the seed workload of layer_norm backward, on the CPU
 SELECT kbench_run('layer_norm', 'backward', '{"rows": 4096, "hidden": 4096, "dtype": "fp32"}',

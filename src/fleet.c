@@ -28,6 +28,7 @@
  */
 #include "kernelindex.h"
 #include "fleet.h"
+#include "implementations.h"
 #include "runner.h"
 #include "security.h"
 #include "worker.h"
@@ -241,8 +242,28 @@ kbench__job_manifests(PG_FUNCTION_ARGS)
 	impl = PG_ARGISNULL(3) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(3));
 	device = text_to_cstring(PG_GETARG_TEXT_PP(4));
 
+	ki_sync_operations();		/* a registered operation's name (src/operations.c) */
 	kb_request_for(&req, op, mode, workload, "cpu", "cpu");
-	if (kb_describe(&req, &res) == KB_PASSED)
+	if (kb_describe(&req, &res) != KB_PASSED && impl)
+	{
+		/*
+		 * An operation defined as data has no cpu implementation: its
+		 * digests, as the job's own implementation describes them (no
+		 * cpu_implementation then).
+		 */
+		kb_free_result(&res);
+		req.impl = impl;
+		ki_resolve_request(&req, op);
+		if (kb_describe(&req, &res) == KB_PASSED)
+		{
+			values[0] = CStringGetTextDatum(res.workload_digest);
+			values[1] = CStringGetTextDatum(res.operation_digest);
+			nulls[0] = nulls[1] = false;
+		}
+		kb_free_result(&res);
+		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+	}
+	if (res.status == KB_PASSED)
 	{
 		values[0] = CStringGetTextDatum(res.workload_digest);
 		values[1] = CStringGetTextDatum(res.operation_digest);

@@ -125,6 +125,7 @@ ki_check_job(const char *op, const char *mode, const char *workload, const char 
 	kb_request	req;
 	kb_status	st;
 
+	ki_sync_operations();		/* a registered operation's name (src/operations.c) */
 	kb_request_for(&req, op, mode, workload, impl, device);
 	req.python = ki_python && ki_python[0] ? ki_python : NULL;
 	if (impl && !kb_impl_builtin(impl))
@@ -168,6 +169,7 @@ ki_resolve_request(kb_request *req, const char *op)
 			   *v = NULL,
 			   *d = NULL;
 
+	ki_sync_operations();
 	req->python = ki_python && ki_python[0] ? ki_python : NULL;
 	if (!req->impl || kb_impl_builtin(req->impl))
 		return;
@@ -320,6 +322,7 @@ kbench_register_implementation(PG_FUNCTION_ARGS)
 	entry = psprintf("%.*s%s%s", (int) (rest - entry + 1), entry, file, colon);
 
 	/* read as a run reads it: no symbolic link on the resolved path, under the directory */
+	ki_sync_operations();		/* for an operation registered in SQL (src/operations.c) */
 	manifest = kb_implementation_manifest(op, entry, name, version, dir, digest, err, sizeof(err));
 	if (!manifest)
 		ereport(ERROR,

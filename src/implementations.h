@@ -26,4 +26,12 @@ void		ki_resolve_request(kb_request *req, const char *op);
 /* In the worker, before kb_run: the interpreter and a registered name's entry. */
 void		ki_worker_prepare_request(kb_request *req, const char *op);
 
+/*
+ * Inside a transaction (src/operations.c): this process's kernels registry
+ * holds the operations of kbench_registered_operations as the current
+ * snapshot sees them.  Before any call that gives the kernels library an
+ * operation's name.
+ */
+void		ki_sync_operations(void);
+
 #endif							/* KI_IMPLEMENTATIONS_H */

@@ -16,6 +16,8 @@
 #include "utils/fmgrprotos.h"
 
 #include "../kernels/kbench.h"
+#include "implementations.h"
+#include "kernelindex.h"
 
 /* A JSON text the kernels library allocated, as jsonb; the text is freed. */
 static Datum
@@ -34,6 +36,11 @@ PG_FUNCTION_INFO_V1(kbench_registry);
 Datum
 kbench_registry(PG_FUNCTION_ARGS)
 {
+	const char *installed;
+
+	/* the operations registered in SQL too, where this database's SQL is the library's (src/operations.c) */
+	if (ki_ext_version_current(&installed))
+		ki_sync_operations();
 	PG_RETURN_DATUM(registry_jsonb(kb_list_json()));
 }
 

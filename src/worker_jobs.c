@@ -5,6 +5,7 @@
  */
 #include "kernelindex.h"
 #include "security.h"
+#include "implementations.h"
 #include "estimate.h"
 #include "store.h"
 #include "worker.h"
@@ -146,6 +147,9 @@ ki_claim_job(const char *device, claimed_job *job, MemoryContext cxt)
 		found = true;
 	}
 	SPI_finish();
+	/* the job's operation may be one registered in SQL (src/operations.c) */
+	if (found)
+		ki_sync_operations();
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	pgstat_report_activity(STATE_IDLE, NULL);

@@ -93,6 +93,35 @@ dup_or_null(PGresult *r, int col)
 	return PQgetisnull(r, 0, col) ? NULL : strdup(PQgetvalue(r, 0, col));
 }
 
+/*
+ * The job's operation, when it is one registered in SQL (kbench_register_operation):
+ * its definition and reference as the server stored them, in place of any
+ * registered before (a definition is re-registered under its name).  An
+ * operation of kbench's own has no row; a definition that does not load
+ * leaves the run to say the operation is unknown.
+ */
+static void
+registered_operation(PGconn *conn, const char *operation)
+{
+	char		sql[512],
+				err[1024];
+	const char *vals[1] = {operation};
+	PGresult   *r;
+
+	snprintf(sql, sizeof(sql), "SELECT definition, reference_source, reference_file, source_file"
+			 " FROM %s.kbench_registered_operations WHERE name = $1", kb_agent.schema);
+	if (!operation || kb_agent_call(conn, sql, 1, vals, &r, NULL) != 0)
+		return;
+	if (PQntuples(r) == 1)
+	{
+		kb_forget_added_ops();
+		if (kb_add_op_def(PQgetvalue(r, 0, 3), PQgetvalue(r, 0, 0), PQgetisnull(r, 0, 1) ? NULL : PQgetvalue(r, 0, 1),
+						  PQgetisnull(r, 0, 2) ? NULL : PQgetvalue(r, 0, 2), NULL, 0, err, sizeof(err)) != 0)
+			kb_agent_log("registered operation %s does not load: %s", operation, err);
+	}
+	PQclear(r);
+}
+
 /* Claim and run one job (agent.h says what it returns). */
 int
 kb_agent_run_one(PGconn **conn)
@@ -153,6 +182,7 @@ kb_agent_run_one(PGconn **conn)
 	kb_agent_log("job %" PRId64 " attempt %d on %s: %s %s %s", end.job, end.attempt, device ? device : "?",
 				 operation, mode, workload);
 
+	registered_operation(*conn, operation);
 	kb_request_for(&req, operation, mode, workload, impl, device);
 	req.entry = entry;
 	req.impl_version = version;

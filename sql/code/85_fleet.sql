@@ -381,7 +381,10 @@ BEGIN
 		RETURN format('its workload (%s) is not the job''s (%s %s)', coalesce(wl->'metadata'->>'name', '?'), j.operation, j.workload);
 	END IF;
 	-- the implementation
-	slug := substring(x.cpu_implementation::jsonb->'metadata'->>'name' FROM '^kbench-(.*)-cpu$');
+	-- the operation's slug (an operation defined as data has no cpu implementation to read it from)
+	slug := coalesce(substring(x.cpu_implementation::jsonb->'metadata'->>'name' FROM '^kbench-(.*)-cpu$'),
+	                 (SELECT o->>'slug' FROM jsonb_array_elements(kbench_registry()->'operations') o
+	                   WHERE o->>'name' = j.operation));
 	SELECT * INTO g FROM kbench_registered_implementations r WHERE r.name = j.implementation AND r.operation = j.operation;
 	IF FOUND THEN
 		IF kbench_digest(impl) <> g.implementation_digest THEN
@@ -534,6 +537,9 @@ GRANT SELECT ON kbench_workers TO PUBLIC;
 
 -- The operations each device can run: every device of kbench_workers (the
 -- workers' and the agents'), the kernels' registry for each.
+-- implementation: kbench's own kind there (cpu, cuda), NULL for an
+-- operation defined as data (kernels/ops/defs, or registered: python
+-- implementations run it on every device);
 -- implementations: kbench's own there, as kbench_run's implementation
 -- argument takes them ('cuda/v2': a kernel variant; kb_impl_resolve names
 -- them); other_implementations: the built-in python ones (huggingface,
@@ -548,7 +554,7 @@ CREATE OR REPLACE VIEW kbench_device_operations AS
 	       ARRAY(SELECT jsonb_array_elements_text(o->'modes')) AS modes,
 	       ARRAY(SELECT jsonb_array_elements_text(o->'axes')) AS axes,
 	       ARRAY(SELECT jsonb_array_elements_text(o->'dtypes')) AS dtypes,
-	       d.kind AS implementation,
+	       CASE WHEN o->'implementations' @> jsonb_build_array(jsonb_build_object('device', d.kind)) THEN d.kind END AS implementation,
 	       ARRAY(SELECT i->>'implementation' FROM jsonb_array_elements(o->'implementations') i
 	              WHERE i->>'device' = d.kind) AS implementations,
 	       w.kind,
@@ -559,5 +565,6 @@ CREATE OR REPLACE VIEW kbench_device_operations AS
 	  CROSS JOIN LATERAL (SELECT CASE WHEN w.device = 'cpu' OR w.device LIKE 'agent:%/cpu' THEN 'cpu' ELSE 'cuda' END AS kind) d
 	  CROSS JOIN reg
 	  CROSS JOIN LATERAL jsonb_array_elements(reg.ops) o
-	 WHERE o->'implementations' @> jsonb_build_array(jsonb_build_object('device', d.kind));
+	 -- kbench's own implementation there, or an operation defined as data (python implementations only)
+	 WHERE o->'implementations' @> jsonb_build_array(jsonb_build_object('device', d.kind)) OR o ? 'definition';
 GRANT SELECT ON kbench_device_operations TO PUBLIC;

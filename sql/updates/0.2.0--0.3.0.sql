@@ -69,3 +69,19 @@ CREATE TABLE kbench_environment_probes (
 );
 COMMENT ON TABLE kbench_environment_probes IS 'measured ceilings per environment (kbench probe): sustained bandwidth and FLOP rates, NULL where not measured';
 SELECT pg_catalog.pg_extension_config_dump('kbench_environment_probes', '');
+
+-- A user's operations registered from SQL (issue 26 item 4; sql/schema/35_operations.sql
+-- makes it on install, src/operations.c writes it).
+CREATE TABLE kbench_registered_operations (
+	name text PRIMARY KEY,               -- the definition's "name"
+	definition text NOT NULL,            -- the definition file's text (kernels/ops/defs' format)
+	definition_digest text NOT NULL,     -- sha256:<hex> of it
+	reference_source text,               -- reference.file's text; NULL: a function of kbench_reference.py
+	reference_file text,                 -- where it was read
+	reference_digest text,               -- sha256:<hex> of it
+	source_file text NOT NULL,           -- the definition's file, resolved
+	registered_by name NOT NULL,
+	registered_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+	CHECK ((reference_source IS NULL) = (reference_digest IS NULL) AND (reference_source IS NULL) = (reference_file IS NULL))
+);
+SELECT pg_catalog.pg_extension_config_dump('kbench_registered_operations', '');

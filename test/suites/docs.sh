@@ -20,6 +20,7 @@ chmod 755 "$SCRATCH"
 cp data/liger/all_benchmark_data.csv data/kernelindex/catalog-2026-08-16-0022af0b.jsonl.zst "$SCRATCH/"
 cp test/data/seeds/004_5d22a04506fce857.json "$SCRATCH/run.json"
 cp test/byo/impls.py "$SCRATCH/ln_torch.py"
+cp test/operations/user/affine.json test/operations/user/affine_ref.py test/operations/user/affine_impl.py "$SCRATCH/"
 ln -s "$(pwd)/data" "$SCRATCH/data"
 kernels/kbench run layer_norm forward rows=64 hidden=256 dtype=fp32 --device cpu --warmup-ms 0 --rep-ms 1 \
   --flush-bytes 0 --json >"$SCRATCH/kbench-result.json" || { echo "not ok - kbench run --json for the ingest example"; exit 1; }

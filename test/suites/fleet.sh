@@ -21,7 +21,7 @@ AG=$(mktemp -d /tmp/kernelindex-fleet.XXXXXX)
 chmod 755 "$AG"
 cp kernels/build/libkbench_fake_cuda.so "$AG/"
 # code to register (as test/suites/byo.sh): a C library and a python file
-mkdir "$AG/impl" && cp test/byo/impls.py "$AG/impl/"
+mkdir "$AG/impl" && cp test/byo/impls.py "$AG/impl/" && cp test/operations/user/affine.json test/operations/user/affine_ref.py test/operations/user/affine_impl.py "$AG/impl/"
 cc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -Ikernels -o "$AG/impl/libln.so" test/byo/ln_lib.c -lm ||
   { echo "not ok - the test library builds"; exit 1; }
 chmod -R a+rX "$AG"
@@ -175,6 +175,16 @@ for impl in "agent-ln-c|library:$AG/impl/libln.so:ln_good" "agent-ln-py|python:$
            LEFT JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.id = $job")" "passed a2 true" \
     "a registered $(cut -d: -f1 <<<"${impl#*|}") implementation's job passes on agent a2, its run names the registered revision"
 done
+
+echo "# 3c. an operation registered in SQL runs on an agent: its definition and reference come from the server"
+q "SELECT kbench_register_operation('$AG/impl/affine.json')" >/dev/null
+q "SELECT kbench_register_implementation('agent-affine', 'affine', 'python:$AG/impl/affine_impl.py:honest', '1.0')" >/dev/null
+job=$(q "SELECT kbench_run('affine', 'backward', '{\"rows\": 16, \"cols\": 8}', implementation => 'agent-affine',
+         device => 'agent:a2', protocol => '$TINY')")
+wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_jobs WHERE id = $job" 180
+ok "$(q "SELECT j.status || ' ' || j.agent || ' ' || coalesce(j.run_status::text, '-') FROM kbench_jobs j WHERE j.id = $job")" "passed a2 passed" \
+  "a registered operation's job passes on agent a2 (the agent loads the definition the server stored) and its result is accepted"
+q "SELECT coalesce(error, '') FROM kbench_jobs WHERE id = $job AND status <> 'passed'" | sed 's/^/# error: /'
 
 echo "# 4. cancel and timeout"
 job=$(psql -X -At -q -U alice -c "SELECT kbench_run('layer_norm', 'backward', '$BIG', device => 'agent:a2', protocol => '$LONG')")

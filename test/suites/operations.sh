@@ -105,6 +105,9 @@ for m in forward backward full; do
 done
 out=$($KB run affine forward rows=64 cols=32 --impl python:$UD/affine_impl.py:honest $CHEAT 2>&1); rc=$?
 has "$out" "unknown operation 'affine'" "without --op-file the operation is unknown"
+out=$($KB run affine forward rows=64 cols=32 --impl torch $UOP 2>&1); rc=$?
+ok "$rc" 2 "a built-in baseline name for the user's operation is a usage error"
+has "$out" "affine has no built-in 'torch' implementation: it is a user's operation" "... saying that kbench's baselines are for its own definitions"
 mkdir -p "$TMPDIR_OPS/bad"
 while IFS='|' read -r f want; do
   out=$($KB --op-file "$f" list 2>&1); rc=$?

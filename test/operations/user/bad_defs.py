@@ -30,8 +30,6 @@ def shape(i, s):
 if run:
     def ref(fn, file):
         return lambda d: d.__setitem__("reference", {"python": fn, "file": os.path.join(here, file)})
-    variant("ref_no_function", ref("affinez", "affine_ref.py"),
-            "the reference file %s/affine_ref.py has no function affinez" % here)
     variant("ref_wrong_shape", ref("wrong_shape", "affine_ref_bad.py"),
             "the reference wrong_shape returned y of shape [32], 32 values; the definition's shape is [64, 32]")
     variant("ref_no_output", ref("no_y", "affine_ref_bad.py"), "the reference no_y returned no y (it returned out)")
@@ -46,6 +44,9 @@ variant("derived_self", lambda d: d["axes"].append({"name": "c", "derived": "c *
 variant("no_reference", lambda d: d.pop("reference"), "reference.python must name the float64 reference")
 variant("reference_file_missing", lambda d: d["reference"].__setitem__("file", "no_such_ref.py"),
         "reference.file '%s/no_such_ref.py' cannot be read" % out)
+variant("reference_function_missing",
+        lambda d: d.__setitem__("reference", {"python": "affinez", "file": os.path.join(here, "affine_ref.py")}),
+        "reference.python: %s/affine_ref.py defines no 'affinez' at its top level" % here)
 variant("fp16", lambda d: d.__setitem__("dtypes", ["fp32", "fp16"]), "dtypes[1] is not fp32 or bf16")
 variant("int64_dtype", lambda d: d.__setitem__("dtypes", ["int64"]), "dtypes[0] is not fp32 or bf16")
 variant("builtin_name", lambda d: d.__setitem__("name", "rms_norm"), "name 'rms_norm' is already an operation of kbench")

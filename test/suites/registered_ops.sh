@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# registered_ops.sh: a user's own operation registered from SQL (issue 26
+# item 4, src/operations.c, docs/OPERATIONS.md "Registering an operation"),
+# through the CPU worker: kbench_register_operation (kbench_admin only, from
+# kernelindex.implementation_directory) stores the definition and its
+# reference with their sha256; the operation then queues, runs and passes
+# with a registered implementation, in the WorkloadCase digest that
+# `kbench describe --op-file` gives; a wrong implementation fails; every bad
+# definition of test/operations/user/bad_defs.py is refused naming its field
+# and leaves nothing behind; files outside the directory, or reached through
+# a symbolic link, are refused; the registry of a backend follows
+# transactions (a rolled-back registration is gone, another session's
+# commit is seen, an unregistered operation is unknown again); what runs is
+# the reference as registered, not the file as it is later.  TAP lines.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
+PY=/usr/bin/python3
+KB=kernels/kbench
+if ! $PY -c 'import torch' 2>/dev/null; then
+  echo "not ok - $PY imports torch (apt-get install python3-torch; bin/setup.sh installs it)"
+  exit 1
+fi
+source bin/pgcluster.sh
+UD=test/operations/user
+DIR=$(mktemp -d /tmp/kbench-regop.XXXXXX)
+OUTSIDE=$(mktemp -d /tmp/kbench-regop-outside.XXXXXX)
+trap 'ki_cluster_stop; rm -rf "$DIR" "$OUTSIDE"' EXIT
+cp $UD/affine.json $UD/affine_ref.py $UD/affine_impl.py "$DIR/"
+mkdir "$DIR/bad"
+cp $UD/affine_ref.py "$OUTSIDE/"
+chmod -R a+rwX "$DIR" "$OUTSIDE"
+
+ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.database = 'kbench'" \
+                 "kernelindex.devices = 'cpu'" "kernelindex.python = '$PY'" \
+                 "kernelindex.implementation_directory = '$DIR'" || { echo "not ok - the cluster starts"; exit 1; }
+createdb kbench && psql -X -q -d kbench -c "CREATE EXTENSION kernelindex" || { echo "not ok - extension created"; exit 1; }
+export PGDATABASE=kbench
+q() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1"; }
+qe() { psql -X -At -q -v ON_ERROR_STOP=1 "$@" 2>&1; }
+source test/lib/tap.sh
+has() { case "$1" in *"$2"*) echo "ok - $3";; *) echo "not ok - $3"; echo "$1" | sed 's/^/# /';; esac; }
+TINY='{"warmup_ms": 0, "rep_ms": 0.01, "flush_bytes": 0, "max_samples": 3}'
+WL='{"rows": 64, "cols": 32, "dtype": "fp32"}'
+q "CREATE ROLE op_user LOGIN; GRANT kbench_user TO op_user; CREATE ROLE op_admin LOGIN; GRANT kbench_admin TO op_admin" >/dev/null
+admin() { qe -U op_admin -c "$1"; }
+wait_for "SELECT count(*) = 1 FROM kbench_workers WHERE state = 'idle'" 30 || echo "# the worker did not start"
+run() {
+  JOB=$(q "SELECT kbench_run($1)") || { RES="queue-error"; JOB=0; return; }
+  wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_jobs WHERE id = $JOB" "${2:-120}" || { RES="still-running"; return; }
+  RES=$(q "SELECT status || ' ' || coalesce(run_status::text, '-') FROM kbench_jobs WHERE id = $JOB")
+}
+
+echo "# before registration the operation is unknown"
+out=$(qe -c "SELECT kbench_run('affine', 'forward', '$WL', implementation => 'torch')")
+has "$out" "unknown operation 'affine'" "an operation nobody registered is refused at queue time"
+
+echo "# who may register"
+out=$(qe -U op_user -v VERBOSITY=verbose -c "SELECT kbench_register_operation('$DIR/affine.json')")
+has "$out" "42501" "a role outside kbench_admin may not register an operation (insufficient_privilege)"
+has "$out" "GRANT kbench_admin TO op_user" "... and the hint gives the GRANT that lets it"
+out=$(qe -U op_user -c "SELECT _kernelindex.register_operation('$DIR/affine.json')")
+has "$out" "permission denied for function register_operation" "the registration behind the front is EXECUTE for kbench_admin only"
+out=$(qe -U op_user -c "INSERT INTO kbench_registered_operations (name, definition, definition_digest, source_file, registered_by) VALUES ('x', '{}', 'sha256:0', '/x', 'op_user')")
+has "$out" "permission denied for table kbench_registered_operations" "nobody writes the table but the registration"
+ok "$(qe -U op_user -c "SELECT count(*) FROM kbench_registered_operations")" 0 "everyone reads it (nothing registered yet)"
+
+echo "# where from"
+out=$(admin "SELECT kbench_register_operation('$OUTSIDE/affine_ref.py')")
+has "$out" "is not under kernelindex.implementation_directory" "a definition outside the directory is refused"
+out=$(admin "SELECT kbench_register_operation('affine.json')")
+has "$out" "must be absolute" "a relative path is refused"
+sed "s|\"affine_ref.py\"|\"$OUTSIDE/affine_ref.py\"|" $UD/affine.json > "$DIR/bad/outside_ref.json"
+out=$(admin "SELECT kbench_register_operation('$DIR/bad/outside_ref.json')")
+has "$out" "is not under kernelindex.implementation_directory" "a reference.file outside the directory is refused (its bytes would be stored)"
+ln -s "$OUTSIDE/affine_ref.py" "$DIR/bad/linked_ref.py"
+sed 's/"affine_ref.py"/"linked_ref.py"/' $UD/affine.json > "$DIR/bad/linked.json"
+out=$(admin "SELECT kbench_register_operation('$DIR/bad/linked.json')")
+has "$out" "symbolic link" "a reference.file reached through a symbolic link is refused"
+ok "$(q "SELECT count(*) FROM kbench_registered_operations")" 0 "nothing was registered by the refusals"
+
+echo "# every bad definition is refused, naming the field, and leaves nothing"
+cp $UD/affine_ref.py "$DIR/bad/"
+n=0
+while IFS='|' read -r f want; do
+  case "$f" in
+    # the same faults, as a registration reads files: under the directory, without a symbolic link
+    */reference_file_missing.json) want="cannot open $DIR/bad/no_such_ref.py: No such file or directory";;
+    */reference_function_missing.json)
+      sed -i "s|\"file\": \"[^\"]*\"|\"file\": \"$DIR/bad/affine_ref.py\"|" "$f"
+      want="reference.python: $DIR/bad/affine_ref.py defines no 'affinez' at its top level";;
+  esac
+  out=$(admin "SELECT kbench_register_operation('$f')"); n=$((n + 1))
+  has "$out" "$want" "kbench_register_operation refuses a definition $(basename "$f" .json | tr _ ' '): $want"
+done < <($PY $UD/bad_defs.py "$DIR/bad")
+chmod -R a+rX "$DIR"
+ok "$([ $n -ge 20 ] && echo many)" many "the bad definitions were all tried ($n)"
+ok "$(q "SELECT count(*) FROM kbench_registered_operations") $(q "SELECT count(*) FROM kbench_operation_costs WHERE operation = 'affine'")" "0 0" \
+   "nothing half-registered remains: no row, no cost"
+
+echo "# a rolled-back registration is gone from the backend that made it"
+out=$(qe -U op_admin <<EOF
+BEGIN;
+SELECT kbench_register_operation('$DIR/affine.json');
+SELECT count(*) FROM kbench_device_operations WHERE operation = 'affine';
+ROLLBACK;
+SELECT count(*) FROM kbench_device_operations WHERE operation = 'affine';
+SELECT kbench_run('affine', 'forward', '$WL', implementation => 'torch');
+EOF
+)
+has "$(echo "$out" | head -3 | tr '\n' ' ')" "affine 1 0" "inside the transaction the operation is listed; after ROLLBACK the same session lists it no more"
+has "$out" "unknown operation 'affine'" "... and refuses to queue it"
+
+echo "# registered"
+ok "$(admin "SELECT kbench_register_operation('$DIR/affine.json')")" affine "kbench_admin registers affine.json; the name is returned"
+ok "$(q "SELECT definition_digest = 'sha256:$(sha256sum $DIR/affine.json | cut -c1-64)' AND reference_digest = 'sha256:$(sha256sum $DIR/affine_ref.py | cut -c1-64)' AND source_file = '$DIR/affine.json' AND reference_file = '$DIR/affine_ref.py' AND registered_by = 'op_admin' FROM kbench_registered_operations WHERE name = 'affine'")" t \
+   "the row records both files' sha256, where they were read and who registered them"
+ok "$(q "SELECT definition = pg_read_file('$DIR/affine.json') AND reference_source = pg_read_file('$DIR/affine_ref.py') FROM kbench_registered_operations")" t \
+   "and their texts, byte for byte"
+ok "$(q "SELECT string_agg(mode || ':' || flops, ' ' ORDER BY mode) FROM kbench_operation_costs WHERE operation = 'affine'")" \
+   "backward:4 * rows * cols forward:2 * rows * cols full:6 * rows * cols" "its cost texts are the roofline's (kbench_operation_costs)"
+ok "$(q "SELECT count(*) > 0 FROM kbench_device_operations WHERE operation = 'affine'")" t "kbench_device_operations lists the registered operation"
+out=$(qe -c "SELECT kbench_run('affine', 'forward', '$WL', implementation => 'huggingface')")
+has "$out" "affine has no built-in 'huggingface' implementation: it is a user's operation" \
+  "a built-in baseline name is refused at queue time for a registered operation (kbench's baselines are for its own definitions)"
+out=$(admin "SELECT kbench_register_implementation('affine-honest', 'affine', 'python:$DIR/affine_impl.py:honest', '1')")
+has "$out" "sha256:" "an implementation of it registers (its ImplementationRevision names the registered OperationSpec)"
+admin "SELECT kbench_register_implementation('affine-no-bias', 'affine', 'python:$DIR/affine_impl.py:no_bias', '1')" >/dev/null
+
+echo "# it runs through the worker, in the digest kbench --op-file gives"
+for m in forward backward full; do
+  run "'affine', '$m', '$WL', implementation => 'affine-honest', protocol => '$TINY'"
+  ok "$RES" "passed passed" "the registered affine $m runs through the CPU worker and passes its float64 reference"
+done
+want=$($KB describe affine full rows=64 cols=32 dtype=fp32 --impl python:$DIR/affine_impl.py:honest --op-file $DIR/affine.json --json 2>/dev/null |
+       $PY -c 'import json,sys; d=json.load(sys.stdin)["digests"]; print(d["workload"], d["operation"])' 2>/dev/null)
+ok "$(q "SELECT r.workload_digest || ' ' || (w.manifest::jsonb->'spec'->>'operationSpecDigest') FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest JOIN kbench_workloads w ON w.digest = r.workload_digest WHERE j.id = $JOB")" "$want" \
+   "its run's WorkloadCase and OperationSpec digests are kbench describe --op-file's"
+run "'affine', 'backward', '$WL', implementation => 'affine-no-bias', protocol => '$TINY'"
+ok "$RES" "failed incorrect_numerical" "a wrong implementation of the registered operation fails its check"
+
+echo "# what runs is the reference as registered"
+cat > "$DIR/affine_ref.py" <<'EOF'
+def affine(inputs, scalars):
+    return {"y": inputs["x"] * inputs["w"]}
+EOF
+run "'affine', 'forward', '$WL', implementation => 'affine-honest', protocol => '$TINY'"
+ok "$RES" "passed passed" "a reference file changed after registration does not reach the runs"
+ok "$(admin "SELECT kbench_register_operation('$DIR/affine.json')")" affine "registering it again takes the changed file"
+ok "$(q "SELECT reference_digest = 'sha256:$(sha256sum $DIR/affine_ref.py | cut -c1-64)' FROM kbench_registered_operations")" t "... with its new digest"
+run "'affine', 'forward', '$WL', implementation => 'affine-honest', protocol => '$TINY'"
+ok "$RES" "failed incorrect_numerical" "the worker runs the re-registered reference (it forgot the old one): the honest affine now differs from it"
+cp $UD/affine_ref.py "$DIR/"
+admin "SELECT kbench_register_operation('$DIR/affine.json')" >/dev/null
+run "'affine', 'forward', '$WL', implementation => 'affine-honest', protocol => '$TINY'"
+ok "$RES" "passed passed" "registered once more with the right reference, it passes again"
+
+echo "# another session's change is seen without reconnecting"
+out=$(qe <<EOF
+SELECT count(*) > 0 FROM kbench_device_operations WHERE operation = 'affine';
+\! psql -X -At -q -U op_admin -c "SELECT kbench_unregister_operation('affine')"
+SELECT count(*) > 0 FROM kbench_device_operations WHERE operation = 'affine';
+SELECT kbench_run('affine', 'forward', '$WL', implementation => 'affine-honest');
+EOF
+)
+has "$(echo "$out" | head -3 | tr '\n' ' ')" "t t f" "a session that listed affine no longer does once another unregistered it"
+has "$out" "unknown operation 'affine'" "... and refuses to queue it"
+ok "$(q "SELECT count(*) FROM kbench_operation_costs WHERE operation = 'affine'")" 0 "unregistering takes its costs out"
+ok "$(admin "SELECT kbench_unregister_operation('affine')")" f "unregistering what is not registered says false"
+ok "$(q "SELECT count(*) >= 7 FROM kbench_runs r JOIN kbench_jobs j ON j.run_digest = r.digest WHERE j.operation = 'affine'")" t "its runs stay"
+out=$(qe -U op_user -c "SELECT kbench_unregister_operation('affine')")
+has "$out" "not a member of kbench_admin" "a role outside kbench_admin may not unregister"
+out=$(admin "SELECT kbench_register_operation(NULL)")
+has "$out" "must not be null" "a NULL path is refused"
