@@ -200,6 +200,16 @@ opdef_tiled_swiglu_ref|kernels/ops/defs/tiled_swiglu.json|s/"python": "swiglu"/"
 opdef_flce_sum|kernels/python/kbench_reference.py|s/loss = torch.nn.functional.cross_entropy(logits, target, reduction="mean")/loss = torch.nn.functional.cross_entropy(logits, target, reduction="sum")/|KI_OPS=fused_linear_cross_entropy operations|fused_linear_cross_entropy's reference sums the loss over tokens instead of averaging it
 opdef_fljsd_beta|kernels/python/kbench_reference.py|s/log_m = torch.log((1 - beta) \* ls.exp() + beta \* lt.exp())/log_m = torch.log(beta * ls.exp() + (1 - beta) * lt.exp())/|KI_OPS=fused_linear_jsd operations|fused_linear_jsd's reference mixes M with the weights swapped (beta P_s + (1 - beta) P_t: the same loss at Liger's beta 0.5, not at others)
 opdef_distill_cosine_weights|kernels/python/kbench_reference.py|s/hard + scalars\["weight_soft_loss"\] \* soft/hard + scalars["weight_hard_loss"] * soft/|KI_OPS=distill_cosine_loss operations|distill_cosine_loss's reference weights the soft term with weight_hard_loss (a copy-paste slip: the same loss at Liger's equal weights, not at others)
+jsd_backward_no_softmax|kernels/ops/jsd.c|s/kb_set(c->t\[JSD_DZ\], dt, r \* V + j, d - expf(x) \* sf);/kb_set(c->t[JSD_DZ], dt, r * V + j, d);/|kernels|the CPU jsd backward returns grad_input, leaving out log_softmax's exp(x) * rowsum term
+jsd_backward_check_self|kernels/ops/jsd.c|s/kb_cmp_tol(m, "grad_logits", dz, got, tdz, V);/kb_cmp_tol(m, "grad_logits", got, got, tdz, V);/|kernels|jsd backward's check compares grad_logits with itself
+torch_jsd_backward_no_log_softmax|kernels/python/kbench_builtin.py|s/st\["loss"\] = loss_of(z.log_softmax(-1))\[0\]/st["loss"] = loss_of(z)[0]/|kernels|the torch/liger jsd backward baselines skip log_softmax (their gradient is grad_input, not grad_logits)
+readback_marks_none|kernels/backend_child.c|s/x->plan->not_returned\[i\] = 1;/x->plan->not_returned[i] = 0;/|kernels|a python implementation's readback marks no output as not returned (a total-only jsd is checked against an unwritten row_loss)
+jsd_total_only_self|kernels/ops/jsd.c|s/kb_cmp_tol(&m, "loss", &total_ref, &total_got, &tt, 1);/kb_cmp_tol(\&m, "loss", \&total_got, \&total_got, \&tt, 1);/|kernels|jsd's check of a total without row_loss compares the total with itself
+jsd_rows_unchecked|kernels/ops/jsd.c|s/kb_cmp_tol(&m, "row_loss", &lr, &lg, &tl, 1);/(void) lg;/|kernels|jsd's check no longer compares returned per-row losses
+jsd_missing_grad_passes|kernels/ops/jsd.c|s/kb_cmp_missing(&m, "grad_input");/(void) 0;/|kernels|jsd passes an implementation that returns no grad_input
+distill_total_only_self|kernels/ops/distill_jsd_loss.c|s/kb_cmp_tol(&m, "loss", &total, &got, &tt, 1);/kb_cmp_tol(\&m, "loss", \&got, \&got, \&tt, 1);/|kernels|distill_jsd_loss's check compares the total loss with itself
+distill_tokens_unchecked|kernels/ops/distill_jsd_loss.c|s/kb_cmp_tol(&m, "token_loss", &lr, &lg, &tl, 1);/(void) lg;/|kernels|distill_jsd_loss's check no longer compares returned per-token losses
+upgrade_costs_stale|sql/updates/0.2.0--0.3.0.sql|/^-- jsd's backward pass (issue 26 item 3)/,$d|upgrade|the 0.2.0 -> 0.3.0 update keeps 0.2.0's seeded cost formulas (jsd backward "as forward")
 EOF
 )
 

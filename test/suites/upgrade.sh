@@ -65,6 +65,10 @@ for old in $(ki_released_versions); do
   d=$(diff <(schema_of old) <(schema_of fresh))
   if [ -z "$d" ]; then echo "ok - $old updated to $CUR has the schema of a fresh $CUR install"
   else echo "not ok - $old updated to $CUR has the schema of a fresh $CUR install"; echo "$d" | head -60 | sed 's/^/# /'; fi
+  # the seeded cost formulas are the registry's, as on a fresh install (jsd backward's, issue 26 item 3)
+  costs_sql="SELECT md5(string_agg(concat_ws('|', operation, mode, bytes, flops, compute, note), ',' ORDER BY operation, mode))
+               FROM kbench_operation_costs WHERE seeded"
+  ok "$(q old "$costs_sql")" "$(q fresh "$costs_sql")" "$old updated to $CUR has a fresh install's seeded cost formulas"
   # (once updated, the worker serves the database: the jobs may be running or done by now)
   ok "$(q old "SELECT string_agg(id || ':' || operation || ':' || workload::text, ',' ORDER BY id) FROM kbench_jobs")" "$jobs_before" "$old's jobs survive the update"
   # the library serves only its own version (version_gate.sh): the history is imported after the update
