@@ -6,11 +6,13 @@
  *   loss = sum_rows sum_j [beta P (Y - log M) + (1-beta) Q (X - log M)] / tokens
  *   dX   = (1-beta) Q (X - log M) / tokens
  * Liger's forward computes the loss and dX together; its backward only
- * scales dX by the upstream gradient (skipped when that is 1).  Liger's
- * script makes X as log_softmax of a leaf Z, so its backward goes on into
- * log_softmax's backward: dZ = dX - exp(X) sum_j dX, per row.
+ * scales dX by the upstream gradient g (skipped when that is 1).  Liger's
+ * script makes X as log_softmax of a leaf Z and times its backward with a
+ * random scalar g (benchmark/scripts/utils.py, run_speed_benchmark), so its
+ * backward scales dX and goes on into log_softmax's backward:
+ * dZ = g (dX - exp(X) sum_j dX), per row.
  *   forward   loss and dX
- *   backward  dZ from the forward's dX (the forward prepared, untimed)
+ *   backward  dZ from the forward's dX (the forward prepared, untimed) and g (grad_loss)
  *   full      forward + backward (upstream gradient 1: no extra work; dZ not computed)
  *
  * Float64 reference, CPU implementation, check and registry entry; the
@@ -88,13 +90,14 @@ jsd_cpu_forward(const kb_call *c)
 	((float *) c->t[JSD_LOSS])[0] = (float) total;
 }
 
-/* log_softmax's backward from the stored dX: the row sum in double, the rest in float. */
+/* The scaled dX through log_softmax's backward, from the stored dX: the row sum in double, the rest in float. */
 static void
 jsd_cpu_backward(const kb_call *c)
 {
 	int64_t		T = c->ax[0],
 				V = c->ax[1];
 	int			dt = c->dtype;
+	float		g = ((const float *) c->t[JSD_G])[0];
 
 	for (int64_t r = 0; r < T; r++)
 	{
@@ -109,7 +112,7 @@ jsd_cpu_backward(const kb_call *c)
 			float		x = (float) kb_get(c->t[JSD_X], dt, r * V + j);
 			float		d = (float) kb_get(c->t[JSD_DX], dt, r * V + j);
 
-			kb_set(c->t[JSD_DZ], dt, r * V + j, d - expf(x) * sf);
+			kb_set(c->t[JSD_DZ], dt, r * V + j, g * (d - expf(x) * sf));
 		}
 	}
 }
@@ -138,7 +141,7 @@ jsd_plan(kb_call *c, kb_plan *p, bool cuda)
 	int64_t		T = c->ax[0],
 				V = c->ax[1];
 	static const char *const names[JSD_NT] = {"student_log_probs", "teacher_log_probs", "loss", "grad_input", "row_loss",
-	"grad_logits"};
+	"grad_logits", "grad_loss"};
 	bool		backward = c->mode == KB_BACKWARD;
 
 	(void) cuda;
@@ -154,6 +157,14 @@ jsd_plan(kb_call *c, kb_plan *p, bool cuda)
 	c->rows[JSD_LOSS] = 1;
 	c->cols[JSD_LOSS] = c->cols[JSD_ROW_LOSS] = 1;
 	c->tdtype[JSD_LOSS] = c->tdtype[JSD_ROW_LOSS] = KB_FP32;
+	if (backward)
+	{
+		/* the loss's upstream gradient: a random scalar, as Liger's script draws it */
+		c->rows[JSD_G] = c->cols[JSD_G] = 1;
+		c->tdtype[JSD_G] = KB_FP32;
+		p->init[JSD_G] = KB_INIT_UNIFORM;
+		p->scale[JSD_G] = 1.0;
+	}
 	p->init[JSD_X] = p->init[JSD_Y] = KB_INIT_LOGSOFTMAX;
 	p->scale[JSD_X] = p->scale[JSD_Y] = 2.0;
 	/* the backward's loss, row_loss and grad_input are the prepared forward's, not compared */
@@ -173,9 +184,9 @@ jsd_plan(kb_call *c, kb_plan *p, bool cuda)
  *   grad_input  (1 - beta) q e(x) / T + uo |value|
  *   row_loss    (kb_gamma(V) sum|t| + sum [beta p e(y) + (1 - beta) q e(x)]) / T + u |value|
  *   loss        the sum of the rows' tolerances + kb_gamma(T) sum|row_loss|
- *   grad_logits (backward) dz = dx - q S with S = sum dx over the row: the stored dx's
- *               tolerance t(dx), S within e_S = kb_gamma(V) sum|dx| + sum t(dx), so
- *               t(dx) + q (e_S + 4u |S|) + 2u |dx| + uo |value|
+ *   grad_logits (backward) dz = g (dx - q S) with S = sum dx over the row: the stored
+ *               dx's tolerance t(dx), S within e_S = kb_gamma(V) sum|dx| + sum t(dx), so
+ *               |g| (t(dx) + q (e_S + 4u |S|) + 3u |dx - q S|) + uo |value|
  * The row loss of two close distributions is a small difference of large
  * terms: its tolerance follows the terms (sum|t|), not its own size.
  *
@@ -228,10 +239,11 @@ jsd_check_backward(kb_backend *be, const kb_call *c, const kb_plan *p, kb_cmp *m
 			   *tol = x + 4 * V,
 			   *dz = x + 5 * V,
 			   *tdz = x + 6 * V,
-				u = KB_U32;
+				u = KB_U32,
+				g;
 	int			given = kb_returned(be, c, p, JSD_DZ);
 
-	if (given < 0)
+	if (given < 0 || kb_fetch_rows(be, c, JSD_G, 0, 1, &g))
 		return -1;
 	if (!given)
 	{
@@ -258,8 +270,11 @@ jsd_check_backward(kb_backend *be, const kb_call *c, const kb_plan *p, kb_cmp *m
 			stol += tol[j];
 		}
 		for (int64_t j = 0; j < V; j++)
-			tdz[j] = tol[j] + exp(x[j]) * (kb_gamma(V) * sabs + stol + 4 * u * fabs(s)) + 2 * u * fabs(ref[j])
-				+ m->u_out * fabs(dz[j]);
+		{
+			tdz[j] = fabs(g) * (tol[j] + exp(x[j]) * (kb_gamma(V) * sabs + stol + 4 * u * fabs(s)) + 3 * u * fabs(dz[j]));
+			dz[j] *= g;
+			tdz[j] += m->u_out * fabs(dz[j]);
+		}
 		kb_cmp_tol(m, "grad_logits", dz, got, tdz, V);
 	}
 	m->row = -1;
@@ -406,8 +421,9 @@ const kb_op kb_op_jsd = {
 	.modes = {true, true, true},
 	.timed = {
 		"the forward pass (loss and grad_input together, as Liger's forward computes them; beta 0.5, batchmean)",
-		"log_softmax's backward from the forward's grad_input (prepared, untimed), as Liger's script's "
-		"backward: grad_logits = grad_input - exp(student_log_probs) * rowsum(grad_input)",
+		"Liger's script's backward (the forward prepared, untimed): grad_input scaled by the random scalar "
+		"grad_loss, then log_softmax's backward: grad_logits = grad_loss * (grad_input - "
+		"exp(student_log_probs) * rowsum(grad_input))",
 		"the forward pass followed by the backward pass (upstream gradient 1: the backward does no extra work, as in Liger)",
 	},
 	.naxes = 2,
@@ -429,16 +445,17 @@ const kb_op kb_op_jsd = {
 	/* the floors: bytes and FLOPs of one call of each pass (cost.c; kbench_operation_costs) */
 	.cost_bytes = {
 		"3 * dtype_bytes * tokens * vocab + 4 * tokens + 4",
-		"3 * dtype_bytes * tokens * vocab",
+		"3 * dtype_bytes * tokens * vocab + 4",
 		"3 * dtype_bytes * tokens * vocab + 4 * tokens + 4",
 	},
-	.cost_flops = {"12 * tokens * vocab", "4 * tokens * vocab", "12 * tokens * vocab"},
+	.cost_flops = {"12 * tokens * vocab", "5 * tokens * vocab", "12 * tokens * vocab"},
 	.cost_compute = "vector",
 	.cost_note = {
 		"read X and Y, write dX (Liger computes the gradient in the forward pass; "
 		"kernels/ops/jsd.c)",
-		"read the student log-probs and grad_input, write grad_logits; per element the row sum's add, an exp, "
-		"a multiply and a subtract (log_softmax's backward; kernels/ops/jsd.c)",
+		"read the student log-probs, grad_input and grad_loss, write grad_logits; per element the row sum's "
+		"add, an exp, two multiplies and a subtract (the scale by grad_loss and log_softmax's backward, "
+		"fused; kernels/ops/jsd.c)",
 		"as forward (the backward does no extra work for an upstream gradient of 1; kernels/ops/jsd.c)",
 	},
 	.cpu = jsd_cpu,

@@ -5,8 +5,8 @@
  *
  * Floor: read X and Y, write dX = 3·T·V·s bytes; 8192 x 128256 fp32 =
  * 12.6 GB -> 3.76 ms on H100 (3.35 TB/s), 2.63 ms on H200; target 1.5x.
- * Backward: read X and dX, write dZ = 3·T·V·s bytes, the same floor.  Not
- * measured on a GPU yet.
+ * Backward: read X and dX, write dZ = 3·T·V·s bytes, the same floor (the
+ * scale by the upstream gradient fused).  Not measured on a GPU yet.
  */
 #include "../cuda/kbc.cuh"
 #include "jsd.h"
@@ -78,7 +78,8 @@ jsd_kernel(const T *__restrict__ X, const T *__restrict__ Y, T *__restrict__ dX,
 }
 
 /*
- * The backward: one block (512 threads) per row, dZ = dX - exp(X) * sum(dX).
+ * The backward: one block (512 threads) per row, dZ = g (dX - exp(X) * sum(dX)),
+ * g the loss's upstream gradient (one fp32 value on the device).
  * Pass 1 sums the row's dX (16-byte loads, fp32, reduced in the block);
  * pass 2 reads dX again with X and writes dZ.  A row of 128256 fp32 is
  * 501 KiB, more than shared memory, so dX is read twice (the second read
@@ -86,7 +87,8 @@ jsd_kernel(const T *__restrict__ X, const T *__restrict__ Y, T *__restrict__ dX,
  */
 template <typename T>
 __global__ void __launch_bounds__(JSD_BLOCK)
-jsd_backward_kernel(const T *__restrict__ X, const T *__restrict__ dX, T *__restrict__ dZ, int64_t V, bool aligned)
+jsd_backward_kernel(const T *__restrict__ X, const T *__restrict__ dX, const float *__restrict__ G, T *__restrict__ dZ,
+					int64_t V, bool aligned)
 {
 	constexpr int N = vec_of<T>::n;
 	__shared__ float scratch[32];
@@ -104,6 +106,8 @@ jsd_backward_kernel(const T *__restrict__ X, const T *__restrict__ dX, T *__rest
 			acc += d[j];
 	}
 	acc = block_sum(acc, scratch);
+	const float g = *G;
+
 	for (int64_t k = threadIdx.x; k < nchunks; k += JSD_BLOCK)
 	{
 		float		x[N],
@@ -114,7 +118,7 @@ jsd_backward_kernel(const T *__restrict__ X, const T *__restrict__ dX, T *__rest
 		load_chunk(dX + r * V, k, V, aligned, d, 0.0f);
 #pragma unroll
 		for (int j = 0; j < N; j++)
-			o[j] = d[j] - expf(x[j]) * acc;
+			o[j] = g * (d[j] - expf(x[j]) * acc);
 		store_chunk(dZ + r * V, k, V, aligned, o);
 	}
 }
@@ -145,7 +149,7 @@ run_backward(kbc_ctx *ctx, const kb_call *c)
 		rows_aligned<T>(c->t[JSD_DZ], V);
 
 	jsd_backward_kernel<T><<<(unsigned) rows, JSD_BLOCK, 0, ctx->stream>>>(
-		(const T *) c->t[JSD_X], (const T *) c->t[JSD_DX], (T *) c->t[JSD_DZ], V, aligned);
+		(const T *) c->t[JSD_X], (const T *) c->t[JSD_DX], (const float *) c->t[JSD_G], (T *) c->t[JSD_DZ], V, aligned);
 	KBC_CHECK_LAUNCH();
 	return KBC_OK;
 }

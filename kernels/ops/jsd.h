@@ -10,8 +10,9 @@
 
 /*
  * Tensor slots of a jsd call.  JSD_DZ (the gradient of the logits the student log-probs came
- * from) is the backward's output; the forward and full calls have the first JSD_DZ tensors only.
+ * from) is the backward's output and JSD_G (the loss's upstream gradient, one fp32 value) its
+ * input; the forward and full calls have the first JSD_DZ tensors only.
  */
-enum { JSD_X, JSD_Y, JSD_LOSS, JSD_DX, JSD_ROW_LOSS, JSD_DZ, JSD_NT };
+enum { JSD_X, JSD_Y, JSD_LOSS, JSD_DX, JSD_ROW_LOSS, JSD_DZ, JSD_G, JSD_NT };
 
 #endif

@@ -139,17 +139,20 @@ def jsd(ctx, impl):
             return rows.sum(), rows
     if ctx.mode == "backward":
         # Liger's script makes the student log-probs as log_softmax of a leaf and times the loss's
-        # backward from there: the loss's own backward, then log_softmax's, into the leaf.  The leaf is
-        # the input (log-probabilities already, so log_softmax gives them back); the forward is redone
-        # untimed from the current inputs, and the leaf's gradient set to None before each call.
+        # backward from there with a random scalar upstream gradient (grad_loss): the loss's own
+        # backward (it scales dX), then log_softmax's, into the leaf.  The leaf is the input
+        # (log-probabilities already, so log_softmax gives them back); the forward is redone untimed
+        # from the current inputs, and the leaf's gradient set to None before each call.
         z = _leaf(src)
+        g = ctx.inputs["grad_loss"]
         st = {}
 
         def forward():
             st["loss"] = loss_of(z.log_softmax(-1))[0]
 
         def backward():
-            st["loss"].backward(retain_graph=True)
+            loss = st["loss"]
+            loss.backward(g.reshape(loss.shape).to(loss.dtype), retain_graph=True)
             return {"grad_logits": z.grad}
         forward()
         return Step(backward, [z], [(z, src)], forward)

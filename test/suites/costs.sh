@@ -66,9 +66,9 @@ for m in forward full; do
 done
 ok "$n${bad:+ differ:$bad}" "22" \
   "bytes and FLOPs: SQL (kbench_cost_eval and kbench_workload_cost on the ingested workload) equal kbench describe's, bit for bit, in 22 cases (every operation and pass, two workloads each)"
-# jsd backward by hand (issue 26 item 3): read the log-probs and grad_input, write grad_logits
-ok "$($KB describe jsd backward tokens=2 vocab=3 --json | grep -c '"bytes":72,"flops":24')" "1" \
-  "kbench describe: jsd backward 2x3 fp32 moves 3 x 4 x 2 x 3 = 72 bytes, 4 x 2 x 3 = 24 FLOPs (by hand)"
+# jsd backward by hand (issue 26 item 3): read the log-probs, grad_input and grad_loss, write grad_logits
+ok "$($KB describe jsd backward tokens=2 vocab=3 --json | grep -c '"bytes":76,"flops":30')" "1" \
+  "kbench describe: jsd backward 2x3 fp32 moves 3 x 4 x 2 x 3 + 4 = 76 bytes, 5 x 2 x 3 = 30 FLOPs (by hand)"
 
 # ---- by hand: 4 x (2x2x2 + 2x2) + 8x2 = 64 bytes, 8x2x2 = 32 FLOPs
 ok "$($KB describe layer_norm forward rows=2 hidden=2 --json | grep -c '"bytes":64,"flops":32')" "1" \
