@@ -110,3 +110,26 @@ def distill_tokens_wrong_total_right(ctx):
 def distill_no_weight_grad(ctx):
     """no grad_student_weight: incorrect_numerical."""
     return _distill(ctx, drop=("grad_student_weight",))
+
+
+def _jsd_backward(ctx, through_log_softmax=True):
+    """jsd backward in float64: grad_logits = grad_loss * (dX - exp(X) rowsum(dX)), or (False) the
+    loss's backward alone, grad_loss * dX (log_softmax's backward left out)."""
+    def step():
+        x = ctx.inputs["student_log_probs"].double().detach().requires_grad_(True)
+        y = ctx.inputs["teacher_log_probs"].double()
+        g = ctx.inputs["grad_loss"].double().reshape(())
+        src = x.log_softmax(-1) if through_log_softmax else x
+        _jsd_rows(src, y).sum().backward(g)
+        return {"grad_logits": x.grad.to(ctx.torch_dtype)}
+    return step
+
+
+def jsd_backward_right(ctx):
+    """jsd backward through log_softmax, in float64: passes."""
+    return _jsd_backward(ctx)
+
+
+def jsd_backward_no_log_softmax(ctx):
+    """jsd backward without log_softmax's backward (grad_loss * grad_input): incorrect_numerical."""
+    return _jsd_backward(ctx, through_log_softmax=False)

@@ -207,6 +207,10 @@ if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
 	# jsd backward (issue 26 item 3): torch's autograd through log_softmax, against kbench's float64 reference
 	expect "torch jsd backward fp32 passes (grad_logits: the JSD's and log_softmax's backward)" 0 "jsd backward: passed" \
 		$KB run jsd backward tokens=40 vocab=3000 --impl torch --python /usr/bin/python3 $FAST
+	expect "a python jsd backward in float64 through log_softmax, scaled by grad_loss: passed" 0 "jsd backward: passed" \
+		$KB run jsd backward tokens=40 vocab=300 $TL:jsd_backward_right
+	expect "a python jsd backward without log_softmax's backward (grad_loss * grad_input): incorrect_numerical at grad_logits" \
+		1 "finished after it returned): grad_logits[" $KB run jsd backward tokens=40 vocab=300 $TL:jsd_backward_no_log_softmax
 	expect "a python jsd backward that returns no grad_logits: incorrect_numerical, naming it" 1 "grad_logits: not returned by the implementation" \
 		$KB run jsd backward tokens=8 vocab=30 $TL:jsd_total_only
 else
