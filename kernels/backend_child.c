@@ -309,7 +309,12 @@ child_to_host(kb_backend *be, void *dst, const void *src, size_t bytes)
 		if (rc != KBC_OK)
 			return rc;
 		x->dirty = false;
-		/* "ok name,name,...": outputs the implementation did not return are not compared (layer_norm's mean, rstd) */
+		/*
+		 * "ok name,name,...": outputs the implementation did not return are not compared (layer_norm's
+		 * mean, rstd), and every tensor it did not return is marked (kb_returned: jsd's row_loss)
+		 */
+		if (x->plan)
+			memset(x->plan->not_returned, 0, sizeof(x->plan->not_returned));
 		if (strcmp(out, "*") != 0 && x->plan)
 			for (int i = 0; i < x->call.ntensors; i++)
 			{
@@ -325,7 +330,10 @@ child_to_host(kb_backend *be, void *dst, const void *src, size_t bytes)
 					p += n + (p[n] == ',');
 				}
 				if (!found)
+				{
 					x->plan->is_output[i] = 0;
+					x->plan->not_returned[i] = 1;
+				}
 			}
 	}
 	if ((const unsigned char *) src < x->base || (const unsigned char *) src + bytes > x->base + x->size)

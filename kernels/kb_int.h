@@ -44,6 +44,12 @@ typedef struct kb_plan
 	double		scale[KB_MAX_TENSORS];
 	int64_t		modulo[KB_MAX_TENSORS];
 	int			is_output[KB_MAX_TENSORS];	/* compared with the reference */
+	/*
+	 * Set by a python implementation's readback (backend_child.c) for each tensor its step's dict
+	 * did not name; zero (returned) for kbench's own implementations and libraries, which write every
+	 * output.  kb_returned reads it.
+	 */
+	int			not_returned[KB_MAX_TENSORS];
 } kb_plan;
 
 typedef struct kb_backend kb_backend;
@@ -532,6 +538,14 @@ double		kb_gamma(int64_t n);
 void		kb_cmp_tol(kb_cmp *m, const char *name, const double *ref, const double *got,
 					   const double *tol, int64_t n);
 void		kb_cmp_finish(const kb_cmp *m, kb_correctness *out);
+/* An output the check needs that the implementation did not return: a failed value, named. */
+void		kb_cmp_missing(kb_cmp *m, const char *name);
+/*
+ * Did the implementation return tensor ti of c?  Reads one byte of it first, so that a python
+ * implementation's outputs have been read back (which sets plan->not_returned); -1 when that read
+ * fails (be->err says why).
+ */
+int			kb_returned(kb_backend *be, const kb_call *c, const kb_plan *p, int ti);
 
 /* Rows [row0, row0 + nrows) of tensor ti of c, converted to double. */
 int			kb_fetch_rows(kb_backend *be, const kb_call *c, int ti, int64_t row0, int64_t nrows, double *out);
@@ -599,6 +613,7 @@ void		kb_layer_norm_ref_row_backward(const double *x, const double *w, const dou
 										   double *dx, double *dw, double *db);
 double		kb_megatron_ce_ref_row(const double *z, int64_t V, int64_t target, double g, double *grad);
 double		kb_jsd_ref_row(const double *x, const double *y, int64_t V, double beta, double *dx);
+void		kb_jsd_ref_row_backward(const double *x, const double *dx, int64_t V, double *dz);
 double		kb_distill_jsd_ref_token(const double *zs, const double *zt, int64_t V, int64_t target, int64_t T,
 									 double *dz);
 

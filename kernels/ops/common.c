@@ -99,6 +99,32 @@ kb_cmp_finish(const kb_cmp *m, kb_correctness *out)
 	snprintf(out->detail, sizeof(out->detail), "%s", m->detail);
 }
 
+void
+kb_cmp_missing(kb_cmp *m, const char *name)
+{
+	if (m->worst != INFINITY)
+	{
+		m->worst = INFINITY;
+		snprintf(m->worst_at, sizeof(m->worst_at), "%.40s", name);
+	}
+	m->max_abs = INFINITY;
+	m->n++;
+	if (!m->detail[0])
+		snprintf(m->detail, sizeof(m->detail), "%s: not returned by the implementation", name);
+}
+
+int
+kb_returned(kb_backend *be, const kb_call *c, const kb_plan *p, int ti)
+{
+	unsigned char b;
+
+	if (!c->t[ti])
+		return 0;
+	if (kb_be_to_host(be, &b, c->t[ti], 1) != KBC_OK)
+		return -1;
+	return !p->not_returned[ti];
+}
+
 int
 kb_fetch_rows(kb_backend *be, const kb_call *c, int ti, int64_t row0, int64_t nrows, double *out)
 {

@@ -125,25 +125,49 @@ def _jsd_rows(log_q, log_p, beta=BETA):
 
 def jsd(ctx, impl):
     T = ctx.axes["tokens"]
-    x = _leaf(ctx.inputs["student_log_probs"])
+    src = ctx.inputs["student_log_probs"]
     y = ctx.inputs["teacher_log_probs"]
     if impl == "liger":
         from liger_kernel.transformers.jsd import LigerJSD
         fn = LigerJSD(beta=BETA)
 
-        def step():
-            loss = fn(x, y)
-            loss.backward()
-            return {"loss": loss.detach().reshape(1, 1), "grad_input": x.grad}
-        return Step(step, [x], [(x, ctx.inputs["student_log_probs"])])
+        def loss_of(x):
+            return fn(x, y), None
+    else:
+        def loss_of(x):
+            rows = _jsd_rows(x, y)
+            return rows.sum(), rows
+    if ctx.mode == "backward":
+        # Liger's script makes the student log-probs as log_softmax of a leaf and times the loss's
+        # backward from there with a random scalar upstream gradient (grad_loss): the loss's own
+        # backward (it scales dX), then log_softmax's, into the leaf.  The leaf is the input
+        # (log-probabilities already, so log_softmax gives them back); the forward is redone untimed
+        # from the current inputs, and the leaf's gradient set to None before each call.
+        z = _leaf(src)
+        g = ctx.inputs["grad_loss"]
+        st = {}
 
-    # kbench's jsd forward is the loss and its gradient (as Liger's fused forward computes them)
+        def forward():
+            st["loss"] = loss_of(z.log_softmax(-1))[0]
+
+        def backward():
+            loss = st["loss"]
+            loss.backward(g.reshape(loss.shape).to(loss.dtype), retain_graph=True)
+            return {"grad_logits": z.grad}
+        forward()
+        return Step(backward, [z], [(z, src)], forward)
+    x = _leaf(src)
+
+    # kbench's jsd forward is the loss and its gradient (as Liger's fused forward computes them);
+    # LigerJSD returns the total loss only (kbench checks the total then, kernels/ops/jsd.c)
     def step():
-        rows = _jsd_rows(x, y)
-        loss = rows.sum()
+        loss, rows = loss_of(x)
         loss.backward()
-        return {"loss": loss.detach().reshape(1, 1), "grad_input": x.grad, "row_loss": rows.detach().reshape(T, 1)}
-    return Step(step, [x], [(x, ctx.inputs["student_log_probs"])])
+        out = {"loss": loss.detach().float().reshape(1, 1), "grad_input": x.grad}
+        if rows is not None:
+            out["row_loss"] = rows.detach().reshape(T, 1)
+        return out
+    return Step(step, [x], [(x, src)])
 
 
 def megatron_cross_entropy(ctx, impl):

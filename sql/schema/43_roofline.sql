@@ -62,9 +62,10 @@ COMMENT ON TABLE kbench_operation_costs IS 'compulsory bytes and FLOPs per call 
 -- The formulas of kbench's own operations (layer_norm, megatron_cross_entropy,
 -- jsd, distill_jsd_loss) are written once, in the kernels registry
 -- (kernels/ops/<op>.c), which kbench evaluates for its runs; they come from
--- there, every pass included (the registry has no backward for jsd and
--- distill_jsd_loss, which Liger times with the gradient computed in the
--- forward pass).
+-- there, every pass included (distill_jsd_loss's registry has no backward:
+-- Liger times it with the gradient computed in the forward pass; jsd's
+-- backward is log_softmax's backward from that gradient, as Liger's script
+-- times it).
 -- (_kernelindex.registry_costs(): sql/prelude/00_schema_functions.sql)
 INSERT INTO kbench_operation_costs (operation, mode, bytes, flops, compute, note, seeded)
 	SELECT operation, mode, bytes, flops, compute, note, true

@@ -85,3 +85,16 @@ CREATE TABLE kbench_registered_operations (
 	CHECK ((reference_source IS NULL) = (reference_digest IS NULL) AND (reference_source IS NULL) = (reference_file IS NULL))
 );
 SELECT pg_catalog.pg_extension_config_dump('kbench_registered_operations', '');
+
+-- jsd's backward pass (issue 26 item 3): the kernels registry's formulas for
+-- kbench's own operations (sql/schema/43_roofline.sql seeds them on install)
+-- replace 0.2.0's seeded rows, jsd backward's "as forward" among them; the
+-- rows users added (seeded = false) are left as they are.
+-- _kernelindex.registry_costs() is in sql/prelude/00_schema_functions.sql.
+INSERT INTO kbench_operation_costs (operation, mode, bytes, flops, compute, note, seeded)
+	SELECT operation, mode, bytes, flops, compute, note, true
+	  FROM jsonb_to_recordset(_kernelindex.registry_costs())
+	       AS c(operation text, mode text, bytes text, flops text, compute text, note text)
+	ON CONFLICT (operation, mode) DO UPDATE
+	   SET bytes = excluded.bytes, flops = excluded.flops, compute = excluded.compute, note = excluded.note
+	 WHERE kbench_operation_costs.seeded;

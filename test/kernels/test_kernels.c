@@ -197,6 +197,37 @@ test_jsd_ref(void)
 	ok(maxerr < 1e-8, "jsd reference: gradient matches finite differences (max error %.2g)", maxerr);
 	loss = kb_jsd_ref_row(x, y, V, 0.5, NULL);
 	ok(loss > 0 && loss <= log(2) + 1e-12, "jsd reference: 0 < JSD <= log 2 for different distributions (%.4f)", loss);
+	/* the backward: the gradient of the loss of log_softmax(z) in z, at z = x (already log-probabilities) */
+	{
+		double		dz[V], z[V], lz[V], sum = 0;
+
+		kb_jsd_ref_row(x, y, V, 0.5, dx);
+		kb_jsd_ref_row_backward(x, dx, V, dz);
+		maxerr = 0;
+		for (int j = 0; j < V; j++)
+		{
+			double		h = 1e-6, f[2];
+
+			sum += dz[j];
+			for (int side = 0; side < 2; side++)
+			{
+				double		m = -1e9, se = 0;
+
+				for (int k = 0; k < V; k++)
+					z[k] = x[k] + (k == j ? (side ? -h : h) : 0);
+				for (int k = 0; k < V; k++)
+					m = fmax(m, z[k]);
+				for (int k = 0; k < V; k++)
+					se += exp(z[k] - m);
+				for (int k = 0; k < V; k++)
+					lz[k] = z[k] - m - log(se);
+				f[side] = kb_jsd_ref_row(lz, y, V, 0.5, NULL);
+			}
+			maxerr = fmax(maxerr, fabs((f[0] - f[1]) / (2 * h) - dz[j]));
+		}
+		ok(maxerr < 1e-8, "jsd backward reference: grad_logits matches finite differences through log_softmax (max error %.2g)", maxerr);
+		ok(fabs(sum) < 1e-12, "jsd backward reference: grad_logits sums to 0 over a row (%.2g)", sum);
+	}
 }
 
 /* Total distillation loss of tiny double inputs; grads when gx/gw are not NULL. */
@@ -424,6 +455,8 @@ test_runs(void)
 		{"megatron_cross_entropy", "full", "{\"seq\":4,\"batch\":2,\"vocab\":64,\"dtype\":\"bf16\"}"},
 		{"jsd", "forward", "{\"tokens\":7,\"vocab\":100,\"dtype\":\"fp32\"}"},
 		{"jsd", "full", "{\"tokens\":70,\"vocab\":33,\"dtype\":\"bf16\"}"},
+		{"jsd", "backward", "{\"tokens\":37,\"vocab\":1000,\"dtype\":\"fp32\"}"},
+		{"jsd", "backward", "{\"tokens\":70,\"vocab\":33,\"dtype\":\"bf16\"}"},
 		{"distill_jsd_loss", "forward", "{\"tokens\":6,\"hidden\":16,\"vocab\":40}"},
 		{"distill_jsd_loss", "full", "{\"tokens\":3,\"hidden\":9,\"vocab\":11,\"dtype\":\"bf16\"}"},
 	};
@@ -553,7 +586,7 @@ test_validation(void)
 		const char *msg;
 	}			bad[] = {
 		{"layernorm", "forward", "{}", NULL, NULL, KB_INVALID_REQUEST, "(did you mean layer_norm?); kbench list"},
-		{"jsd", "backward", "{\"tokens\":1,\"vocab\":2}", NULL, NULL, KB_INVALID_REQUEST, "allowed: forward, full"},
+		{"distill_jsd_loss", "backward", "{\"tokens\":1,\"vocab\":2,\"hidden\":4}", NULL, NULL, KB_INVALID_REQUEST, "allowed: forward, full"},
 		{"jsd", "forward", "{\"tokens\":1,\"vocab\":2,\"rows\":3}", NULL, NULL, KB_INVALID_REQUEST, "unknown axis 'rows'"},
 		{"jsd", "forward", "{\"tokens\":1,\"vocab\":2,\"dtype\":\"fp16\"}", NULL, NULL, KB_INVALID_REQUEST, "allowed: fp32, bf16"},
 		{"distill_jsd_loss", "forward", "{\"tokens\":1,\"vocab\":2,\"hidden\":4,\"dtype\":\"fp32\"}", NULL, NULL, KB_INVALID_REQUEST, "allowed: bf16"},

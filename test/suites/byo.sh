@@ -308,11 +308,19 @@ has "$(qe "SELECT kbench_reproduce('sha256:0000000000000000000000000000000000000
     "no run sha256:0000000000000000000000000000000000000000000000000000000000000000 in the catalog" "reproducing an unknown run is refused"
 has "$(qe "SELECT _kernelindex.link_reproduction('$seed_run', 1)")" "does not exist" \
     "no function links a job of the caller's choosing to a run (security.sh tries it)"
-# every operation of Liger's CSV runs now; jsd's backward mode does not (kbench's jsd has none)
-unrun=$(q "SELECT r.digest FROM kbench_runs r WHERE r.name LIKE 'liger-jsd-backward-%' LIMIT 1")
-ok "$([ -n "$unrun" ] && echo yes)" yes "the Liger import has a jsd backward run"
-has "$(qe "SELECT kbench_reproduce('$unrun')")" "cannot queue jsd backward: mode 'backward' is not defined for jsd" \
-    "a run of a mode kbench does not run is refused, naming the mode"
+# every operation and mode of Liger's CSV runs now (jsd's backward since issue 26 item 3): a jsd
+# backward run maps to a request kbench runs (not queued here: Liger's shapes take hours on a CPU)
+jsdb=$(q "SELECT r.digest FROM kbench_runs r JOIN kbench_implementations i ON i.digest = r.implementation_digest
+           WHERE r.name LIKE 'liger-jsd-backward-%' AND i.name LIKE 'liger-bench-jsd-liger%' LIMIT 1")
+ok "$(q "SELECT operation || ' ' || mode || ' ' || implementation || ' ' || (workload->>'vocab') FROM _kernelindex.reproduction_request('$jsdb')")" \
+   "jsd backward liger 128256" "a Liger jsd backward run maps to kbench's jsd backward, liger, its workload"
+# what is left that kbench does not run: a provider it has no implementation of (Megatron's fused
+# cross-entropy); its reproduction is refused, naming the implementation
+unrun=$(q "SELECT r.digest FROM kbench_runs r JOIN kbench_implementations i ON i.digest = r.implementation_digest
+            WHERE i.name LIKE 'liger-bench-megatron-cross-entropy-megatron-fused%' LIMIT 1")
+ok "$([ -n "$unrun" ] && echo yes)" yes "the Liger import has a run of Megatron's fused cross-entropy (provider megatron-fused)"
+has "$(qe "SELECT kbench_reproduce('$unrun')")" "is not available here" \
+    "a run of a provider kbench does not run is refused, naming the implementation"
 
 section "cli"
 # --- the kbench CLI: --impl python:file.py:fn, library:..., --python

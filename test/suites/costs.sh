@@ -56,14 +56,19 @@ for m in forward backward full; do
   check_case megatron_cross_entropy $m 2 seq=2048 batch=4 vocab=131072 dtype=bf16
   check_case megatron_cross_entropy $m 4 seq=3 batch=5 vocab=50257 dtype=fp32
 done
-for m in forward full; do
+for m in forward backward full; do
   check_case jsd $m 4 tokens=8192 vocab=128256
   check_case jsd $m 2 tokens=7 vocab=33 dtype=bf16
+done
+for m in forward full; do
   check_case distill_jsd_loss $m 2 tokens=8192 hidden=4096 vocab=128256
   check_case distill_jsd_loss $m 2 tokens=3 hidden=10 vocab=17
 done
-ok "$n${bad:+ differ:$bad}" "20" \
-  "bytes and FLOPs: SQL (kbench_cost_eval and kbench_workload_cost on the ingested workload) equal kbench describe's, bit for bit, in 20 cases (every operation and pass, two workloads each)"
+ok "$n${bad:+ differ:$bad}" "22" \
+  "bytes and FLOPs: SQL (kbench_cost_eval and kbench_workload_cost on the ingested workload) equal kbench describe's, bit for bit, in 22 cases (every operation and pass, two workloads each)"
+# jsd backward by hand (issue 26 item 3): read the log-probs, grad_input and grad_loss, write grad_logits
+ok "$($KB describe jsd backward tokens=2 vocab=3 --json | grep -c '"bytes":76,"flops":30')" "1" \
+  "kbench describe: jsd backward 2x3 fp32 moves 3 x 4 x 2 x 3 + 4 = 76 bytes, 5 x 2 x 3 = 30 FLOPs (by hand)"
 
 # ---- by hand: 4 x (2x2x2 + 2x2) + 8x2 = 64 bytes, 8x2x2 = 32 FLOPs
 ok "$($KB describe layer_norm forward rows=2 hidden=2 --json | grep -c '"bytes":64,"flops":32')" "1" \

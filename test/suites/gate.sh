@@ -46,7 +46,7 @@ for m in forward backward full; do
 done
 expect_run "kbench, one wrong value in bf16 (layer_norm backward): incorrect_numerical" wrong 1 \
   "layer_norm backward: incorrect_numerical" layer_norm backward rows=64 hidden=128 dtype=bf16 --device cuda:0
-for m in forward full; do
+for m in forward backward full; do
   expect_run "kbench, one wrong value (jsd $m): incorrect_numerical" wrong 1 \
     "jsd $m: incorrect_numerical" jsd $m tokens=64 vocab=77 --device cuda:0
 done

@@ -62,7 +62,7 @@ expect "kbench devices lists the cpu" 0 "cpu" $KB devices
 expect "kbench without a command: usage, exit 2" 2 "usage:" $KB
 expect "unknown command: exit 2, allowed commands named" 2 "allowed: list, devices, describe, run" $KB frobnicate
 expect "unknown operation: exit 2, the nearest name suggested" 2 "unknown operation 'layernorm' (did you mean layer_norm?); kbench list" $KB run layernorm forward rows=1 hidden=1
-expect "unknown mode: exit 2, modes listed" 2 "allowed: forward, full" $KB run jsd backward tokens=1 vocab=2
+expect "unknown mode: exit 2, modes listed" 2 "allowed: forward, full" $KB run distill_jsd_loss backward tokens=1 vocab=2 hidden=4
 expect "unknown axis: exit 2, axes listed" 2 "unknown axis 'batch' for jsd; allowed: tokens, vocab, dtype" $KB run jsd forward tokens=1 vocab=2 batch=3
 expect "unknown dtype: exit 2, dtypes listed" 2 "allowed: fp32, bf16" $KB run layer_norm forward rows=1 hidden=2 dtype=fp8
 expect "zero size: exit 2" 2 "axis 'rows' must be a positive integer, got '0'" $KB run layer_norm forward rows=0 hidden=2
@@ -165,6 +165,63 @@ if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
 else
 	ok "# SKIP needs=python3-torch huggingface's peak memory not checked"
 fi
+# the total loss alone (issue 26 item 3): an implementation that returns no per-row loss (Liger's
+# modules) has its total checked against the float64 reference over every row; per-row values,
+# where returned, are checked as ever; a loss or gradient not returned fails (test/byo/total_loss.py)
+if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+	TL="--python /usr/bin/python3 $FAST --impl python:test/byo/total_loss.py"
+	expect "jsd: the total loss and grad_input only, right (100 tokens: the total over every row, 32 sampled for grad_input): passed" \
+		0 "jsd forward: passed" $KB run jsd forward tokens=100 vocab=300 $TL:jsd_total_only
+	expect "jsd: the total loss only, right, every row sampled (20 tokens): passed" \
+		0 "jsd full: passed" $KB run jsd full tokens=20 vocab=300 $TL:jsd_total_only
+	expect "jsd: the total loss only, 1% off: incorrect_numerical at the loss" \
+		1 "jsd forward: incorrect_numerical - timed call 0 (input set 0 of 4) differs from the float64 reference for its own inputs (its outputs do not follow its inputs, or the work was skipped on this call or finished after it returned): loss[0]" \
+		$KB run jsd forward tokens=100 vocab=300 $TL:jsd_total_only_wrong
+	expect "jsd: per-row losses right, the total 1% off: incorrect_numerical at the loss" \
+		1 "incorrect_numerical - timed call 0 (input set 0 of 4) differs from the float64 reference for its own inputs (its outputs do not follow its inputs, or the work was skipped on this call or finished after it returned): loss[0]" \
+		$KB run jsd forward tokens=100 vocab=300 $TL:jsd_rows_right_total_wrong
+	expect "jsd: per-row losses 1% off, the total right: incorrect_numerical at row_loss (still checked per row)" \
+		1 "its outputs do not follow its inputs, or the work was skipped on this call or finished after it returned): row_loss[" \
+		$KB run jsd forward tokens=100 vocab=300 $TL:jsd_rows_wrong_total_right
+	expect "jsd: no loss returned: incorrect_numerical, naming it" 1 "loss: not returned by the implementation" \
+		$KB run jsd forward tokens=20 vocab=300 $TL:jsd_no_loss
+	expect "jsd: no grad_input returned: incorrect_numerical, naming it" 1 "grad_input: not returned by the implementation" \
+		$KB run jsd forward tokens=20 vocab=300 $TL:jsd_no_grad
+	expect "distill_jsd_loss: the total and both gradients only, right: passed" \
+		0 "distill_jsd_loss forward: passed" $KB run distill_jsd_loss forward tokens=6 hidden=16 vocab=40 $TL:distill_total_only
+	expect "distill_jsd_loss: the total only, 1% off: incorrect_numerical at the loss" 1 "finished after it returned): loss[0]" \
+		$KB run distill_jsd_loss forward tokens=6 hidden=16 vocab=40 $TL:distill_total_only_wrong
+	expect "distill_jsd_loss: token_loss 1% off, the total right: incorrect_numerical at token_loss" 1 "finished after it returned): token_loss[" \
+		$KB run distill_jsd_loss forward tokens=6 hidden=16 vocab=40 $TL:distill_tokens_wrong_total_right
+	expect "distill_jsd_loss: no grad_student_weight returned: incorrect_numerical, naming it" 1 "grad_student_weight: not returned by the implementation" \
+		$KB run distill_jsd_loss forward tokens=6 hidden=16 vocab=40 $TL:distill_no_weight_grad
+	# Liger's modules (a stand-in, test/byo/fake_liger: LigerJSD and LigerFusedLinearJSDFunction return the total only)
+	for m in forward backward full; do
+		expect "liger (stand-in) jsd $m: passes (the total checked over every row; backward through log_softmax)" 0 "jsd $m: passed" \
+			env PYTHONPATH=test/byo/fake_liger $KB run jsd $m tokens=40 vocab=300 --impl liger --python /usr/bin/python3 $FAST
+	done
+	for m in forward full; do
+		expect "liger (stand-in) distill_jsd_loss $m bf16: passes (no token_loss: the total checked over every token)" 0 "distill_jsd_loss $m: passed" \
+			env PYTHONPATH=test/byo/fake_liger $KB run distill_jsd_loss $m tokens=6 hidden=16 vocab=40 --impl liger --python /usr/bin/python3 $FAST
+	done
+	# jsd backward (issue 26 item 3): torch's autograd through log_softmax, against kbench's float64 reference
+	expect "torch jsd backward fp32 passes (grad_logits: the JSD's and log_softmax's backward)" 0 "jsd backward: passed" \
+		$KB run jsd backward tokens=40 vocab=3000 --impl torch --python /usr/bin/python3 $FAST
+	expect "a python jsd backward in float64 through log_softmax, scaled by grad_loss: passed" 0 "jsd backward: passed" \
+		$KB run jsd backward tokens=40 vocab=300 $TL:jsd_backward_right
+	expect "a python jsd backward without log_softmax's backward (grad_loss * grad_input): incorrect_numerical at grad_logits" \
+		1 "finished after it returned): grad_logits[" $KB run jsd backward tokens=40 vocab=300 $TL:jsd_backward_no_log_softmax
+	expect "a python jsd backward that returns no grad_logits: incorrect_numerical, naming it" 1 "grad_logits: not returned by the implementation" \
+		$KB run jsd backward tokens=8 vocab=30 $TL:jsd_total_only
+else
+	ok "# SKIP needs=python3-torch total-loss-only checks not run"
+fi
+d=$($KB describe jsd backward tokens=8 vocab=32 2>&1)
+check "kbench describe jsd backward: grad_logits the output, grad_input the prepared forward's (scratch)" \
+	bash -c 'printf "%s" "$1" | grep -Eq "^    grad_logits +\[8, 32\] +fp32 +output\$" && printf "%s" "$1" | grep -Eq "^    grad_input +\[8, 32\] +fp32 +scratch\$"' _ "$d"
+d=$($KB describe jsd forward tokens=8 vocab=32 2>&1)
+check "kbench describe jsd forward: the tensors it always had (no grad_logits)" \
+	bash -c 'printf "%s" "$1" | grep -Eq "^    grad_input +\[8, 32\] +fp32 +output\$" && ! printf "%s" "$1" | grep -q grad_logits' _ "$d"
 expect "bf16 on the CPU: huggingface's LayerNorm is refused before it runs, with the reason and the way out" 2 "misses kbench's derived tolerance" \
 	$KB run layer_norm forward rows=64 hidden=256 dtype=bf16 --impl huggingface --python /usr/bin/python3 $FAST
 if ! $KB devices | grep -q '^cuda:'; then
@@ -172,7 +229,7 @@ if ! $KB devices | grep -q '^cuda:'; then
 fi
 
 # The manifests kbench writes, byte for byte, as an earlier kbench wrote them (recorded with the
-# kbench of a32f2e9, before the writer moved into core; the protocol text and the builtin python digests rerecorded for issue 27: input sets and checked calls): names, symbols, numbers, protocol text.
+# kbench of a32f2e9, before the writer moved into core; the protocol text and the builtin python digests rerecorded for issue 27: input sets and checked calls; the builtin python digests again for issue 26 item 3: kbench_builtin.py gained jsd backward): names, symbols, numbers, protocol text.
 if command -v python3 >/dev/null; then
 	mdiff=$(python3 test/kernels/manifests.py "$KB" 2>&1 | diff - test/kernels/manifests.expected | head -c 600)
 	check "kbench's operation/workload/implementation/protocol manifests equal test/kernels/manifests.expected${mdiff:+: $mdiff}" \

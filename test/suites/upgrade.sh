@@ -57,6 +57,12 @@ for old in $(ki_released_versions); do
          SELECT 'layer_norm', 'forward', jsonb_build_object('rows', 8 + g, 'hidden', 8), 'cpu', '1 minute', current_user
            FROM generate_series(1, 3) g" >/dev/null
   jobs_before=$(q old "SELECT string_agg(id || ':' || operation || ':' || workload::text, ',' ORDER BY id) FROM kbench_jobs")
+  # the old install seeded the registry's cost formulas from the library it runs with here (this
+  # one): put back what 0.2.0's library seeded for the rows issue 26 item 3 changed (jsd backward,
+  # full; kernels/ops/jsd.c at 0.2.0's commit), so that the update has 0.2.0's rows to replace
+  q old "UPDATE kbench_operation_costs SET bytes = '3 * dtype_bytes * tokens * vocab + 4 * tokens + 4',
+         flops = '12 * tokens * vocab', note = 'as forward (kernels/ops/jsd.c has one cost for every pass)'
+         WHERE operation = 'jsd' AND mode IN ('backward', 'full') AND seeded" >/dev/null
   if q old "ALTER EXTENSION kernelindex UPDATE" >/dev/null; then
     ok "$(q old "SELECT extversion FROM pg_extension WHERE extname = 'kernelindex'")" "$CUR" "$old updates to $CUR"
   else
@@ -65,6 +71,10 @@ for old in $(ki_released_versions); do
   d=$(diff <(schema_of old) <(schema_of fresh))
   if [ -z "$d" ]; then echo "ok - $old updated to $CUR has the schema of a fresh $CUR install"
   else echo "not ok - $old updated to $CUR has the schema of a fresh $CUR install"; echo "$d" | head -60 | sed 's/^/# /'; fi
+  # the seeded cost formulas are the registry's, as on a fresh install (jsd backward's, issue 26 item 3)
+  costs_sql="SELECT md5(string_agg(concat_ws('|', operation, mode, bytes, flops, compute, note), ',' ORDER BY operation, mode))
+               FROM kbench_operation_costs WHERE seeded"
+  ok "$(q old "$costs_sql")" "$(q fresh "$costs_sql")" "$old updated to $CUR has a fresh install's seeded cost formulas"
   # (once updated, the worker serves the database: the jobs may be running or done by now)
   ok "$(q old "SELECT string_agg(id || ':' || operation || ':' || workload::text, ',' ORDER BY id) FROM kbench_jobs")" "$jobs_before" "$old's jobs survive the update"
   # the library serves only its own version (version_gate.sh): the history is imported after the update
