@@ -210,6 +210,44 @@ def sparsemax(ctx, impl):
     return _elementwise(ctx, _torch_sparsemax)
 
 
+class _TorchDyT(torch.nn.Module):
+    """The torch baseline of Liger's dyt script (its test's TorchDyT with beta): alpha a one-value
+    parameter (initialized 0.5), gamma and beta hidden-size parameters; y = gamma tanh(x alpha) + beta."""
+
+    def __init__(self, hidden):
+        super().__init__()
+        self.alpha = torch.nn.Parameter(torch.ones(1) * 0.5)
+        self.gamma = torch.nn.Parameter(torch.ones(hidden))
+        self.beta = torch.nn.Parameter(torch.zeros(hidden))
+
+    def forward(self, x):
+        return self.gamma * torch.tanh(x * self.alpha) + self.beta
+
+
+def dyt(ctx, impl):
+    """Liger's dyt script with beta: x (tokens x hidden, the dtype) requires gradients, the layer's
+    alpha, gamma and beta are parameters (their gradients computed by the backward too).  As the
+    script, the module is moved to the device only: its parameters stay fp32 (kbench's values of
+    the dtype copied in), so type promotion computes a bf16 x's y and the parameters' gradients in
+    fp32 (dalpha, a sum over every value, is then not a bf16 sum)."""
+    H = ctx.axes["hidden"]
+    if impl == "liger":
+        from liger_kernel.transformers.dyt import LigerDyT
+        m = LigerDyT(hidden_size=H, beta=True)
+    else:
+        m = _TorchDyT(H)
+    m = m.to(ctx.device)
+    x = _leaf(ctx.inputs["x"])
+    params = {"alpha": m.alpha, "gamma": m.gamma, "beta": m.beta}
+    copies = [(x, ctx.inputs["x"])] + [(p, ctx.inputs[n].reshape(p.shape)) for n, p in params.items()]
+    with torch.no_grad():
+        for p, src in copies[1:]:
+            p.copy_(src)
+    grads = {"dx": x}
+    grads.update({"d" + n: p for n, p in params.items()})
+    return _graph_modes(ctx, lambda: {"y": m(x)}, grads, {"y": "dy"}, copies)
+
+
 def fused_add_rms_norm(ctx, impl):
     """The huggingface baseline of Liger's fused_add_rms_norm script: the residual add, then the
     Llama RMSNorm; returns the normalized activation and the post-add residual."""
@@ -915,7 +953,7 @@ def fused_moe(ctx, impl):
 
 OPS = {"rms_norm": rms_norm, "megatron_rms_norm": rms_norm, "swiglu": swiglu, "geglu": geglu,
        "tiled_swiglu": swiglu, "tiled_geglu": geglu, "megatron_swiglu": megatron_swiglu, "relu_squared": relu_squared, "softmax": softmax,
-       "sparsemax": sparsemax,
+       "sparsemax": sparsemax, "dyt": dyt,
        "fused_add_rms_norm": fused_add_rms_norm, "group_norm": group_norm,
        "cross_entropy": cross_entropy, "kl_div": kl_div, "tvd": tvd, "rope": rope, "llama4_rope": llama4_rope,
        "embedding": embedding,

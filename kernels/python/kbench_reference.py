@@ -75,6 +75,11 @@ def sparsemax(inputs, scalars):
     return {"y": torch.clamp(x - tau, min=0), UNSURE: {"dx": unsure}}
 
 
+def dyt(inputs, scalars):
+    """Dynamic Tanh: y = gamma tanh(alpha x) + beta, alpha one scalar, gamma and beta per hidden unit."""
+    return {"y": inputs["gamma"] * torch.tanh(inputs["alpha"] * inputs["x"]) + inputs["beta"]}
+
+
 def fused_add_rms_norm(inputs, scalars):
     h = inputs["x"] + inputs["residual"]
     return {"y": rms_norm({"x": h, "weight": inputs["weight"]}, scalars)["y"], "residual_out": h}

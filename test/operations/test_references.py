@@ -557,6 +557,18 @@ modes_of("fused_moe", {"x": x, "gate_up_proj": W1, "down_proj": W2, "top_k_index
           "dgate_up_proj": torch.einsum("tke,tkj,th->ejh", oh, dh, x),
           "ddown_proj": torch.einsum("tke,tkh,tki->ehi", oh, do, a), "dtop_k_weights": (o * dy[:, None, :]).sum(-1)})
 
+# dyt: tanh written out, (e^2z - 1) / (e^2z + 1); the closed-form backward with s = 1 - t^2:
+# dx = dy gamma alpha s, dalpha = sum(dy gamma x s), dgamma = sum over tokens of dy t, dbeta = sum of dy
+N, H = 6, 9
+x, dy = 2 * torch.randn(N, H, dtype=torch.float64), torch.randn(N, H, dtype=torch.float64)
+al, ga, be = torch.randn(1, dtype=torch.float64), torch.randn(H, dtype=torch.float64), torch.randn(H, dtype=torch.float64)
+e2 = torch.exp(2 * al * x)
+t = (e2 - 1) / (e2 + 1)
+s = 1 - t * t
+modes_of("dyt", {"x": x, "alpha": al, "gamma": ga, "beta": be, "dy": dy}, {},
+         {"y": ga * t + be, "dx": dy * ga * al * s, "dalpha": (dy * ga * x * s).sum().reshape(1),
+          "dgamma": (dy * t).sum(0), "dbeta": dy.sum(0)})
+
 # the comparison itself: equal passes, a perturbation beyond the tolerance fails, a missing output fails
 ref = {"y": torch.ones(4, dtype=torch.float64)}
 r = kbench_reference.compare(ref, {"y": ref["y"].clone()}, {"y"}, ["y"], 1e-5, 1e-5)

@@ -143,6 +143,13 @@ def sparsemax_no_minus_one(ctx):
     return _graph(ctx, fwd, {"dx": x}, {"y": "dy"})
 
 
+def dyt_alpha_outside(ctx):
+    """A DyT that scales tanh's output by alpha instead of its input: gamma alpha tanh(x) + beta."""
+    x, a, g, b = (_leaf(ctx, n) for n in ("x", "alpha", "gamma", "beta"))
+    return _graph(ctx, lambda: {"y": g * a * torch.tanh(x) + b},
+                  {"dx": x, "dalpha": a, "dgamma": g, "dbeta": b}, {"y": "dy"})
+
+
 def fused_add_rms_norm_stale_residual(ctx):
     """Fused add + RMSNorm that returns the input residual as residual_out, not the sum."""
     x, r, w = _leaf(ctx, "x"), _leaf(ctx, "residual"), _leaf(ctx, "weight", (-1,))
