@@ -201,6 +201,7 @@ opdef_flce_sum|kernels/python/kbench_reference.py|s/loss = torch.nn.functional.c
 opdef_fljsd_beta|kernels/python/kbench_reference.py|s/log_m = torch.log((1 - beta) \* ls.exp() + beta \* lt.exp())/log_m = torch.log(beta * ls.exp() + (1 - beta) * lt.exp())/|KI_OPS=fused_linear_jsd operations|fused_linear_jsd's reference mixes M with the weights swapped (beta P_s + (1 - beta) P_t: the same loss at Liger's beta 0.5, not at others)
 opdef_distill_cosine_weights|kernels/python/kbench_reference.py|s/hard + scalars\["weight_soft_loss"\] \* soft/hard + scalars["weight_hard_loss"] * soft/|KI_OPS=distill_cosine_loss operations|distill_cosine_loss's reference weights the soft term with weight_hard_loss (a copy-paste slip: the same loss at Liger's equal weights, not at others)
 opdef_dyt_no_alpha|kernels/python/kbench_reference.py|s/torch.tanh(inputs\["alpha"\] \* inputs\["x"\])/torch.tanh(inputs["x"])/|KI_OPS=dyt operations|dyt's reference leaves alpha out (tanh(x), not tanh(alpha x): y and every gradient wrong, dalpha zero)
+opdef_poly_norm_global|kernels/python/kbench_reference.py|s/return u \* torch.rsqrt((u \* u).mean(-1, keepdim=True) + eps)/return u * torch.rsqrt((u * u).mean() + eps)/|KI_OPS=poly_norm operations|poly_norm's reference normalizes each power over the whole tensor, not over each row's hidden values
 EOF
 )
 

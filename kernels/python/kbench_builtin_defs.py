@@ -248,6 +248,48 @@ def dyt(ctx, impl):
     return _graph_modes(ctx, lambda: {"y": m(x)}, grads, {"y": "dy"}, copies)
 
 
+class _NaivePolyNorm(torch.nn.Module):
+    """The torch baseline of Liger's poly_norm script (its NaivePolyNorm, after PolyCom): the input
+    in fp32, x^3, x^2 and x each RMS-normalized over hidden, weighted by the three weights
+    (initialized 1/3) plus the bias (a 0-dim parameter, initialized 1), cast back to the dtype."""
+
+    def __init__(self, eps):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.full((3,), 1.0 / 3.0))
+        self.bias = torch.nn.Parameter(torch.tensor(1.0))
+        self.eps = eps
+
+    def _norm(self, u):
+        return u * torch.rsqrt(u.pow(2).mean(-1, keepdim=True) + self.eps)
+
+    def forward(self, x):
+        dt = x.dtype
+        h = x.to(torch.float32)
+        out = self.weight[0] * self._norm(h ** 3) + self.weight[1] * self._norm(h ** 2) \
+            + self.weight[2] * self._norm(h) + self.bias
+        return out.to(dt)
+
+
+def poly_norm(ctx, impl):
+    """Liger's poly_norm script: x (seq x hidden, the dtype) requires gradients, the layer's weight
+    and bias are parameters.  As the script, the module is moved to the device only: its parameters
+    stay fp32 (kbench's values of the dtype copied in); the forward works in fp32 and casts y back."""
+    if impl == "liger":
+        from liger_kernel.transformers.poly_norm import LigerPolyNorm
+        m = LigerPolyNorm(eps=EPS)
+    else:
+        m = _NaivePolyNorm(EPS)
+    m = m.to(ctx.device)
+    x = _leaf(ctx.inputs["x"])
+    copies = [(x, ctx.inputs["x"]), (m.weight, ctx.inputs["weight"].reshape(m.weight.shape)),
+              (m.bias, ctx.inputs["bias"].reshape(m.bias.shape))]
+    with torch.no_grad():
+        for p, src in copies[1:]:
+            p.copy_(src)
+    return _graph_modes(ctx, lambda: {"y": m(x)}, {"dx": x, "dweight": m.weight, "dbias": m.bias}, {"y": "dy"},
+                        copies)
+
+
 def fused_add_rms_norm(ctx, impl):
     """The huggingface baseline of Liger's fused_add_rms_norm script: the residual add, then the
     Llama RMSNorm; returns the normalized activation and the post-add residual."""
@@ -953,7 +995,7 @@ def fused_moe(ctx, impl):
 
 OPS = {"rms_norm": rms_norm, "megatron_rms_norm": rms_norm, "swiglu": swiglu, "geglu": geglu,
        "tiled_swiglu": swiglu, "tiled_geglu": geglu, "megatron_swiglu": megatron_swiglu, "relu_squared": relu_squared, "softmax": softmax,
-       "sparsemax": sparsemax, "dyt": dyt,
+       "sparsemax": sparsemax, "dyt": dyt, "poly_norm": poly_norm,
        "fused_add_rms_norm": fused_add_rms_norm, "group_norm": group_norm,
        "cross_entropy": cross_entropy, "kl_div": kl_div, "tvd": tvd, "rope": rope, "llama4_rope": llama4_rope,
        "embedding": embedding,

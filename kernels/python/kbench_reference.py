@@ -80,6 +80,16 @@ def dyt(inputs, scalars):
     return {"y": inputs["gamma"] * torch.tanh(inputs["alpha"] * inputs["x"]) + inputs["beta"]}
 
 
+def poly_norm(inputs, scalars):
+    """PolyNorm: y = w0 norm(x^3) + w1 norm(x^2) + w2 norm(x) + b, norm(u) = u rsqrt(mean(u^2) + eps)
+    over the last dimension."""
+    x, w, eps = inputs["x"], inputs["weight"], scalars["eps"]
+
+    def norm(u):
+        return u * torch.rsqrt((u * u).mean(-1, keepdim=True) + eps)
+    return {"y": w[0] * norm(x ** 3) + w[1] * norm(x ** 2) + w[2] * norm(x) + inputs["bias"]}
+
+
 def fused_add_rms_norm(inputs, scalars):
     h = inputs["x"] + inputs["residual"]
     return {"y": rms_norm({"x": h, "weight": inputs["weight"]}, scalars)["y"], "residual_out": h}

@@ -569,6 +569,22 @@ modes_of("dyt", {"x": x, "alpha": al, "gamma": ga, "beta": be, "dy": dy}, {},
          {"y": ga * t + be, "dx": dy * ga * al * s, "dalpha": (dy * ga * x * s).sum().reshape(1),
           "dgamma": (dy * t).sum(0), "dbeta": dy.sum(0)})
 
+# poly_norm: each norm written as u / sqrt(||u||^2 / H + eps); the closed-form backward: with
+# n_p = r_p u_p (u_p = x^p) and g_p = w_p dy, du_p = r_p (g_p - n_p mean(n_p g_p)), dx = du_3 3x^2
+# + du_2 2x + du_1, dweight = the sums of dy n_3, dy n_2, dy n_1, dbias = the sum of dy
+N, H, eps = 5, 12, 1e-6
+x, dy = 2 * torch.randn(N, H, dtype=torch.float64), torch.randn(N, H, dtype=torch.float64)
+w, b = torch.randn(3, dtype=torch.float64), torch.randn(1, dtype=torch.float64)
+u = {p: x ** p for p in (3, 2, 1)}
+r = {p: 1.0 / torch.sqrt(torch.linalg.vector_norm(u[p], dim=-1, keepdim=True) ** 2 / H + eps) for p in u}
+nrm = {p: u[p] * r[p] for p in u}
+wp = {3: w[0], 2: w[1], 1: w[2]}
+du = {p: r[p] * (wp[p] * dy - nrm[p] * (nrm[p] * wp[p] * dy).mean(-1, keepdim=True)) for p in u}
+modes_of("poly_norm", {"x": x, "weight": w, "bias": b, "dy": dy}, {"eps": eps},
+         {"y": w[0] * nrm[3] + w[1] * nrm[2] + w[2] * nrm[1] + b,
+          "dx": du[3] * 3 * x * x + du[2] * 2 * x + du[1],
+          "dweight": torch.stack([(dy * nrm[p]).sum() for p in (3, 2, 1)]), "dbias": dy.sum().reshape(1)})
+
 # the comparison itself: equal passes, a perturbation beyond the tolerance fails, a missing output fails
 ref = {"y": torch.ones(4, dtype=torch.float64)}
 r = kbench_reference.compare(ref, {"y": ref["y"].clone()}, {"y"}, ["y"], 1e-5, 1e-5)

@@ -150,6 +150,19 @@ def dyt_alpha_outside(ctx):
                   {"dx": x, "dalpha": a, "dgamma": g, "dbeta": b}, {"y": "dy"})
 
 
+def poly_norm_weights_reversed(ctx):
+    """A PolyNorm with its weights in the reverse order: w2 norm(x^3) + w1 norm(x^2) + w0 norm(x) + b."""
+    x, w, b = _leaf(ctx, "x"), _leaf(ctx, "weight", (3,)), _leaf(ctx, "bias", (1,))
+
+    def norm(u):
+        return u * torch.rsqrt(u.pow(2).mean(-1, keepdim=True) + 1e-6)
+
+    def fwd():
+        h = x.float()
+        return {"y": (w[2] * norm(h ** 3) + w[1] * norm(h ** 2) + w[0] * norm(h) + b).to(x.dtype)}
+    return _graph(ctx, fwd, {"dx": x, "dweight": w, "dbias": b}, {"y": "dy"})
+
+
 def fused_add_rms_norm_stale_residual(ctx):
     """Fused add + RMSNorm that returns the input residual as residual_out, not the sum."""
     x, r, w = _leaf(ctx, "x"), _leaf(ctx, "residual"), _leaf(ctx, "weight", (-1,))

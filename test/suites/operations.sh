@@ -156,6 +156,7 @@ OPS_SMALL=(
   "fused_neighborhood_attention|batch=2 seq=16 hidden=32 heads=4 kernel_size=3 dilation=2|fp32|fused_neighborhood_attention_undilated|every key within the dilated reach attended (the dilation's gaps left in)"
   "fused_moe|tokens=16 hidden=64 intermediate=32 experts=8 k=2|bf16 fp32|fused_moe_swapped_halves|silu on the up half of gate_up_proj instead of the gate half"
   "dyt|tokens=64 hidden=128|bf16 fp32|dyt_alpha_outside|alpha scaling tanh's output instead of its input"
+  "poly_norm|seq=64 hidden=128|bf16 fp32|poly_norm_weights_reversed|its three weights applied in the reverse order"
 )
 # KI_OPS="op1 op2": only those operations in the two per-operation loops (a developer's quick
 # pass while adding one; CI leaves it unset and runs them all).
@@ -293,6 +294,7 @@ done
 # op|provider|kbench axes
 OPS_BEYOND=(
   "dyt|torch|tokens=64 hidden=128"
+  "poly_norm|torch|seq=64 hidden=128"
 )
 for spec in "${OPS_BEYOND[@]}"; do
   IFS='|' read -r op prov axes <<<"$spec"
