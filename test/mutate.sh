@@ -202,6 +202,8 @@ opdef_fljsd_beta|kernels/python/kbench_reference.py|s/log_m = torch.log((1 - bet
 opdef_distill_cosine_weights|kernels/python/kbench_reference.py|s/hard + scalars\["weight_soft_loss"\] \* soft/hard + scalars["weight_hard_loss"] * soft/|KI_OPS=distill_cosine_loss operations|distill_cosine_loss's reference weights the soft term with weight_hard_loss (a copy-paste slip: the same loss at Liger's equal weights, not at others)
 opdef_dyt_no_alpha|kernels/python/kbench_reference.py|s/torch.tanh(inputs\["alpha"\] \* inputs\["x"\])/torch.tanh(inputs["x"])/|KI_OPS=dyt operations|dyt's reference leaves alpha out (tanh(x), not tanh(alpha x): y and every gradient wrong, dalpha zero)
 opdef_poly_norm_global|kernels/python/kbench_reference.py|s/return u \* torch.rsqrt((u \* u).mean(-1, keepdim=True) + eps)/return u * torch.rsqrt((u * u).mean() + eps)/|KI_OPS=poly_norm operations|poly_norm's reference normalizes each power over the whole tensor, not over each row's hidden values
+opdef_mrope_hw_swapped|kernels/python/kbench_reference.py|s/\[0\] \* st + \[1\] \* shw + \[2\] \* shw/[0] * st + [2] * shw + [1] * shw/|KI_OPS=qwen2vl_mrope operations|qwen2vl_mrope's reference gives the height section the width positions and the width section the height ones
+opdef_mrope_theta|kernels/ops/defs/qwen2vl_mrope.json|s/"rope_theta", "dtype": "fp32", "value": 1000000}/"rope_theta", "dtype": "fp32", "value": 10000}/|KI_OPS=qwen2vl_mrope operations|qwen2vl_mrope defined with rope_theta 1e4 (Llama's base) instead of the 1e6 of Liger's script's Qwen2VLTextConfig
 EOF
 )
 

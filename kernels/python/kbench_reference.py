@@ -185,6 +185,25 @@ def llama4_rope(inputs, scalars):
     return {"q_out": rot(inputs["q"]), "k_out": rot(inputs["k"])}
 
 
+def qwen2vl_mrope(inputs, scalars):
+    """Qwen2-VL's M-RoPE on 1 x heads x seq x head_dim, rotate_half's pairing (i with i + head_dim/2):
+    frequency j < head_dim/2 (theta^(-2j / head_dim)) belongs to the temporal, height or width
+    section (the first section_t, the next section_hw, the last section_hw) and is rotated by that
+    section's position of token t, t + s seq for section s: Liger's script's position ids 0..3 seq-1
+    viewed as three rows of seq."""
+    T, hd = scalars["seq"], scalars["head_dim"]
+    st, shw = scalars["section_t"], scalars["section_hw"]
+    inv_freq = 1.0 / scalars["rope_theta"] ** (torch.arange(0, hd, 2, dtype=torch.float64) / hd)
+    section = torch.tensor([0] * st + [1] * shw + [2] * shw, dtype=torch.float64)
+    a = (torch.arange(T, dtype=torch.float64)[:, None] + section[None, :] * T) * inv_freq[None, :]
+    cos, sin = torch.cat([a.cos(), a.cos()], -1), torch.cat([a.sin(), a.sin()], -1)
+
+    def rot(x):
+        h = x.shape[-1] // 2
+        return x * cos + torch.cat([-x[..., h:], x[..., :h]], -1) * sin
+    return {"q_out": rot(inputs["q"]), "k_out": rot(inputs["k"])}
+
+
 def embedding(inputs, scalars):
     return {"y": inputs["weight"][inputs["input_ids"].long()]}
 

@@ -585,6 +585,33 @@ modes_of("poly_norm", {"x": x, "weight": w, "bias": b, "dy": dy}, {"eps": eps},
           "dx": du[3] * 3 * x * x + du[2] * 2 * x + du[1],
           "dweight": torch.stack([(dy * nrm[p]).sum() for p in (3, 2, 1)]), "dbias": dy.sum().reshape(1)})
 
+# qwen2vl_mrope: Transformers' construction, written independently of the reference's section
+# index: three position rows (t, seq + t, 2 seq + t), the frequencies split into mrope_section's
+# chunks [section_t, section_hw, section_hw], chunk i taking its angles from row i, and the
+# rotation a complex product e^(i angle) on the pairs (j, j + head_dim/2); dq is dq_out rotated
+# back by e^(-i angle); k takes no gradient (Liger's script differentiates q_out alone)
+T, QH, KH, HD = 5, 3, 2, 16
+hw = HD * 3 // 16
+sect = [HD // 2 - 2 * hw, hw, hw]
+theta = 1e6 ** (-torch.arange(0, HD, 2, dtype=torch.float64) / HD)
+rows = [(torch.arange(T, dtype=torch.float64) + r * T)[:, None] * theta for r in range(3)]
+ang = torch.cat([rows[i].split(sect, dim=-1)[i] for i in range(3)], -1)
+ph = torch.polar(torch.ones_like(ang), ang)
+q, k, dq = (torch.randn(1, h, T, HD, dtype=torch.float64) for h in (QH, KH, QH))
+
+
+def rot_mrope(x, p):
+    z = torch.complex(x[..., :HD // 2], x[..., HD // 2:]) * p[None, None]
+    return torch.cat([z.real, z.imag], -1)
+
+
+modes_of("qwen2vl_mrope", {"q": q, "k": k, "dq_out": dq},
+         {"seq": T, "hidden": QH * HD, "q_heads": QH, "kv_heads": KH, "head_dim": HD, "section_hw": hw,
+          "section_t": sect[0], "rope_theta": 1e6},
+         {"q_out": rot_mrope(q, ph), "k_out": rot_mrope(k, ph), "dq": rot_mrope(dq, ph.conj())})
+ok(sect == [2, 3, 3] and not torch.allclose(rows[0][:, 2:], rows[1][:, 2:]),
+   "qwen2vl_mrope's test shape has all three sections (head_dim 16: [2, 3, 3]) and distinct rows")
+
 # the comparison itself: equal passes, a perturbation beyond the tolerance fails, a missing output fails
 ref = {"y": torch.ones(4, dtype=torch.float64)}
 r = kbench_reference.compare(ref, {"y": ref["y"].clone()}, {"y"}, ["y"], 1e-5, 1e-5)

@@ -254,6 +254,33 @@ def llama4_rope_half_pairs(ctx):
     return _rope_wrong(ctx, "bshd", False)
 
 
+def qwen2vl_mrope_temporal_only(ctx):
+    """An M-RoPE that rotates every frequency by the temporal position (plain 1-D RoPE with rope_theta
+    1e6): the height and width sections' positions ignored."""
+    T, hd = ctx.axes["seq"], ctx.axes["head_dim"]
+    q = _leaf(ctx, "q", (1, ctx.axes["q_heads"], T, hd))
+    k = _leaf(ctx, "k", (1, ctx.axes["kv_heads"], T, hd))
+    inv = 1.0 / 1e6 ** (torch.arange(0, hd, 2, dtype=torch.float32) / hd)
+    a = torch.arange(T, dtype=torch.float32)[:, None] * inv[None, :]
+    c, s = torch.cat([a.cos(), a.cos()], -1).to(q.dtype), torch.cat([a.sin(), a.sin()], -1).to(q.dtype)
+
+    def rot(x):
+        h = hd // 2
+        return x * c + torch.cat([-x[..., h:], x[..., :h]], -1) * s
+
+    def step():
+        q.grad = None
+        qo, ko = rot(q), rot(k)
+        if ctx.mode == "forward":
+            return {"q_out": qo, "k_out": ko}
+        qo.backward(ctx.inputs["dq_out"].reshape(qo.shape))
+        res = {"dq": q.grad}
+        if ctx.mode == "full":
+            res.update(q_out=qo, k_out=ko)
+        return res
+    return step
+
+
 def embedding_off_by_one(ctx):
     """An embedding that gathers row id + 1 (modulo vocab): the wrong rows."""
     V = ctx.axes["vocab"]

@@ -157,6 +157,7 @@ OPS_SMALL=(
   "fused_moe|tokens=16 hidden=64 intermediate=32 experts=8 k=2|bf16 fp32|fused_moe_swapped_halves|silu on the up half of gate_up_proj instead of the gate half"
   "dyt|tokens=64 hidden=128|bf16 fp32|dyt_alpha_outside|alpha scaling tanh's output instead of its input"
   "poly_norm|seq=64 hidden=128|bf16 fp32|poly_norm_weights_reversed|its three weights applied in the reverse order"
+  "qwen2vl_mrope|seq=16 hidden=128 q_heads=4 kv_heads=2|bf16 fp32|qwen2vl_mrope_temporal_only|every frequency rotated by the temporal position (the height and width sections ignored)"
 )
 # KI_OPS="op1 op2": only those operations in the two per-operation loops (a developer's quick
 # pass while adding one; CI leaves it unset and runs them all).
@@ -295,6 +296,7 @@ done
 OPS_BEYOND=(
   "dyt|torch|tokens=64 hidden=128"
   "poly_norm|torch|seq=64 hidden=128"
+  "qwen2vl_mrope|huggingface|seq=16 hidden=128 q_heads=4 kv_heads=2"
 )
 for spec in "${OPS_BEYOND[@]}"; do
   IFS='|' read -r op prov axes <<<"$spec"
