@@ -218,6 +218,10 @@ jsd_missing_grad_passes|kernels/ops/jsd.c|s/kb_cmp_missing(&m, "grad_input");/(v
 distill_total_only_self|kernels/ops/distill_jsd_loss.c|s/kb_cmp_tol(&m, "loss", &total, &got, &tt, 1);/kb_cmp_tol(\&m, "loss", \&got, \&got, \&tt, 1);/|kernels|distill_jsd_loss's check compares the total loss with itself
 distill_tokens_unchecked|kernels/ops/distill_jsd_loss.c|s/kb_cmp_tol(&m, "token_loss", &lr, &lg, &tl, 1);/(void) lg;/|kernels|distill_jsd_loss's check no longer compares returned per-token losses
 upgrade_costs_stale|sql/updates/0.2.0--0.3.0.sql|/^-- jsd's backward pass (issue 26 item 3)/,$d|upgrade|the 0.2.0 -> 0.3.0 update keeps 0.2.0's seeded cost formulas (jsd backward "as forward"; judged by hand: the released versions need this clone's history)
+opdef_dyt_no_alpha|kernels/python/kbench_reference.py|s/torch.tanh(inputs\["alpha"\] \* inputs\["x"\])/torch.tanh(inputs["x"])/|KI_OPS=dyt operations|dyt's reference leaves alpha out (tanh(x), not tanh(alpha x): y and every gradient wrong, dalpha zero)
+opdef_poly_norm_global|kernels/python/kbench_reference.py|s/return u \* torch.rsqrt((u \* u).mean(-1, keepdim=True) + eps)/return u * torch.rsqrt((u * u).mean() + eps)/|KI_OPS=poly_norm operations|poly_norm's reference normalizes each power over the whole tensor, not over each row's hidden values
+opdef_mrope_hw_swapped|kernels/python/kbench_reference.py|s/\[0\] \* st + \[1\] \* shw + \[2\] \* shw/[0] * st + [2] * shw + [1] * shw/|KI_OPS=qwen2vl_mrope operations|qwen2vl_mrope's reference gives the height section the width positions and the width section the height ones
+opdef_mrope_theta|kernels/ops/defs/qwen2vl_mrope.json|s/"rope_theta", "dtype": "fp32", "value": 1000000}/"rope_theta", "dtype": "fp32", "value": 10000}/|KI_OPS=qwen2vl_mrope operations|qwen2vl_mrope defined with rope_theta 1e4 (Llama's base) instead of the 1e6 of Liger's script's Qwen2VLTextConfig
 EOF
 )
 

@@ -48,17 +48,19 @@ def rms_norm(ctx, impl):
     return _graph_modes(ctx, lambda: {"y": m(x)}, {"dx": x, "dweight": m.weight}, {"y": "dy"}, copies)
 
 
-def _graph_modes(ctx, fwd, grads, upstream, copies=()):
+def _graph_modes(ctx, fwd, grads, upstream, copies=(), differentiate=None):
     """forward / backward / full of fwd() -> {output: tensor} as Liger's scripts time them: the
     backward is torch.autograd.backward of the outputs with the random upstream gradients kbench
     filled (upstream: {output: upstream input}; an output without one is a loss, differentiated with
     1 as loss.backward() does), retaining the graph; grads: {gradient name: leaf}; copies: (leaf,
-    kbench's input) pairs, copied before each call."""
+    kbench's input) pairs, copied before each call; differentiate: the outputs the backward starts
+    from, where a script differentiates only some (qwen2vl_mrope's q_out), else all."""
     leaves = list(grads.values())
     if ctx.mode == "forward":
         return Step(fwd, leaves, copies)
 
     def backward_of(out):
+        out = {k: v for k, v in out.items() if differentiate is None or k in differentiate}
         outs = list(out.values())
         ups = [ctx.inputs[upstream[k]].reshape(v.shape) if k in upstream else torch.ones_like(v)
                for k, v in out.items()]
@@ -208,6 +210,86 @@ def sparsemax(ctx, impl):
         from liger_kernel.transformers.sparsemax import LigerSparsemax
         return _elementwise(ctx, LigerSparsemax(dim=-1))
     return _elementwise(ctx, _torch_sparsemax)
+
+
+class _TorchDyT(torch.nn.Module):
+    """The torch baseline of Liger's dyt script (its test's TorchDyT with beta): alpha a one-value
+    parameter (initialized 0.5), gamma and beta hidden-size parameters; y = gamma tanh(x alpha) + beta."""
+
+    def __init__(self, hidden):
+        super().__init__()
+        self.alpha = torch.nn.Parameter(torch.ones(1) * 0.5)
+        self.gamma = torch.nn.Parameter(torch.ones(hidden))
+        self.beta = torch.nn.Parameter(torch.zeros(hidden))
+
+    def forward(self, x):
+        return self.gamma * torch.tanh(x * self.alpha) + self.beta
+
+
+def dyt(ctx, impl):
+    """Liger's dyt script with beta: x (tokens x hidden, the dtype) requires gradients, the layer's
+    alpha, gamma and beta are parameters (their gradients computed by the backward too).  As the
+    script, the module is moved to the device only: its parameters stay fp32 (kbench's values of
+    the dtype copied in), so type promotion computes a bf16 x's y and the parameters' gradients in
+    fp32 (dalpha, a sum over every value, is then not a bf16 sum)."""
+    H = ctx.axes["hidden"]
+    if impl == "liger":
+        from liger_kernel.transformers.dyt import LigerDyT
+        m = LigerDyT(hidden_size=H, beta=True)
+    else:
+        m = _TorchDyT(H)
+    m = m.to(ctx.device)
+    x = _leaf(ctx.inputs["x"])
+    params = {"alpha": m.alpha, "gamma": m.gamma, "beta": m.beta}
+    copies = [(x, ctx.inputs["x"])] + [(p, ctx.inputs[n].reshape(p.shape)) for n, p in params.items()]
+    with torch.no_grad():
+        for p, src in copies[1:]:
+            p.copy_(src)
+    grads = {"dx": x}
+    grads.update({"d" + n: p for n, p in params.items()})
+    return _graph_modes(ctx, lambda: {"y": m(x)}, grads, {"y": "dy"}, copies)
+
+
+class _NaivePolyNorm(torch.nn.Module):
+    """The torch baseline of Liger's poly_norm script (its NaivePolyNorm, after PolyCom): the input
+    in fp32, x^3, x^2 and x each RMS-normalized over hidden, weighted by the three weights
+    (initialized 1/3) plus the bias (a 0-dim parameter, initialized 1), cast back to the dtype."""
+
+    def __init__(self, eps):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.full((3,), 1.0 / 3.0))
+        self.bias = torch.nn.Parameter(torch.tensor(1.0))
+        self.eps = eps
+
+    def _norm(self, u):
+        return u * torch.rsqrt(u.pow(2).mean(-1, keepdim=True) + self.eps)
+
+    def forward(self, x):
+        dt = x.dtype
+        h = x.to(torch.float32)
+        out = self.weight[0] * self._norm(h ** 3) + self.weight[1] * self._norm(h ** 2) \
+            + self.weight[2] * self._norm(h) + self.bias
+        return out.to(dt)
+
+
+def poly_norm(ctx, impl):
+    """Liger's poly_norm script: x (seq x hidden, the dtype) requires gradients, the layer's weight
+    and bias are parameters.  As the script, the module is moved to the device only: its parameters
+    stay fp32 (kbench's values of the dtype copied in); the forward works in fp32 and casts y back."""
+    if impl == "liger":
+        from liger_kernel.transformers.poly_norm import LigerPolyNorm
+        m = LigerPolyNorm(eps=EPS)
+    else:
+        m = _NaivePolyNorm(EPS)
+    m = m.to(ctx.device)
+    x = _leaf(ctx.inputs["x"])
+    copies = [(x, ctx.inputs["x"]), (m.weight, ctx.inputs["weight"].reshape(m.weight.shape)),
+              (m.bias, ctx.inputs["bias"].reshape(m.bias.shape))]
+    with torch.no_grad():
+        for p, src in copies[1:]:
+            p.copy_(src)
+    return _graph_modes(ctx, lambda: {"y": m(x)}, {"dx": x, "dweight": m.weight, "dbias": m.bias}, {"y": "dy"},
+                        copies)
 
 
 def fused_add_rms_norm(ctx, impl):
@@ -517,6 +599,57 @@ def llama4_rope(ctx, impl):
         def fwd():
             return {"q_out": rot(q), "k_out": rot(k)}
     return _rope_modes(ctx, fwd, leaves, copies, layout)
+
+
+MROPE_THETA = 1000000.0  # the rope_theta of Liger's qwen2vl_mrope script's Qwen2VLTextConfig
+
+
+def qwen2vl_mrope(ctx, impl):
+    """The huggingface baseline of Liger's qwen2vl_mrope script: Transformers' Qwen2-VL rotary
+    embedding and apply_multimodal_rotary_pos_emb (written here: Transformers is not a dependency).
+    Before timing, cos and sin of the position ids 0..3 seq-1 viewed as 3 x 1 x seq (the temporal,
+    height and width rows), inv_freq of rope_theta 1e6 over head_dim, in fp32, cast to the dtype;
+    timed: the rows gathered by mrope_section [section_t, section_hw, section_hw] repeated for both
+    halves of head_dim, then q cos + rotate_half(q) sin and k likewise, on the 1 x heads x seq x
+    head_dim views of 1 x seq x heads x head_dim leaves (both require gradients, as the script's);
+    the backward is q_out's alone, as the script's fwd_fn()[0]."""
+    T, hd = ctx.axes["seq"], ctx.axes["head_dim"]
+    section = [ctx.axes["section_t"], ctx.axes["section_hw"], ctx.axes["section_hw"]]
+    q, k, leaves, copies, layout = _rope_leaves(ctx, "bhsd")
+    inv_freq = 1.0 / MROPE_THETA ** (torch.arange(0, hd, 2, dtype=torch.int64).to(ctx.device, torch.float32) / hd)
+    pos = torch.arange(3 * T, device=ctx.device, dtype=torch.int64).view(3, 1, T)
+    freqs = (inv_freq[None, None, :, None].expand(3, 1, -1, 1) @ pos[:, :, None, :].float()).transpose(2, 3)
+    emb = torch.cat((freqs, freqs), dim=-1)                  # 3 x 1 x seq x head_dim
+    cos, sin = emb.cos().to(ctx.torch_dtype), emb.sin().to(ctx.torch_dtype)
+    if impl == "liger":
+        from liger_kernel.transformers.qwen2vl_mrope import liger_multimodal_rotary_pos_emb
+
+        def fwd():
+            qo, ko = liger_multimodal_rotary_pos_emb(q, k, cos, sin, section)
+            return {"q_out": qo, "k_out": ko}
+    else:
+        def rotate_half(x):
+            h = x.shape[-1] // 2
+            return torch.cat((-x[..., h:], x[..., :h]), dim=-1)
+
+        def by_section(t):
+            parts = t.split(section * 2, dim=-1)
+            return torch.cat([p[i % 3] for i, p in enumerate(parts)], dim=-1).unsqueeze(1)
+
+        def fwd():
+            c, s = by_section(cos), by_section(sin)
+            return {"q_out": q * c + rotate_half(q) * s, "k_out": k * c + rotate_half(k) * s}
+    step = _graph_modes(ctx, fwd, {"dq": leaves[0]}, {"q_out": "dq_out"}, copies, differentiate=("q_out",))
+    inner = step.fn
+
+    def fn():
+        out = inner()
+        if "dq" in out:
+            out["dq"] = layout(out["dq"])
+        return out
+    step.fn = fn
+    step.leaves = leaves
+    return step
 
 
 def embedding(ctx, impl):
@@ -915,9 +1048,10 @@ def fused_moe(ctx, impl):
 
 OPS = {"rms_norm": rms_norm, "megatron_rms_norm": rms_norm, "swiglu": swiglu, "geglu": geglu,
        "tiled_swiglu": swiglu, "tiled_geglu": geglu, "megatron_swiglu": megatron_swiglu, "relu_squared": relu_squared, "softmax": softmax,
-       "sparsemax": sparsemax,
+       "sparsemax": sparsemax, "dyt": dyt, "poly_norm": poly_norm,
        "fused_add_rms_norm": fused_add_rms_norm, "group_norm": group_norm,
        "cross_entropy": cross_entropy, "kl_div": kl_div, "tvd": tvd, "rope": rope, "llama4_rope": llama4_rope,
+       "qwen2vl_mrope": qwen2vl_mrope,
        "embedding": embedding,
        "fused_linear_orpo_loss": fused_linear_orpo_loss, "fused_linear_simpo_loss": fused_linear_simpo_loss,
        "fused_linear_cpo_loss": fused_linear_cpo_loss,

@@ -75,6 +75,21 @@ def sparsemax(inputs, scalars):
     return {"y": torch.clamp(x - tau, min=0), UNSURE: {"dx": unsure}}
 
 
+def dyt(inputs, scalars):
+    """Dynamic Tanh: y = gamma tanh(alpha x) + beta, alpha one scalar, gamma and beta per hidden unit."""
+    return {"y": inputs["gamma"] * torch.tanh(inputs["alpha"] * inputs["x"]) + inputs["beta"]}
+
+
+def poly_norm(inputs, scalars):
+    """PolyNorm: y = w0 norm(x^3) + w1 norm(x^2) + w2 norm(x) + b, norm(u) = u rsqrt(mean(u^2) + eps)
+    over the last dimension."""
+    x, w, eps = inputs["x"], inputs["weight"], scalars["eps"]
+
+    def norm(u):
+        return u * torch.rsqrt((u * u).mean(-1, keepdim=True) + eps)
+    return {"y": w[0] * norm(x ** 3) + w[1] * norm(x ** 2) + w[2] * norm(x) + inputs["bias"]}
+
+
 def fused_add_rms_norm(inputs, scalars):
     h = inputs["x"] + inputs["residual"]
     return {"y": rms_norm({"x": h, "weight": inputs["weight"]}, scalars)["y"], "residual_out": h}
@@ -167,6 +182,25 @@ def llama4_rope(inputs, scalars):
     def rot(x):
         re, im = x[..., 0::2], x[..., 1::2]
         return torch.stack([re * cos - im * sin, re * sin + im * cos], -1).reshape(x.shape)
+    return {"q_out": rot(inputs["q"]), "k_out": rot(inputs["k"])}
+
+
+def qwen2vl_mrope(inputs, scalars):
+    """Qwen2-VL's M-RoPE on 1 x heads x seq x head_dim, rotate_half's pairing (i with i + head_dim/2):
+    frequency j < head_dim/2 (theta^(-2j / head_dim)) belongs to the temporal, height or width
+    section (the first section_t, the next section_hw, the last section_hw) and is rotated by that
+    section's position of token t, t + s seq for section s: Liger's script's position ids 0..3 seq-1
+    viewed as three rows of seq."""
+    T, hd = scalars["seq"], scalars["head_dim"]
+    st, shw = scalars["section_t"], scalars["section_hw"]
+    inv_freq = 1.0 / scalars["rope_theta"] ** (torch.arange(0, hd, 2, dtype=torch.float64) / hd)
+    section = torch.tensor([0] * st + [1] * shw + [2] * shw, dtype=torch.float64)
+    a = (torch.arange(T, dtype=torch.float64)[:, None] + section[None, :] * T) * inv_freq[None, :]
+    cos, sin = torch.cat([a.cos(), a.cos()], -1), torch.cat([a.sin(), a.sin()], -1)
+
+    def rot(x):
+        h = x.shape[-1] // 2
+        return x * cos + torch.cat([-x[..., h:], x[..., :h]], -1) * sin
     return {"q_out": rot(inputs["q"]), "k_out": rot(inputs["k"])}
 
 

@@ -557,6 +557,61 @@ modes_of("fused_moe", {"x": x, "gate_up_proj": W1, "down_proj": W2, "top_k_index
           "dgate_up_proj": torch.einsum("tke,tkj,th->ejh", oh, dh, x),
           "ddown_proj": torch.einsum("tke,tkh,tki->ehi", oh, do, a), "dtop_k_weights": (o * dy[:, None, :]).sum(-1)})
 
+# dyt: tanh written out, (e^2z - 1) / (e^2z + 1); the closed-form backward with s = 1 - t^2:
+# dx = dy gamma alpha s, dalpha = sum(dy gamma x s), dgamma = sum over tokens of dy t, dbeta = sum of dy
+N, H = 6, 9
+x, dy = 2 * torch.randn(N, H, dtype=torch.float64), torch.randn(N, H, dtype=torch.float64)
+al, ga, be = torch.randn(1, dtype=torch.float64), torch.randn(H, dtype=torch.float64), torch.randn(H, dtype=torch.float64)
+e2 = torch.exp(2 * al * x)
+t = (e2 - 1) / (e2 + 1)
+s = 1 - t * t
+modes_of("dyt", {"x": x, "alpha": al, "gamma": ga, "beta": be, "dy": dy}, {},
+         {"y": ga * t + be, "dx": dy * ga * al * s, "dalpha": (dy * ga * x * s).sum().reshape(1),
+          "dgamma": (dy * t).sum(0), "dbeta": dy.sum(0)})
+
+# poly_norm: each norm written as u / sqrt(||u||^2 / H + eps); the closed-form backward: with
+# n_p = r_p u_p (u_p = x^p) and g_p = w_p dy, du_p = r_p (g_p - n_p mean(n_p g_p)), dx = du_3 3x^2
+# + du_2 2x + du_1, dweight = the sums of dy n_3, dy n_2, dy n_1, dbias = the sum of dy
+N, H, eps = 5, 12, 1e-6
+x, dy = 2 * torch.randn(N, H, dtype=torch.float64), torch.randn(N, H, dtype=torch.float64)
+w, b = torch.randn(3, dtype=torch.float64), torch.randn(1, dtype=torch.float64)
+u = {p: x ** p for p in (3, 2, 1)}
+r = {p: 1.0 / torch.sqrt(torch.linalg.vector_norm(u[p], dim=-1, keepdim=True) ** 2 / H + eps) for p in u}
+nrm = {p: u[p] * r[p] for p in u}
+wp = {3: w[0], 2: w[1], 1: w[2]}
+du = {p: r[p] * (wp[p] * dy - nrm[p] * (nrm[p] * wp[p] * dy).mean(-1, keepdim=True)) for p in u}
+modes_of("poly_norm", {"x": x, "weight": w, "bias": b, "dy": dy}, {"eps": eps},
+         {"y": w[0] * nrm[3] + w[1] * nrm[2] + w[2] * nrm[1] + b,
+          "dx": du[3] * 3 * x * x + du[2] * 2 * x + du[1],
+          "dweight": torch.stack([(dy * nrm[p]).sum() for p in (3, 2, 1)]), "dbias": dy.sum().reshape(1)})
+
+# qwen2vl_mrope: Transformers' construction, written independently of the reference's section
+# index: three position rows (t, seq + t, 2 seq + t), the frequencies split into mrope_section's
+# chunks [section_t, section_hw, section_hw], chunk i taking its angles from row i, and the
+# rotation a complex product e^(i angle) on the pairs (j, j + head_dim/2); dq is dq_out rotated
+# back by e^(-i angle); k takes no gradient (Liger's script differentiates q_out alone)
+T, QH, KH, HD = 5, 3, 2, 16
+hw = HD * 3 // 16
+sect = [HD // 2 - 2 * hw, hw, hw]
+theta = 1e6 ** (-torch.arange(0, HD, 2, dtype=torch.float64) / HD)
+rows = [(torch.arange(T, dtype=torch.float64) + r * T)[:, None] * theta for r in range(3)]
+ang = torch.cat([rows[i].split(sect, dim=-1)[i] for i in range(3)], -1)
+ph = torch.polar(torch.ones_like(ang), ang)
+q, k, dq = (torch.randn(1, h, T, HD, dtype=torch.float64) for h in (QH, KH, QH))
+
+
+def rot_mrope(x, p):
+    z = torch.complex(x[..., :HD // 2], x[..., HD // 2:]) * p[None, None]
+    return torch.cat([z.real, z.imag], -1)
+
+
+modes_of("qwen2vl_mrope", {"q": q, "k": k, "dq_out": dq},
+         {"seq": T, "hidden": QH * HD, "q_heads": QH, "kv_heads": KH, "head_dim": HD, "section_hw": hw,
+          "section_t": sect[0], "rope_theta": 1e6},
+         {"q_out": rot_mrope(q, ph), "k_out": rot_mrope(k, ph), "dq": rot_mrope(dq, ph.conj())})
+ok(sect == [2, 3, 3] and not torch.allclose(rows[0][:, 2:], rows[1][:, 2:]),
+   "qwen2vl_mrope's test shape has all three sections (head_dim 16: [2, 3, 3]) and distinct rows")
+
 # the comparison itself: equal passes, a perturbation beyond the tolerance fails, a missing output fails
 ref = {"y": torch.ones(4, dtype=torch.float64)}
 r = kbench_reference.compare(ref, {"y": ref["y"].clone()}, {"y"}, ["y"], 1e-5, 1e-5)

@@ -143,6 +143,26 @@ def sparsemax_no_minus_one(ctx):
     return _graph(ctx, fwd, {"dx": x}, {"y": "dy"})
 
 
+def dyt_alpha_outside(ctx):
+    """A DyT that scales tanh's output by alpha instead of its input: gamma alpha tanh(x) + beta."""
+    x, a, g, b = (_leaf(ctx, n) for n in ("x", "alpha", "gamma", "beta"))
+    return _graph(ctx, lambda: {"y": g * a * torch.tanh(x) + b},
+                  {"dx": x, "dalpha": a, "dgamma": g, "dbeta": b}, {"y": "dy"})
+
+
+def poly_norm_weights_reversed(ctx):
+    """A PolyNorm with its weights in the reverse order: w2 norm(x^3) + w1 norm(x^2) + w0 norm(x) + b."""
+    x, w, b = _leaf(ctx, "x"), _leaf(ctx, "weight", (3,)), _leaf(ctx, "bias", (1,))
+
+    def norm(u):
+        return u * torch.rsqrt(u.pow(2).mean(-1, keepdim=True) + 1e-6)
+
+    def fwd():
+        h = x.float()
+        return {"y": (w[2] * norm(h ** 3) + w[1] * norm(h ** 2) + w[0] * norm(h) + b).to(x.dtype)}
+    return _graph(ctx, fwd, {"dx": x, "dweight": w, "dbias": b}, {"y": "dy"})
+
+
 def fused_add_rms_norm_stale_residual(ctx):
     """Fused add + RMSNorm that returns the input residual as residual_out, not the sum."""
     x, r, w = _leaf(ctx, "x"), _leaf(ctx, "residual"), _leaf(ctx, "weight", (-1,))
@@ -232,6 +252,33 @@ def rope_adjacent_pairs(ctx):
 
 def llama4_rope_half_pairs(ctx):
     return _rope_wrong(ctx, "bshd", False)
+
+
+def qwen2vl_mrope_temporal_only(ctx):
+    """An M-RoPE that rotates every frequency by the temporal position (plain 1-D RoPE with rope_theta
+    1e6): the height and width sections' positions ignored."""
+    T, hd = ctx.axes["seq"], ctx.axes["head_dim"]
+    q = _leaf(ctx, "q", (1, ctx.axes["q_heads"], T, hd))
+    k = _leaf(ctx, "k", (1, ctx.axes["kv_heads"], T, hd))
+    inv = 1.0 / 1e6 ** (torch.arange(0, hd, 2, dtype=torch.float32) / hd)
+    a = torch.arange(T, dtype=torch.float32)[:, None] * inv[None, :]
+    c, s = torch.cat([a.cos(), a.cos()], -1).to(q.dtype), torch.cat([a.sin(), a.sin()], -1).to(q.dtype)
+
+    def rot(x):
+        h = hd // 2
+        return x * c + torch.cat([-x[..., h:], x[..., :h]], -1) * s
+
+    def step():
+        q.grad = None
+        qo, ko = rot(q), rot(k)
+        if ctx.mode == "forward":
+            return {"q_out": qo, "k_out": ko}
+        qo.backward(ctx.inputs["dq_out"].reshape(qo.shape))
+        res = {"dq": q.grad}
+        if ctx.mode == "full":
+            res.update(q_out=qo, k_out=ko)
+        return res
+    return step
 
 
 def embedding_off_by_one(ctx):

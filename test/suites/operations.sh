@@ -158,6 +158,9 @@ OPS_SMALL=(
   "sparse_multi_token_attention|batch=2 heads_in=3 heads_out=2 seq=16 k=3|fp32 bf16|sparse_multi_token_attention_no_remask|the output not re-masked above the diagonal"
   "fused_neighborhood_attention|batch=2 seq=16 hidden=32 heads=4 kernel_size=3 dilation=2|fp32|fused_neighborhood_attention_undilated|every key within the dilated reach attended (the dilation's gaps left in)"
   "fused_moe|tokens=16 hidden=64 intermediate=32 experts=8 k=2|bf16 fp32|fused_moe_swapped_halves|silu on the up half of gate_up_proj instead of the gate half"
+  "dyt|tokens=64 hidden=128|bf16 fp32|dyt_alpha_outside|alpha scaling tanh's output instead of its input"
+  "poly_norm|seq=64 hidden=128|bf16 fp32|poly_norm_weights_reversed|its three weights applied in the reverse order"
+  "qwen2vl_mrope|seq=16 hidden=128 q_heads=4 kv_heads=2|bf16 fp32|qwen2vl_mrope_temporal_only|every frequency rotated by the temporal position (the height and width sections ignored)"
 )
 # KI_OPS="op1 op2": only those operations in the two per-operation loops (a developer's quick
 # pass while adding one; CI leaves it unset and runs them all).
@@ -286,4 +289,30 @@ for spec in "${OPS_LIGER[@]}"; do
     ok "$seeded" "$($PY -c 'import json,sys; d = json.load(open("kernels/ops/defs/%s.json" % sys.argv[1]))["cost"]; print(";".join("%s|%s|%s" % (m, d[m]["bytes"], d[m]["flops"]) for m in sorted(["forward", "backward", "full"])))' $op)" \
        "$op's cost texts are the ones kbench_operation_costs seeds"
   fi
+done
+
+# The operations beyond Liger's CSV (Liger's current benchmark scripts benchmark them; the CSV has
+# no row of them, so there is no import digest to match): kbench lists them, describe derives
+# their digests, and every mode of the script's baseline runs through the worker at a small shape,
+# passes, and lands in the WorkloadCase digest describe derives at that shape.
+# op|provider|kbench axes
+OPS_BEYOND=(
+  "dyt|torch|tokens=64 hidden=128"
+  "poly_norm|torch|seq=64 hidden=128"
+  "qwen2vl_mrope|huggingface|seq=16 hidden=128 q_heads=4 kv_heads=2"
+)
+for spec in "${OPS_BEYOND[@]}"; do
+  IFS='|' read -r op prov axes <<<"$spec"
+  only "$op" || continue
+  has "$list" "$op " "kbench list shows $op"
+  for dt in $($PY -c 'import json,sys; print(" ".join(json.load(open("kernels/ops/defs/%s.json" % sys.argv[1]))["dtypes"]))' $op); do
+    wl=$($KB describe $op full $axes dtype=$dt --impl $prov --json | $PY -c 'import json,sys; print(json.load(sys.stdin)["digests"]["workload"])' 2>&1)
+    ok "$(echo "$wl" | grep -c '^sha256:[0-9a-f]\{64\}$')" 1 "kbench describe $op full $axes $dt --json derives a WorkloadCase digest"
+    for m in forward backward full; do
+      run "'$op', '$m', '$(json_axes "$axes" "$dt")', implementation => '$prov', protocol => '$TINY'"
+      ok "$RES" "passed passed" "$prov $op $m $dt at $axes runs through the CPU worker and passes"
+      ok "$(q "SELECT r.workload_digest FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.id = $JOB")" \
+         "$wl" "its run lands in the WorkloadCase digest describe derives ($op $m $dt)"
+    done
+  done
 done
