@@ -288,8 +288,25 @@ BEGIN
 	                 kbench_svg_escape(coalesce(spec #>> '{y,label}', '') || CASE WHEN ylog THEN ' (log scale)' ELSE '' END));
 
 	IF npts = 0 THEN
-		o := o || format('<text x="%s" y="%s" text-anchor="middle" font-size="15" fill="#444444">%s</text>', ml + pw / 2, round((mt + ph / 2)::numeric, 1),
-		                 kbench_svg_escape(coalesce(spec->>'empty', 'Nothing to draw: the selection holds no data.')));
+		-- the empty sentence, wrapped at word boundaries to the plot's width
+		-- (15 px text, 0.62 em a character), its lines centred
+		lbl := coalesce(spec->>'empty', 'Nothing to draw: the selection holds no data.');
+		lw := floor(pw / (15 * 0.62)) - 1;
+		pts := '';
+		kk := 0;
+		FOR t IN SELECT wd FROM regexp_split_to_table(lbl, '\s+') WITH ORDINALITY q(wd, n) WHERE wd <> '' ORDER BY n LOOP
+			IF pts <> '' AND length(pts) + 1 + length(t.wd) > lw THEN
+				labs := labs || to_jsonb(pts); pts := t.wd;
+			ELSE
+				pts := concat_ws(' ', nullif(pts, ''), t.wd);
+			END IF;
+		END LOOP;
+		labs := labs || to_jsonb(pts);
+		FOR t IN SELECT e #>> '{}' AS line, n FROM jsonb_array_elements(labs) WITH ORDINALITY q(e, n) ORDER BY n LOOP
+			o := o || format('<text x="%s" y="%s" text-anchor="middle" font-size="15" fill="#444444">%s</text>', ml + pw / 2,
+			                 round((mt + ph / 2 + 20 * (t.n - 1) - 10 * (jsonb_array_length(labs) - 1))::numeric, 1),
+			                 kbench_svg_escape(CASE WHEN length(t.line) > lw THEN left(t.line, lw::int - 1) || '…' ELSE t.line END));
+		END LOOP;
 		legend := '[]';
 	ELSE
 
@@ -304,7 +321,7 @@ BEGIN
 		py := mt + ph - (t.v - y0) / (y1 - y0) * ph;
 		o := o || format('<line x1="%s" y1="%s" x2="%s" y2="%s"/>', ml, round(py::numeric, 1), ml + pw, round(py::numeric, 1));
 	END LOOP;
-	o := o || '</g><g fill="#333333" font-size="11">';
+	o := o || '</g><g class="x-ticks" fill="#333333" font-size="11">';
 	lx := NULL;      -- where the last x label ended: a label that would overlap it is left out
 	FOR t IN SELECT (e->>'v')::float8 AS v, e->>'label' AS label FROM jsonb_array_elements(coalesce(xticks, '[]')) e ORDER BY (e->>'v')::float8 LOOP
 		CONTINUE WHEN t.v < x0 - 1e-9 OR t.v > x1 + 1e-9;
@@ -313,6 +330,7 @@ BEGIN
 		o := o || format('<text x="%s" y="%s" text-anchor="middle">%s</text>', round(px::numeric, 1), mt + ph + 16, kbench_svg_escape(t.label));
 		lx := px + length(t.label) * 3.5;
 	END LOOP;
+	o := o || '</g><g class="y-ticks" fill="#333333" font-size="11">';
 	FOR t IN SELECT (e->>'v')::float8 AS v, e->>'label' AS label FROM jsonb_array_elements(coalesce(yticks, '[]')) e LOOP
 		py := mt + ph - (t.v - y0) / (y1 - y0) * ph;
 		o := o || format('<text x="%s" y="%s" text-anchor="end">%s</text>', ml - 6, round((py + 4)::numeric, 1), kbench_svg_escape(t.label));

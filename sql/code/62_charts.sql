@@ -24,6 +24,22 @@ CREATE OR REPLACE FUNCTION kbench_chart_label(implementation text) RETURNS text
 	                   FROM kbench_implementations i WHERE i.name = implementation OR i.digest = implementation
 	                  ORDER BY i.digest LIMIT 1),
 	                CASE WHEN implementation ~ '^sha256:' THEN left(implementation, 19) || '…' ELSE implementation END);
+-- A chart that draws no point because of what its arguments name says why
+-- (issue 29), as the analytics do (_kernelindex.say_empty): the chart's own
+-- empty sentence, what the names resolved to and where their runs are.
+CREATE OR REPLACE FUNCTION _kernelindex.chart_empty(fn text, spec jsonb, sides jsonb, selection text) RETURNS boolean
+	LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+BEGIN
+	IF EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(spec->'series', '[]')) sr,
+	                         jsonb_array_elements(CASE WHEN jsonb_typeof(sr->'points') = 'array' THEN sr->'points' ELSE '[]' END) pt
+	            WHERE coalesce(sr->>'style', '') <> 'roof' AND jsonb_typeof(pt->'x') = 'number' AND jsonb_typeof(pt->'y') = 'number') THEN
+		RETURN false;
+	END IF;
+	PERFORM _kernelindex.say_empty(fn, rtrim(regexp_replace(coalesce(spec->>'empty', 'nothing to draw'), '^(.)', lower(left(spec->>'empty', 1))), '.'),
+	                               coalesce(sides, '[]'), selection);
+	RETURN true;
+END $$;
+
 COMMENT ON FUNCTION kbench_chart_label(text) IS 'the short label charts give an implementation (its title''s provider part, else its name)';
 
 -- Sweep: one operation and pass (and device), a metric against one axis: a
@@ -134,6 +150,14 @@ BEGIN
 	                               FROM (SELECT k, grp, panel, ours, jsonb_agg(jsonb_build_object('x', x, 'y', y, 'lo', lo, 'hi', hi, 'title', title) ORDER BY x) AS pts
 	                                       FROM rows GROUP BY k, grp, panel, ours) q), '[]'))
 	  INTO spec;
+	-- drawn empty: say why (kbench_sweep has said it for the latencies)
+	IF m <> 'time' OR memj IS NOT NULL THEN
+		PERFORM _kernelindex.chart_empty('kbench_chart_sweep', spec,
+			CASE WHEN implementation IS NOT NULL
+			     THEN jsonb_build_array(jsonb_build_object('role', 'implementation', 'typed', implementation,
+			                                               'digests', to_jsonb(_kernelindex.resolve_implementation(_kernelindex.resolve_operation(operation), implementation)))) END,
+			nullif(concat_ws(' on ', mode, environment), ''));
+	END IF;
 	RETURN kbench_chart(spec);
 END $$;
 COMMENT ON FUNCTION kbench_chart_sweep(text, text, text, text, text, text) IS 'SVG: an operation''s pass along one axis, a line and spread band per implementation (metric: time, bandwidth, flops, peak_memory)';
@@ -155,6 +179,7 @@ DECLARE
 	envs text[] := _kernelindex.resolve_environments(environment);
 	spec jsonb;
 	marks jsonb;
+	impls text[];
 BEGIN
 	IF workload IS NULL THEN
 		RAISE EXCEPTION 'a workload is required' USING ERRCODE = 'null_value_not_allowed',
@@ -168,8 +193,20 @@ BEGIN
 			DETAIL = 'No workload in the catalog has that name or digest.',
 			HINT = 'List them with SELECT name FROM kbench_workloads ORDER BY 1.';
 	END IF;
-	SELECT min(i.name) INTO fam FROM kbench_implementations i WHERE i.digest = ANY (_kernelindex.resolve_implementation(ARRAY[op], implementation));
+	impls := _kernelindex.resolve_implementation(ARRAY[op], implementation);
+	SELECT min(i.name) INTO fam FROM kbench_implementations i WHERE i.digest = ANY (impls);
 	fam := coalesce(fam, implementation);
+	-- no point: nothing to mark (and kbench_regressions would say so too)
+	IF NOT EXISTS (SELECT 1 FROM kbench_series s WHERE s.workload_digest = wd AND s.implementation = fam
+	                  AND (protos IS NULL OR s.protocol_digest = ANY (protos)) AND (envs IS NULL OR s.environment_digest = ANY (envs))) THEN
+		spec := jsonb_build_object('title', format('%s · %s', kbench_chart_label(fam), wname),
+		                           'empty', format('No competing run of %s in %s%s%s.', fam, wname, coalesce(' (' || mode || ')', ''), coalesce(' on ' || environment, '')),
+		                           'x', jsonb_build_object('label', 'point (version, date)'), 'y', jsonb_build_object('label', 'median time'));
+		PERFORM _kernelindex.chart_empty('kbench_chart_series', spec,
+			jsonb_build_array(jsonb_build_object('role', 'implementation', 'typed', implementation, 'digests', to_jsonb(impls))),
+			nullif(concat_ws(' on ', mode, environment), ''));
+		RETURN kbench_chart(spec);
+	END IF;
 	-- regressions, at their point of their series; then change points and
 	-- alerts when this version provides them (issue 16).
 	WITH pts AS (
@@ -307,6 +344,7 @@ BEGIN
 	                                             ORDER BY id), '[]')
 	                     FROM h WHERE cause IN ('retracted', 'superseded')))
 	  INTO spec;
+	PERFORM _kernelindex.chart_empty('kbench_chart_records', spec, NULL, nullif(concat_ws(' on ', mode, environment), ''));
 	RETURN kbench_chart(spec);
 END $$;
 COMMENT ON FUNCTION kbench_chart_records(text, text, text) IS 'SVG: a workload''s leaders (per pass and device) over time, from kbench_record_history';

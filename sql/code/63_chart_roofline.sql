@@ -124,6 +124,8 @@ BEGIN
 			                  coalesce(' of ' || kbench_chart_roofline.operation, ''), coalesce(' (' || kbench_chart_roofline.mode || ')', ''),
 			                  environment, environment, coalesce(held, 'no run'))));
 		END IF;
+		PERFORM _kernelindex.chart_empty('kbench_chart_roofline', spec, NULL,
+			nullif(concat_ws(' ', kbench_chart_roofline.operation, kbench_chart_roofline.mode, 'on ' || environment), ''));
 	END IF;
 	RETURN kbench_chart(spec);
 END $$;

@@ -8,7 +8,11 @@ width len(text) * font-size * 0.62 (DejaVu Sans' average advance, bold 0.7),
 from its x by its text-anchor, its height from y - 0.8 em to y + 0.2 em;
 translate() on enclosing groups (the panels) and the rotated axis title
 (translate + rotate(-90)) are followed.  Font sizes are inherited from the
-enclosing elements.  With --json, prints the boxes too.  Plain Python."""
+enclosing elements.  With --json, prints the boxes too.  Other modes print
+one JSON line a file: --ticks the tick labels ({"x": [[...] a panel],
+"y": ...}), --styles each series' colour, dash pattern and marker shape,
+--headings the legend's group headings (bold 12 px text); --text prints
+the text of every <text>, joined by spaces (a wrapped sentence whole).  Plain Python."""
 import json
 import re
 import sys
@@ -61,13 +65,53 @@ def overlaps(bs):
     return bad
 
 
-args = [a for a in sys.argv[1:] if a != "--json"]
+def ticks(root, cls):
+    """the tick labels of each panel's axis (class x-ticks or y-ticks), one panel a line"""
+    out = []
+    for g in root.iter(NS + "g"):
+        if g.get("class") == cls:
+            out.append([("".join(t.itertext())) for t in g.iter(NS + "text")])
+    return out
+
+
+def styles(root):
+    """each series' look: stroke colour, dash pattern, marker shape (tag and path without its start)"""
+    out = []
+    for g in root.iter(NS + "g"):
+        if g.get("class") != "series":
+            continue
+        line = g.find(NS + "polyline")
+        mk = [c for c in g if c.tag in (NS + "circle", NS + "rect", NS + "path")]
+        shape = None
+        if mk:
+            shape = mk[0].tag[len(NS):] + ":" + re.sub(r"^M[-0-9.]+,[-0-9.]+", "", mk[0].get("d", ""))
+        colour = line.get("stroke") if line is not None else (mk[0].get("stroke") if mk else None)
+        out.append({"colour": colour, "dash": line.get("stroke-dasharray", "") if line is not None else None, "shape": shape})
+    return out
+
+
+mode = None
+for m in ("--json", "--ticks", "--styles", "--headings", "--text"):
+    if m in sys.argv:
+        mode = m
+args = [a for a in sys.argv[1:] if not a.startswith("--")]
 for path in args:
+    if mode in ("--ticks", "--styles", "--headings", "--text"):
+        root = ET.parse(path).getroot()
+        if mode == "--text":
+            print(" ".join("".join(t.itertext()) for t in root.iter(NS + "text")))
+        elif mode == "--ticks":
+            print(json.dumps({"x": ticks(root, "x-ticks"), "y": ticks(root, "y-ticks")}, ensure_ascii=False))
+        elif mode == "--styles":
+            print(json.dumps(styles(root)))
+        else:
+            print(json.dumps(["".join(t.itertext()) for t in root.iter(NS + "text") if t.get("font-weight") == "bold" and t.get("font-size") is None], ensure_ascii=False))
+        continue
     root = ET.parse(path).getroot()
     bs = boxes(root)
     bad = overlaps(bs)
     print("%s %d %d" % (path, len(bs), len(bad)))
     for a, b in bad[:10]:
         print("  overlap: %r / %r" % (a, b))
-    if "--json" in sys.argv:
+    if mode == "--json":
         print(json.dumps(bs))
