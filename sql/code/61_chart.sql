@@ -67,6 +67,7 @@ DECLARE
 	lx float8; ly float8;
 	legend jsonb := '[]';
 	ncol int;
+	gcols jsonb;
 	pj jsonb;
 	xticks jsonb;
 	yticks jsonb;
@@ -277,8 +278,11 @@ BEGIN
 	SELECT legend || coalesce(jsonb_agg(jsonb_build_object('name', k, 'mark', k) ORDER BY k), '[]') INTO legend
 	  FROM (SELECT DISTINCT coalesce(m->>'kind', 'note') AS k FROM jsonb_array_elements(coalesce(spec->'marks', '[]')) m
 	         WHERE jsonb_typeof(m->'x') = 'number') q;
-	SELECT CASE WHEN max(length(e->>'name')) <= 26 THEN 3 WHEN max(length(e->>'name')) <= 44 THEN 2 ELSE 1 END INTO ncol
-	  FROM jsonb_array_elements(legend) e;
+	-- columns per group: three, or two or one where a name is long
+	SELECT jsonb_object_agg(g, c) INTO gcols
+	  FROM (SELECT coalesce(e->>'group', '') AS g,
+	               CASE WHEN max(length(e->>'name')) <= 26 THEN 3 WHEN max(length(e->>'name')) <= 44 THEN 2 ELSE 1 END AS c
+	          FROM jsonb_array_elements(legend) e GROUP BY 1) q;
 
 	-- The plot frame and axis titles.
 	o := format('<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#888888"/>', ml, mt, pw, ph)
@@ -463,16 +467,20 @@ BEGIN
 	o := o || '</g>';
 	END IF;
 
-	-- The legend under the plot: entries ncol a row; with groups, each group
-	-- starts a row under its heading (issue 29: 14-16 entries stay readable).
+	-- The legend under the plot: entries ncol a row (per group: three, or
+	-- fewer for long names); with groups, each group starts a row under its
+	-- heading (issue 29: 14-16 entries stay readable).
 	lg := '';
 	ly := ph0 + 8 - 20;
-	kk := ncol;            -- entries in the current row (ncol: start a new one)
+	ncol := 1;
+	kk := 1000;            -- entries in the current row (ncol or more: start a new one)
 	prev_group := NULL;
 	FOR t IN SELECT e, n::int FROM jsonb_array_elements(legend) WITH ORDINALITY q(e, n) LOOP
 		IF t.n > 1 AND (t.e->>'group') IS DISTINCT FROM prev_group THEN
-			kk := ncol;
+			kk := 1000;
 		END IF;
+		ncol := coalesce((gcols->>coalesce(t.e->>'group', ''))::int, 1);
+		kk := least(kk, ncol);
 		IF kk >= ncol THEN
 			ly := ly + 20; kk := 0;
 			IF t.e->>'group' IS NOT NULL AND (t.n = 1 OR (t.e->>'group') IS DISTINCT FROM prev_group) THEN
