@@ -6,11 +6,15 @@
 --   width (800), height (440: the plot part; the legend adds rows below),
 --   x, y: {label, log (true/false; absent: log when the values span a decade
 --          or more), kind ('number', 'time': epoch seconds, 'index'),
---          ticks ([{v, label}]: explicit ticks), zero (y: start at 0 when linear)}
---   series: [{name, style ('imported', 'ours', 'roof'), line (true), step
---            (false), label_end (text written at the last point),
---            points: [{x, y, lo, hi, title}]}]
---   marks: [{x, y, kind ('regression', 'change point', 'alert', 'note'), label, title}]
+--          ticks ([{v, label}]: explicit ticks), zero (y: start at 0 when linear),
+--          unit (y: 'ns', 'µs', 'ms' or 's': the values are durations in it,
+--          the ticks read 1.36 ms)}
+--   series: [{name, group (the legend heading it goes under), panel (more
+--            than one value: a panel per value), style ('imported', 'ours',
+--            'roof'), line (true), step (false), label_end (text written at
+--            the last point), points: [{x, y, lo, hi, title}]}]
+--   marks: [{x, y, kind ('regression', 'change point', 'alert', 'note'), label, title, panel}]
+--   panel_subtitles: {panel: subtitle}
 CREATE OR REPLACE FUNCTION kbench_chart(spec jsonb) RETURNS text
 	LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path = pg_catalog, @extschema@, pg_temp
 	SET extra_float_digits = 1 AS $$
