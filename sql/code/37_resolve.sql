@@ -410,6 +410,6 @@ BEGIN
 	                         _kernelindex.runs_where(ARRAY(SELECT jsonb_array_elements_text(s->'digests')))), ' ')
 	  INTO detail FROM jsonb_array_elements(sides) s;
 	RAISE NOTICE '%: %', fn, why
-		USING DETAIL = coalesce('Selected: ' || selection || '.  ', '') || coalesce(detail, ''),
+		USING DETAIL = rtrim(coalesce('Selected: ' || selection || '.  ', '') || coalesce(detail, '')),
 		      HINT = 'Name a pass and device where the runs are, or queue the missing runs there with kbench_run(...).';
 END $$;

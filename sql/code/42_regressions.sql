@@ -277,6 +277,16 @@ BEGIN
 	  LEFT JOIN kbench_protocols p ON p.digest = s.protocol_digest
 	  LEFT JOIN kbench_environments e ON e.digest = s.environment_digest
 	 ORDER BY s.family, 2, 3, 4, r.observed_at, s.run_digest;
+	-- never silently empty because of a name (issue 29): when the names
+	-- select no point of any series, say what they resolved to (no
+	-- regression among points that exist needs no word)
+	IF NOT FOUND AND num_nonnulls(implementation, operation, mode, environment, in_workload) > 0
+	   AND NOT EXISTS (SELECT 1 FROM _kernelindex.points(impls, ops, protos, envs, false, wls)) THEN
+		PERFORM _kernelindex.say_empty('kbench_regressions', 'no point of any series is in the selection',
+			CASE WHEN impls IS NOT NULL
+			     THEN jsonb_build_array(jsonb_build_object('role', 'implementation', 'typed', implementation, 'digests', to_jsonb(impls))) ELSE '[]' END,
+			nullif(concat_ws(' ', operation, mode, 'on ' || environment, 'in ' || in_workload), ''));
+	END IF;
 END $$;
 COMMENT ON FUNCTION kbench_regressions(text, text, text, text, text, int, float8, float8, int, text) IS 'flagged slowdowns along each series (implementation family in one cohort): percent (window 10, 5%), zscore (window 100, z > 5), ttest (last 64, 0.99 prediction interval), mwu (raw samples, alpha 0.001)';
 

@@ -156,6 +156,14 @@ BEGIN
 	  LEFT JOIN kbench_implementations ci ON ci.digest = cm.implementation_digest
 	 WHERE bm.is_base
 	 ORDER BY 5, 4, 3, _kernelindex.axes_key(w.axes), 1;
+	IF NOT FOUND THEN
+		-- never silently empty (issue 29): what the names resolved to, where their runs are
+		PERFORM _kernelindex.say_empty('kbench_memory_ratio',
+			'no workload has a peak memory of both the baseline and the candidate in one cohort (the same pass and device)',
+			jsonb_build_array(jsonb_build_object('role', 'baseline', 'typed', baseline, 'digests', to_jsonb(base)),
+			                  jsonb_build_object('role', 'candidate', 'typed', candidate, 'digests', to_jsonb(cand))),
+			nullif(concat_ws(' on ', mode, environment), ''));
+	END IF;
 END $$;
 COMMENT ON FUNCTION kbench_memory_ratio(text, text, text, text, text) IS 'per workload (and protocol, device): baseline and candidate lowest peak memory in one cohort, memory_ratio = candidate / baseline, and the speedup of the same cohort';
 

@@ -6,16 +6,37 @@
 --   width (800), height (440: the plot part; the legend adds rows below),
 --   x, y: {label, log (true/false; absent: log when the values span a decade
 --          or more), kind ('number', 'time': epoch seconds, 'index'),
---          ticks ([{v, label}]: explicit ticks), zero (y: start at 0 when linear)}
---   series: [{name, style ('imported', 'ours', 'roof'), line (true), step
---            (false), label_end (text written at the last point),
---            points: [{x, y, lo, hi, title}]}]
---   marks: [{x, y, kind ('regression', 'change point', 'alert', 'note'), label, title}]
+--          ticks ([{v, label}]: explicit ticks), zero (y: start at 0 when linear),
+--          unit (y: 'ns', 'µs', 'ms' or 's': the values are durations in it,
+--          the ticks read 1.36 ms)}
+--   series: [{name, group (the legend heading it goes under), panel (more
+--            than one value: a panel per value), style ('imported', 'ours',
+--            'roof'), line (true), step (false), label_end (text written at
+--            the last point), points: [{x, y, lo, hi, title}]}]
+--   marks: [{x, y, kind ('regression', 'change point', 'alert', 'note'), label, title, panel}]
+--   panel_subtitles: {panel: subtitle}
 CREATE OR REPLACE FUNCTION kbench_chart(spec jsonb) RETURNS text
 	LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path = pg_catalog, @extschema@, pg_temp
 	SET extra_float_digits = 1 AS $$
 DECLARE
-	pal text[] := ARRAY['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000'];
+	-- eight colours (Okabe and Ito's, with a brown for their yellow, too pale on white)
+	pal text[] := ARRAY['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000', '#8C564B'];
+	dashes text[] := ARRAY['', '7 3', '2 3', '9 3 2 3'];
+	sty jsonb;
+	cyc int;
+	yunit text := CASE WHEN spec #>> '{y,unit}' IN ('ns', 'µs', 'us', 'ms', 's') THEN spec #>> '{y,unit}' END;
+	labs jsonb := '[]';
+	placed jsonb;
+	lw float8;
+	bx0 float8;
+	anchor text;
+	kk int;
+	dropped int := 0;
+	lg text;
+	prev_group text;
+	pnl record;
+	sub text;
+	total int;
 	mark_colour jsonb := '{"regression": "#D55E00", "change point": "#CC79A7", "alert": "#000000", "note": "#666666"}';
 	cid text := 'kc' || substr(md5(spec::text), 1, 10);
 	w int;
@@ -33,8 +54,6 @@ DECLARE
 	x0 float8; x1 float8; y0 float8; y1 float8;
 	step float8;
 	npts int;
-	nleg int;
-	rows int;
 	h int;
 	o text := '';
 	s record;
@@ -52,6 +71,7 @@ DECLARE
 	lx float8; ly float8;
 	legend jsonb := '[]';
 	ncol int;
+	gcols jsonb;
 	pj jsonb;
 	xticks jsonb;
 	yticks jsonb;
@@ -72,6 +92,31 @@ BEGIN
 	END IF;
 	w := coalesce(round((spec->>'width')::numeric)::int, 800);
 	ph0 := coalesce(round((spec->>'height')::numeric)::int, 440);
+	-- Panels (issue 29: CPU and GPU runs are decades apart): series with
+	-- more than one "panel" value are drawn as one chart per value, stacked
+	-- in the order the values first appear, each with the marks of its
+	-- panel (and those without one); each panel's title ends with its name,
+	-- its subtitle is panel_subtitles' entry for it, else the subtitle.
+	IF (SELECT count(DISTINCT coalesce(sr->>'panel', '')) FROM jsonb_array_elements(coalesce(spec->'series', '[]')) sr) > 1 THEN
+		total := 0;
+		FOR pnl IN SELECT coalesce(sr->>'panel', '') AS panel FROM jsonb_array_elements(spec->'series') WITH ORDINALITY q(sr, n)
+		           GROUP BY 1 ORDER BY min(n) LOOP
+			sub := kbench_chart((spec - 'series' - 'marks') || jsonb_build_object(
+			         'title', concat_ws(' — ', spec->>'title', nullif(pnl.panel, '')),
+			         'subtitle', coalesce(spec #>> ARRAY['panel_subtitles', pnl.panel], spec->>'subtitle'),
+			         'series', (SELECT jsonb_agg(sr ORDER BY n) FROM jsonb_array_elements(spec->'series') WITH ORDINALITY q(sr, n)
+			                     WHERE coalesce(sr->>'panel', '') = pnl.panel),
+			         'marks', coalesce((SELECT jsonb_agg(m ORDER BY n) FROM jsonb_array_elements(coalesce(spec->'marks', '[]')) WITH ORDINALITY q(m, n)
+			                             WHERE coalesce(m->>'panel', pnl.panel) = pnl.panel), '[]')));
+			o := o || format(E'<g class="panel" transform="translate(0 %s)">\n', total)
+			       || regexp_replace(regexp_replace(sub, '^<svg[^>]*>\n?', ''), '\n?</svg>$', '') || E'\n</g>\n';
+			total := total + substring(sub FROM '^<svg[^>]* height="([0-9]+)"')::int;
+		END LOOP;
+		RETURN format('<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" font-family="DejaVu Sans, Verdana, Arial, sans-serif" font-size="12" role="img" aria-labelledby="%s-t">',
+		              w, total, w, total, cid)
+		    || E'\n' || format('<title id="%s-t">%s</title>', cid, kbench_svg_escape(concat_ws(' — ', spec->>'title', spec->>'subtitle')))
+		    || E'\n' || o || '</svg>';
+	END IF;
 	IF xk NOT IN ('number', 'time', 'index') THEN
 		RAISE EXCEPTION 'unknown x axis kind "%"', xk USING ERRCODE = 'invalid_parameter_value',
 			HINT = 'Use number, time or index.';
@@ -117,17 +162,19 @@ BEGIN
 			               unnest(CASE WHEN x1 - x0 <= 3.2 THEN ARRAY[1, 2, 5] ELSE ARRAY[1] END) m) q
 			 WHERE v BETWEEN x0 AND x1;
 		ELSIF xk = 'time' THEN
-			IF xmax - xmin < 1 THEN xmin := xmin - 43200; xmax := xmax + 43200; END IF;
+			IF xmax - xmin < 1 THEN xmin := xmin - 1800; xmax := xmax + 1800; END IF;
 			step := (xmax - xmin) * 0.04; xmin := xmin - step; xmax := xmax + step;
 			SELECT v INTO step FROM unnest(ARRAY[1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600,
 			                                     43200, 86400, 172800, 604800, 1209600, 2592000, 7776000, 15552000, 31536000,
 			                                     63072000, 157680000]::float8[]) v
 			 WHERE v >= (xmax - xmin) / 6 ORDER BY v LIMIT 1;
 			step := coalesce(step, 315360000);
+			-- dates on every time axis (issue 29): over two days, ticks a day or more apart
+			IF xmax - xmin > 172800 THEN step := greatest(step, 86400); END IF;
 			IF step >= 2592000 THEN
 				-- a month or more: ticks on the first of a month, every 1, 3, 6, 12 or 24 months
 				x0 := xmin; x1 := xmax;
-				SELECT jsonb_agg(jsonb_build_object('v', extract(epoch FROM ts), 'label', to_char(ts, 'YYYY-MM')) ORDER BY ts) INTO xticks
+				SELECT jsonb_agg(jsonb_build_object('v', extract(epoch FROM ts), 'label', to_char(ts, 'Mon YYYY')) ORDER BY ts) INTO xticks
 				  FROM generate_series(date_trunc('month', to_timestamp(xmin) AT TIME ZONE 'UTC'), to_timestamp(xmax) AT TIME ZONE 'UTC',
 				                       '1 month'::interval) ts
 				 WHERE (extract(year FROM ts) * 12 + extract(month FROM ts) - 1)::int
@@ -136,14 +183,22 @@ BEGIN
 				   AND extract(epoch FROM ts) BETWEEN xmin AND xmax;
 			ELSE
 			x0 := floor(xmin / step) * step; x1 := ceil(xmax / step) * step;
+			-- under two days: the time of day, and the date on the first tick
+			-- and wherever the day changes
 			SELECT jsonb_agg(jsonb_build_object('v', x0 + k * step,
 			                 'label', to_char(to_timestamp(x0 + k * step) AT TIME ZONE 'UTC',
-			                                  CASE WHEN step >= 86400 THEN 'YYYY-MM-DD' WHEN x1 - x0 > 86400 THEN 'MM-DD HH24:MI'
-			                                       WHEN step >= 60 THEN 'HH24:MI' ELSE 'HH24:MI:SS' END)) ORDER BY k) INTO xticks
+			                                  CASE WHEN step >= 86400 THEN 'YYYY-MM-DD'
+			                                       WHEN k = 0 OR floor((x0 + k * step) / 86400) <> floor((x0 + (k - 1) * step) / 86400)
+			                                       THEN 'YYYY-MM-DD HH24:MI' ELSE 'HH24:MI' END
+			                                  || CASE WHEN step < 60 THEN ':SS' ELSE '' END)) ORDER BY k) INTO xticks
 			  FROM generate_series(0, round((x1 - x0) / step)::int) k;
 			END IF;
-		ELSIF xk = 'index' OR spec #> '{x,ticks}' IS NOT NULL THEN
+		ELSIF xk = 'index' THEN
 			x0 := xmin - 0.5; x1 := xmax + 0.5;
+		ELSIF spec #> '{x,ticks}' IS NOT NULL THEN
+			-- explicit ticks on a linear axis: a margin of 6% (half a unit for one value)
+			step := CASE WHEN xmax > xmin THEN (xmax - xmin) * 0.06 ELSE 0.5 END;
+			x0 := xmin - step; x1 := xmax + step;
 		ELSE
 			IF xmax = xmin THEN xmin := xmin - greatest(abs(xmin) * 0.1, 1); xmax := xmax + greatest(abs(xmax) * 0.1, 1); END IF;
 			step := (xmax - xmin) * 0.04; xmin := xmin - step; xmax := xmax + step;
@@ -182,42 +237,86 @@ BEGIN
 		END IF;
 	END IF;
 
-	-- The legend: named series, then the kinds of marks present.
-	SELECT coalesce(jsonb_agg(jsonb_build_object('name', sr->>'name', 'i', sn, 'style', coalesce(sr->>'style', 'imported'),
+	-- Duration axes (issue 29: never "1M µs"): y values in y.unit (ns, µs,
+	-- ms, s), each tick in the unit that reads naturally: on a log axis each
+	-- its own (20 µs, 1 ms, 1 s), on a linear one the unit of the largest.
+	IF yunit IS NOT NULL AND yticks IS NOT NULL THEN
+		IF ylog THEN
+			SELECT jsonb_agg(jsonb_build_object('v', (e->>'v')::float8, 'label', kbench_svg_duration(10 ^ (e->>'v')::float8, yunit)) ORDER BY n) INTO yticks
+			  FROM jsonb_array_elements(yticks) WITH ORDINALITY q(e, n);
+		ELSE
+			SELECT split_part(kbench_svg_duration(max(abs((e->>'v')::float8)), yunit), ' ', 2) INTO lbl FROM jsonb_array_elements(yticks) e;
+			SELECT jsonb_agg(jsonb_build_object('v', (e->>'v')::float8,
+			                                    'label', CASE WHEN (e->>'v')::float8 = 0 THEN '0' ELSE kbench_svg_duration((e->>'v')::float8, yunit, nullif(lbl, '')) END) ORDER BY n) INTO yticks
+			  FROM jsonb_array_elements(yticks) WITH ORDINALITY q(e, n);
+		END IF;
+	END IF;
+
+	-- Styles (issue 29): at most eight colours; past them, or per legend
+	-- group, a dash pattern and another marker shape, so that no two series
+	-- (up to 96) look alike.  With groups (series' "group": a device, say)
+	-- and at most eight names, a name keeps its colour in every group and
+	-- each group has its own dash pattern; else the n-th series has colour
+	-- n mod 8 and pattern n div 8.  The shape is (colour + pattern) mod 6.
+	WITH se AS (
+		SELECT sn, coalesce(sr->>'name', '') AS nm, sr->>'group' AS gr
+		  FROM jsonb_array_elements(coalesce(spec->'series', '[]')) WITH ORDINALITY q(sr, sn)
+		 WHERE coalesce(sr->>'style', 'imported') <> 'roof'
+	), f AS (
+		SELECT sn, nm, gr, min(sn) OVER (PARTITION BY nm) AS fn, min(sn) OVER (PARTITION BY gr) AS fg,
+		       row_number() OVER (ORDER BY sn) - 1 AS k FROM se
+	), c AS (
+		SELECT (SELECT bool_or(gr IS NOT NULL) AND count(DISTINCT nm) <= 8 AND count(DISTINCT (nm, gr)) = count(*) FROM se) AS by_group
+	)
+	SELECT coalesce(jsonb_object_agg(sn::text, CASE WHEN c.by_group THEN jsonb_build_array(dense_rank - 1, grank - 1)
+	                                                 ELSE jsonb_build_array(k % 8, k / 8) END), '{}')
+	  INTO sty
+	  FROM (SELECT f.*, dense_rank() OVER (ORDER BY fn), dense_rank() OVER (ORDER BY fg) AS grank FROM f) f, c;
+
+	-- The legend: named series (under a heading per group), then the kinds
+	-- of marks present.
+	SELECT coalesce(jsonb_agg(jsonb_build_object('name', sr->>'name', 'i', sn, 'style', coalesce(sr->>'style', 'imported'), 'group', sr->>'group',
 	                                             'line', coalesce((sr->>'line')::boolean, true)) ORDER BY sn), '[]') INTO legend
 	  FROM jsonb_array_elements(coalesce(spec->'series', '[]')) WITH ORDINALITY se(sr, sn)
 	 WHERE coalesce(sr->>'name', '') <> '';
 	SELECT legend || coalesce(jsonb_agg(jsonb_build_object('name', k, 'mark', k) ORDER BY k), '[]') INTO legend
 	  FROM (SELECT DISTINCT coalesce(m->>'kind', 'note') AS k FROM jsonb_array_elements(coalesce(spec->'marks', '[]')) m
 	         WHERE jsonb_typeof(m->'x') = 'number') q;
-	nleg := jsonb_array_length(legend);
-	SELECT CASE WHEN max(length(e->>'name')) <= 26 THEN 3 WHEN max(length(e->>'name')) <= 44 THEN 2 ELSE 1 END INTO ncol
-	  FROM jsonb_array_elements(legend) e;
-	rows := ceil(nleg / ncol::float8);
-	h := ph0 + CASE WHEN rows > 0 THEN 8 + rows * 20 ELSE 0 END;
-
-	o := format('<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" font-family="DejaVu Sans, Verdana, Arial, sans-serif" font-size="12" role="img" aria-labelledby="%s-t">',
-	            w, h, w, h, cid)
-	  || format('<title id="%s-t">%s</title>', cid, kbench_svg_escape(concat_ws(' — ', spec->>'title', spec->>'subtitle')))
-	  || format('<rect width="%s" height="%s" fill="#ffffff"/>', w, h)
-	  || format('<text x="%s" y="24" font-size="16" font-weight="bold" fill="#111111">%s</text>', ml,
-	            kbench_svg_escape(CASE WHEN length(spec->>'title') > (w - ml - 8) / 10 THEN left(spec->>'title', (w - ml - 8) / 10 - 1) || '…' ELSE spec->>'title' END))
-	  || CASE WHEN spec ? 'subtitle' THEN format('<text x="%s" y="44" fill="#444444">%s</text>', ml,
-	            kbench_svg_escape(CASE WHEN length(spec->>'subtitle') > (w - ml - 8) / 7 THEN left(spec->>'subtitle', (w - ml - 8) / 7 - 1) || '…' ELSE spec->>'subtitle' END)) ELSE '' END
-	  || format('<defs><clipPath id="%s-c"><rect x="%s" y="%s" width="%s" height="%s"/></clipPath></defs>', cid, ml - 6, mt - 6, pw + 12, ph + 12);
+	-- columns per group: three, or two or one where a name is long
+	SELECT jsonb_object_agg(g, c) INTO gcols
+	  FROM (SELECT coalesce(e->>'group', '') AS g,
+	               CASE WHEN max(length(e->>'name')) <= 26 THEN 3 WHEN max(length(e->>'name')) <= 44 THEN 2 ELSE 1 END AS c
+	          FROM jsonb_array_elements(legend) e GROUP BY 1) q;
 
 	-- The plot frame and axis titles.
-	o := o || format('<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#888888"/>', ml, mt, pw, ph)
+	o := format('<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#888888"/>', ml, mt, pw, ph)
 	       || format('<text x="%s" y="%s" text-anchor="middle" fill="#111111">%s</text>', ml + pw / 2, ph0 - 14,
 	                 kbench_svg_escape(coalesce(spec #>> '{x,label}', '') || CASE WHEN xlog THEN ' (log scale)' ELSE '' END))
 	       || format('<text transform="translate(18 %s) rotate(-90)" text-anchor="middle" fill="#111111">%s</text>', round((mt + ph / 2)::numeric, 1),
 	                 kbench_svg_escape(coalesce(spec #>> '{y,label}', '') || CASE WHEN ylog THEN ' (log scale)' ELSE '' END));
 
 	IF npts = 0 THEN
-		o := o || format('<text x="%s" y="%s" text-anchor="middle" font-size="15" fill="#444444">%s</text>', ml + pw / 2, round((mt + ph / 2)::numeric, 1),
-		                 kbench_svg_escape(coalesce(spec->>'empty', 'Nothing to draw: the selection holds no data.')));
-		RETURN regexp_replace(o, '><(/?g[ >]|text |line |rect |polyline |polygon |circle |path |defs>)', E'>\n<\\1', 'g') || E'\n</svg>';
-	END IF;
+		-- the empty sentence, wrapped at word boundaries to the plot's width
+		-- (15 px text, 0.62 em a character), its lines centred
+		lbl := coalesce(spec->>'empty', 'Nothing to draw: the selection holds no data.');
+		lw := floor(pw / (15 * 0.62)) - 1;
+		pts := '';
+		kk := 0;
+		FOR t IN SELECT wd FROM regexp_split_to_table(lbl, '\s+') WITH ORDINALITY q(wd, n) WHERE wd <> '' ORDER BY n LOOP
+			IF pts <> '' AND length(pts) + 1 + length(t.wd) > lw THEN
+				labs := labs || to_jsonb(pts); pts := t.wd;
+			ELSE
+				pts := concat_ws(' ', nullif(pts, ''), t.wd);
+			END IF;
+		END LOOP;
+		labs := labs || to_jsonb(pts);
+		FOR t IN SELECT e #>> '{}' AS line, n FROM jsonb_array_elements(labs) WITH ORDINALITY q(e, n) ORDER BY n LOOP
+			o := o || format('<text x="%s" y="%s" text-anchor="middle" font-size="15" fill="#444444">%s</text>', ml + pw / 2,
+			                 round((mt + ph / 2 + 20 * (t.n - 1) - 10 * (jsonb_array_length(labs) - 1))::numeric, 1),
+			                 kbench_svg_escape(CASE WHEN length(t.line) > lw THEN left(t.line, lw::int - 1) || '…' ELSE t.line END));
+		END LOOP;
+		legend := '[]';
+	ELSE
 
 	-- Grid and tick labels.
 	o := o || '<g stroke="#e4e4e4" stroke-width="1">';
@@ -230,15 +329,16 @@ BEGIN
 		py := mt + ph - (t.v - y0) / (y1 - y0) * ph;
 		o := o || format('<line x1="%s" y1="%s" x2="%s" y2="%s"/>', ml, round(py::numeric, 1), ml + pw, round(py::numeric, 1));
 	END LOOP;
-	o := o || '</g><g fill="#333333" font-size="11">';
+	o := o || '</g><g class="x-ticks" fill="#333333" font-size="11">';
 	lx := NULL;      -- where the last x label ended: a label that would overlap it is left out
 	FOR t IN SELECT (e->>'v')::float8 AS v, e->>'label' AS label FROM jsonb_array_elements(coalesce(xticks, '[]')) e ORDER BY (e->>'v')::float8 LOOP
 		CONTINUE WHEN t.v < x0 - 1e-9 OR t.v > x1 + 1e-9;
 		px := ml + (t.v - x0) / (x1 - x0) * pw;
-		CONTINUE WHEN lx IS NOT NULL AND px - length(t.label) * 3.4 < lx + 6;
+		CONTINUE WHEN lx IS NOT NULL AND px - length(t.label) * 3.5 < lx + 6;
 		o := o || format('<text x="%s" y="%s" text-anchor="middle">%s</text>', round(px::numeric, 1), mt + ph + 16, kbench_svg_escape(t.label));
-		lx := px + length(t.label) * 3.4;
+		lx := px + length(t.label) * 3.5;
 	END LOOP;
+	o := o || '</g><g class="y-ticks" fill="#333333" font-size="11">';
 	FOR t IN SELECT (e->>'v')::float8 AS v, e->>'label' AS label FROM jsonb_array_elements(coalesce(yticks, '[]')) e LOOP
 		py := mt + ph - (t.v - y0) / (y1 - y0) * ph;
 		o := o || format('<text x="%s" y="%s" text-anchor="end">%s</text>', ml - 6, round((py + 4)::numeric, 1), kbench_svg_escape(t.label));
@@ -250,11 +350,12 @@ BEGIN
 	FOR s IN SELECT sr, sn::int AS i, coalesce(sr->>'style', 'imported') AS style, coalesce((sr->>'line')::boolean, true) AS line,
 	                coalesce((sr->>'step')::boolean, false) AS step
 	           FROM jsonb_array_elements(coalesce(spec->'series', '[]')) WITH ORDINALITY se(sr, sn) LOOP
-		col := CASE WHEN s.style = 'roof' THEN '#555555' ELSE pal[(s.i - 1) % 7 + 1] END;
-		shape := (s.i - 1) % 5;
+		col := CASE WHEN s.style = 'roof' THEN '#555555' ELSE pal[coalesce((sty #>> ARRAY[s.i::text, '0'])::int, 0) + 1] END;
+		cyc := coalesce((sty #>> ARRAY[s.i::text, '1'])::int, 0);
+		shape := (coalesce((sty #>> ARRAY[s.i::text, '0'])::int, 0) + cyc) % 6;
 		sw := CASE s.style WHEN 'ours' THEN '2.6' WHEN 'roof' THEN '1.4' ELSE '1.6' END;
 		fill := CASE WHEN s.style = 'ours' THEN col ELSE '#ffffff' END;
-		o := o || format('<g><title>%s</title>', kbench_svg_escape(coalesce(s.sr->>'name', '')));
+		o := o || format('<g class="series"><title>%s</title>', kbench_svg_escape(coalesce(s.sr->>'name', '')));
 		-- the spread as a band (or a whisker for a lone point)
 		SELECT string_agg(format('%s,%s', round((ml + ((CASE WHEN xlog THEN log(x) ELSE x END) - x0) / (x1 - x0) * pw)::numeric, 1),
 		                                  round((mt + ph - ((CASE WHEN ylog THEN log(hi) ELSE hi END) - y0) / (y1 - y0) * ph)::numeric, 1)), ' ' ORDER BY pi)
@@ -284,21 +385,15 @@ BEGIN
 			                  FROM jsonb_to_recordset(pj) AS cp(si int, pi int, x float8, y float8, lo float8, hi float8, title text) WHERE si = s.i) q0) q;
 			IF i >= 2 THEN
 				o := o || format('<polyline points="%s" fill="none" stroke="%s" stroke-width="%s"%s/>', pts, col, sw,
-				                 CASE WHEN s.style = 'roof' THEN ' stroke-dasharray="6 4"' ELSE '' END);
+				                 CASE WHEN s.style = 'roof' THEN ' stroke-dasharray="6 4"'
+				                      WHEN dashes[cyc % 4 + 1] <> '' THEN format(' stroke-dasharray="%s"', dashes[cyc % 4 + 1]) ELSE '' END);
 			END IF;
 		END IF;
 		IF s.style <> 'roof' THEN
 			FOR p IN SELECT (ml + ((CASE WHEN xlog THEN log(x) ELSE x END) - x0) / (x1 - x0) * pw) AS px,
 			                (mt + ph - ((CASE WHEN ylog THEN log(y) ELSE y END) - y0) / (y1 - y0) * ph) AS py, title
 			           FROM jsonb_to_recordset(pj) AS cp(si int, pi int, x float8, y float8, lo float8, hi float8, title text) WHERE si = s.i ORDER BY pi LOOP
-				o := o || CASE shape
-					WHEN 0 THEN format('<circle cx="%s" cy="%s" r="3.6"', round(p.px::numeric, 1), round(p.py::numeric, 1))
-					WHEN 1 THEN format('<rect x="%s" y="%s" width="6.6" height="6.6"', round((p.px - 3.3)::numeric, 1), round((p.py - 3.3)::numeric, 1))
-					WHEN 2 THEN format('<path d="M%s,%sl4,7h-8z"', round(p.px::numeric, 1), round((p.py - 4.4)::numeric, 1))
-					WHEN 3 THEN format('<path d="M%s,%sl4.4,4.4l-4.4,4.4l-4.4,-4.4z"', round(p.px::numeric, 1), round((p.py - 4.4)::numeric, 1))
-					ELSE format('<path d="M%s,%sl4,-7h-8z"', round(p.px::numeric, 1), round((p.py + 4.4)::numeric, 1)) END
-				  || format(' fill="%s" stroke="%s" stroke-width="1.5"><title>%s</title>', fill, col, kbench_svg_escape(p.title))
-				  || CASE shape WHEN 0 THEN '</circle>' WHEN 1 THEN '</rect>' ELSE '</path>' END;
+				o := o || kbench_svg_marker(shape, p.px, p.py, fill, col, coalesce(p.title, ''));
 			END LOOP;
 		END IF;
 		IF s.sr ? 'label_end' THEN
@@ -306,9 +401,7 @@ BEGIN
 			       (mt + ph - ((CASE WHEN ylog THEN log(y) ELSE y END) - y0) / (y1 - y0) * ph) INTO px, py
 			  FROM jsonb_to_recordset(pj) AS cp(si int, pi int, x float8, y float8, lo float8, hi float8, title text) WHERE si = s.i ORDER BY pi DESC LIMIT 1;
 			IF px IS NOT NULL THEN
-				o := o || format('<text x="%s" y="%s" text-anchor="%s" font-size="11" fill="%s">%s</text>',
-				                 round((px + CASE WHEN px < ml + pw * 0.3 THEN 4 ELSE -4 END)::numeric, 1),
-				                 round((py - 5)::numeric, 1), CASE WHEN px < ml + pw * 0.3 THEN 'start' ELSE 'end' END, col, kbench_svg_escape(s.sr->>'label_end'));
+				labs := labs || jsonb_build_object('kind', 'end', 'px', px, 'py', py, 'col', col, 'text', s.sr->>'label_end');
 			END IF;
 		END IF;
 		o := o || '</g>';
@@ -316,8 +409,7 @@ BEGIN
 
 	-- Marks: a dashed vertical line at x, a ring at (x, y) when given.
 	FOR p IN SELECT coalesce(m->>'kind', 'note') AS kind, (m->>'x')::float8 AS x, (m->>'y')::float8 AS y,
-	                m->>'label' AS label, coalesce(m->>'title', m->>'label') AS title,
-	                row_number() OVER (PARTITION BY (m->>'x')::float8 ORDER BY n) - 1 AS same_x
+	                m->>'label' AS label, coalesce(m->>'title', m->>'label') AS title
 	           FROM jsonb_array_elements(coalesce(spec->'marks', '[]')) WITH ORDINALITY e(m, n)
 	          WHERE jsonb_typeof(m->'x') = 'number' AND (NOT xlog OR (m->>'x')::float8 > 0) ORDER BY n LOOP
 		col := coalesce(mark_colour->>p.kind, '#666666');
@@ -330,47 +422,123 @@ BEGIN
 			o := o || format('<circle cx="%s" cy="%s" r="8" fill="none" stroke="%s" stroke-width="2"/>', round(px::numeric, 1), round(py::numeric, 1), col);
 		END IF;
 		IF p.label IS NOT NULL THEN
-			o := o || format('<text x="%s" y="%s" font-size="11" fill="%s"%s>%s</text>', round((px + CASE WHEN px > ml + pw * 0.7 THEN -4 ELSE 4 END)::numeric, 1),
-			                 mt + 14 + 13 * (p.same_x % 8), col, CASE WHEN px > ml + pw * 0.7 THEN ' text-anchor="end"' ELSE '' END, kbench_svg_escape(p.label));
+			labs := labs || jsonb_build_object('kind', 'mark', 'px', px, 'col', col, 'text', p.label);
 		END IF;
 		o := o || '</g>';
 	END LOOP;
-	o := o || '</g>';
 
-	-- The legend, three entries a row under the plot.
+	-- Labels (issue 29: they never overlap): placed in order (the series'
+	-- end labels, then the marks'), each at the first of its candidate
+	-- places whose box (11 px text, 0.64 em a character) meets no label
+	-- placed before it and stays in the plot: an end label beside its last
+	-- point, then above and below it; a mark's label in the rows down from
+	-- the plot's top on the side of its line with room, then on the other.  One with no free place
+	-- is left out (its mark keeps it as a title), and the legend says how many.
+	placed := '[]';
+	FOR t IN SELECT e, n FROM jsonb_array_elements(labs) WITH ORDINALITY q(e, n) ORDER BY (e->>'kind') = 'mark', n LOOP
+		lw := length(t.e->>'text') * 11 * 0.64;
+		px := (t.e->>'px')::float8;
+		lbl := NULL;
+		FOR kk IN 0 .. CASE WHEN t.e->>'kind' = 'end' THEN 13 ELSE 2 * greatest(1, floor((ph - 8) / 13)::int) - 1 END LOOP
+			IF t.e->>'kind' = 'end' THEN
+				-- beside the point (the side with room first), then 13 px steps above and below
+				i := kk % 2;                         -- 0: the preferred side, 1: the other
+				ly := (t.e->>'py')::float8 - 5 + CASE WHEN kk / 2 = 0 THEN 0 WHEN (kk / 2) % 2 = 1 THEN -13 * ((kk / 2 + 1) / 2) ELSE 13 * ((kk / 2 + 1) / 2) END;
+				anchor := CASE WHEN (px < ml + pw * 0.3) = (i = 0) THEN 'start' ELSE 'end' END;
+			ELSE
+				-- the rows down from the top on the side with room, then on the other
+				i := kk / greatest(1, floor((ph - 8) / 13)::int);
+				ly := mt + 14 + 13 * (kk % greatest(1, floor((ph - 8) / 13)::int));
+				anchor := CASE WHEN (px > ml + pw * 0.7) = (i = 0) THEN 'end' ELSE 'start' END;
+			END IF;
+			lx := px + CASE WHEN anchor = 'start' THEN 4 ELSE -4 END;
+			bx0 := CASE WHEN anchor = 'start' THEN lx ELSE lx - lw END;
+			CONTINUE WHEN bx0 < ml + 1 OR bx0 + lw > ml + pw - 1 OR ly - 9 < mt + 1 OR ly + 3 > mt + ph - 1;
+			CONTINUE WHEN EXISTS (SELECT 1 FROM jsonb_array_elements(placed) b
+			                       WHERE bx0 < (b->>'x1')::float8 + 6 AND bx0 + lw > (b->>'x0')::float8 - 6
+			                         AND ly - 9 < (b->>'y1')::float8 + 1 AND ly + 3 > (b->>'y0')::float8 - 1);
+			placed := placed || jsonb_build_object('x0', bx0, 'x1', bx0 + lw, 'y0', ly - 9, 'y1', ly + 3);
+			lbl := format('<text x="%s" y="%s" font-size="11" fill="%s"%s>%s</text>', round(lx::numeric, 1), round(ly::numeric, 1), t.e->>'col',
+			              CASE WHEN anchor = 'end' THEN ' text-anchor="end"' ELSE '' END, kbench_svg_escape(t.e->>'text'));
+			EXIT;
+		END LOOP;
+		IF lbl IS NULL THEN
+			dropped := dropped + 1;
+		ELSE
+			o := o || lbl;
+		END IF;
+	END LOOP;
+	o := o || '</g>';
+	END IF;
+
+	-- The legend under the plot: entries ncol a row (per group: three, or
+	-- fewer for long names); with groups, each group starts a row under its
+	-- heading (issue 29: 14-16 entries stay readable).
+	lg := '';
+	ly := ph0 + 8 - 20;
+	ncol := 1;
+	kk := 1000;            -- entries in the current row (ncol or more: start a new one)
+	prev_group := NULL;
 	FOR t IN SELECT e, n::int FROM jsonb_array_elements(legend) WITH ORDINALITY q(e, n) LOOP
-		lx := ml + ((t.n - 1) % ncol) * (pw / ncol);
-		ly := ph0 + 8 + ((t.n - 1) / ncol) * 20;
+		IF t.n > 1 AND (t.e->>'group') IS DISTINCT FROM prev_group THEN
+			kk := 1000;
+		END IF;
+		ncol := coalesce((gcols->>coalesce(t.e->>'group', ''))::int, 1);
+		kk := least(kk, ncol);
+		IF kk >= ncol THEN
+			ly := ly + 20; kk := 0;
+			IF t.e->>'group' IS NOT NULL AND (t.n = 1 OR (t.e->>'group') IS DISTINCT FROM prev_group) THEN
+				lg := lg || format('<text x="%s" y="%s" font-weight="bold" fill="#333333">%s</text>', ml, round((ly + 5)::numeric, 1),
+				                   kbench_svg_escape(CASE WHEN length(t.e->>'group') > (pw / 8)::int THEN left(t.e->>'group', (pw / 8)::int - 1) || '…' ELSE t.e->>'group' END));
+				ly := ly + 20;
+			END IF;
+		END IF;
+		prev_group := t.e->>'group';
+		lx := ml + kk * (pw / ncol) + CASE WHEN t.e->>'group' IS NOT NULL THEN 12 ELSE 0 END;
+		kk := kk + 1;
 		IF t.e ? 'mark' THEN
 			col := coalesce(mark_colour->>(t.e->>'mark'), '#666666');
-			o := o || format('<g><title>%1$s</title><line x1="%2$s" y1="%3$s" x2="%2$s" y2="%4$s" stroke="%5$s" stroke-width="1.4" stroke-dasharray="%6$s"/>',
+			lg := lg || format('<g><title>%1$s</title><line x1="%2$s" y1="%3$s" x2="%2$s" y2="%4$s" stroke="%5$s" stroke-width="1.4" stroke-dasharray="%6$s"/>',
 			                 kbench_svg_escape(t.e->>'name'), round((lx + 11)::numeric, 1), round((ly - 6)::numeric, 1), round((ly + 8)::numeric, 1), col,
 			                 CASE t.e->>'mark' WHEN 'regression' THEN '5 3' WHEN 'change point' THEN '2 3' ELSE '8 3 2 3' END);
 		ELSE
 			i := (t.e->>'i')::int;
-			col := CASE WHEN t.e->>'style' = 'roof' THEN '#555555' ELSE pal[(i - 1) % 7 + 1] END;
-			shape := (i - 1) % 5;
+			col := CASE WHEN t.e->>'style' = 'roof' THEN '#555555' ELSE pal[coalesce((sty #>> ARRAY[i::text, '0'])::int, 0) + 1] END;
+			cyc := coalesce((sty #>> ARRAY[i::text, '1'])::int, 0);
+			shape := (coalesce((sty #>> ARRAY[i::text, '0'])::int, 0) + cyc) % 6;
 			fill := CASE WHEN t.e->>'style' = 'ours' THEN col ELSE '#ffffff' END;
-			o := o || format('<g><title>%s</title>', kbench_svg_escape(t.e->>'name'))
+			lg := lg || format('<g class="legend-entry"><title>%s</title>', kbench_svg_escape(t.e->>'name'))
 			       || CASE WHEN (t.e->>'line')::boolean THEN
 			            format('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="%s"%s/>', round(lx::numeric, 1), round((ly + 1)::numeric, 1),
 			                   round((lx + 22)::numeric, 1), round((ly + 1)::numeric, 1), col,
 			                   CASE t.e->>'style' WHEN 'ours' THEN '2.6' WHEN 'roof' THEN '1.4' ELSE '1.6' END,
-			                   CASE WHEN t.e->>'style' = 'roof' THEN ' stroke-dasharray="6 4"' ELSE '' END)
+			                   CASE WHEN t.e->>'style' = 'roof' THEN ' stroke-dasharray="6 4"'
+			                        WHEN dashes[cyc % 4 + 1] <> '' THEN format(' stroke-dasharray="%s"', dashes[cyc % 4 + 1]) ELSE '' END)
 			          ELSE '' END
-			       || CASE WHEN t.e->>'style' = 'roof' THEN ''
-			               ELSE CASE shape
-			                 WHEN 0 THEN format('<circle cx="%s" cy="%s" r="3.6"', round((lx + 11)::numeric, 1), round((ly + 1)::numeric, 1))
-			                 WHEN 1 THEN format('<rect x="%s" y="%s" width="6.6" height="6.6"', round((lx + 7.7)::numeric, 1), round((ly - 2.3)::numeric, 1))
-			                 WHEN 2 THEN format('<path d="M%s,%sl4,7h-8z"', round((lx + 11)::numeric, 1), round((ly - 3.4)::numeric, 1))
-			                 WHEN 3 THEN format('<path d="M%s,%sl4.4,4.4l-4.4,4.4l-4.4,-4.4z"', round((lx + 11)::numeric, 1), round((ly - 3.4)::numeric, 1))
-			                 ELSE format('<path d="M%s,%sl4,-7h-8z"', round((lx + 11)::numeric, 1), round((ly + 5.4)::numeric, 1)) END
-			                 || format(' fill="%s" stroke="%s" stroke-width="1.5"/>', fill, col) END;
+			       || CASE WHEN t.e->>'style' = 'roof' THEN '' ELSE kbench_svg_marker(shape, lx + 11, ly + 1, fill, col) END;
 		END IF;
-		o := o || format('<text x="%s" y="%s" fill="#111111">%s</text></g>', round((lx + 28)::numeric, 1), round((ly + 5)::numeric, 1),
-		                 kbench_svg_escape(CASE WHEN length(t.e->>'name') > (pw / ncol / 7)::int - 5
-		                                       THEN left(t.e->>'name', (pw / ncol / 7)::int - 6) || '…' ELSE t.e->>'name' END));
+		lg := lg || format('<text x="%s" y="%s" fill="#111111">%s</text></g>', round((lx + 28)::numeric, 1), round((ly + 5)::numeric, 1),
+		                   kbench_svg_escape(CASE WHEN length(t.e->>'name') > ((pw / ncol - 12) / 7.5)::int - 5
+		                                         THEN left(t.e->>'name', ((pw / ncol - 12) / 7.5)::int - 6) || '…' ELSE t.e->>'name' END));
 	END LOOP;
+	IF dropped > 0 THEN
+		ly := ly + 20;
+		lg := lg || format('<text x="%s" y="%s" font-style="italic" fill="#444444">%s</text>', ml, round((ly + 5)::numeric, 1),
+		                   format('%s %s left out where %s would overlap (hover the %s)', dropped, CASE WHEN dropped = 1 THEN 'label' ELSE 'labels' END,
+		                          CASE WHEN dropped = 1 THEN 'it' ELSE 'they' END, CASE WHEN dropped = 1 THEN 'mark' ELSE 'marks' END));
+	END IF;
+	h := ph0 + CASE WHEN lg <> '' THEN round(ly)::int + 20 - ph0 ELSE 0 END;
+
+	o := format('<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" font-family="DejaVu Sans, Verdana, Arial, sans-serif" font-size="12" role="img" aria-labelledby="%s-t">',
+	            w, h, w, h, cid)
+	  || format('<title id="%s-t">%s</title>', cid, kbench_svg_escape(concat_ws(' — ', spec->>'title', spec->>'subtitle')))
+	  || format('<rect width="%s" height="%s" fill="#ffffff"/>', w, h)
+	  || format('<text x="%s" y="24" font-size="16" font-weight="bold" fill="#111111">%s</text>', ml,
+	            kbench_svg_escape(CASE WHEN length(spec->>'title') > (w - ml - 8) / 10 THEN left(spec->>'title', (w - ml - 8) / 10 - 1) || '…' ELSE spec->>'title' END))
+	  || CASE WHEN spec ? 'subtitle' THEN format('<text x="%s" y="44" fill="#444444">%s</text>', ml,
+	            kbench_svg_escape(CASE WHEN length(spec->>'subtitle') > (w - ml - 8) / 7 THEN left(spec->>'subtitle', (w - ml - 8) / 7 - 1) || '…' ELSE spec->>'subtitle' END)) ELSE '' END
+	  || format('<defs><clipPath id="%s-c"><rect x="%s" y="%s" width="%s" height="%s"/></clipPath></defs>', cid, ml - 6, mt - 6, pw + 12, ph + 12)
+	  || o || lg;
 	-- one element a line, so that two versions of a chart diff line by line
 	RETURN regexp_replace(o, '><(/?g[ >]|text |line |rect |polyline |polygon |circle |path |defs>)', E'>\n<\\1', 'g') || E'\n</svg>';
 END $$;

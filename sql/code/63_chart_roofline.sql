@@ -71,7 +71,8 @@ BEGIN
 	                          coalesce(' of ' || kbench_chart_roofline.operation, '')),
 	         'x', jsonb_build_object('label', 'arithmetic intensity (FLOP/byte)', 'log', true),
 	         'y', jsonb_build_object('label', 'achieved FLOP/s', 'log', true),
-	         'series', coalesce((SELECT jsonb_agg(jsonb_build_object('name', k, 'line', false, 'points', pts) ORDER BY k)
+	         'series', coalesce((SELECT jsonb_agg(jsonb_build_object('name', k, 'line', false, 'points', pts,
+	                                                                 'group', CASE WHEN ops IS NULL THEN 'runs by operation' ELSE 'runs by implementation' END) ORDER BY k)
 	                               FROM (SELECT CASE WHEN ops IS NULL THEN _kernelindex.op_key(r.operation) ELSE kbench_chart_label(r.implementation) END AS k,
 	                                            jsonb_agg(jsonb_build_object('x', r.arithmetic_intensity, 'y', r.achieved_flops_per_s,
 	                                                      'title', format('%s %s %s %s · %s: %s FLOP/B, %s FLOP/s, %s B/s; %s the roofline floor (%s%% of the roofline, %s-bound; x datasheet); %s',
@@ -90,7 +91,7 @@ BEGIN
 		-- the roofs over the points' range, a factor of 3 wider each side
 		SELECT jsonb_agg(jsonb_build_object('name', format('roof %s: %s B/s × intensity, %s FLOP/s', k, kbench_svg_number(dev.peak_bandwidth_bytes_per_s),
 		                                                   kbench_svg_number(peak)), 'style', 'roof',
-		                                    'label_end', format('%s: %s FLOP/s', k, kbench_svg_number(peak)),
+		                                    'label_end', format('%s: %s FLOP/s', k, kbench_svg_number(peak)), 'group', 'roofs',
 		                                    'points', jsonb_build_array(
 		                                      jsonb_build_object('x', amin / 3, 'y', least(dev.peak_bandwidth_bytes_per_s * amin / 3, peak)),
 		                                      jsonb_build_object('x', greatest(amin / 3, least(amax * 3, peak / dev.peak_bandwidth_bytes_per_s)),
@@ -124,6 +125,8 @@ BEGIN
 			                  coalesce(' of ' || kbench_chart_roofline.operation, ''), coalesce(' (' || kbench_chart_roofline.mode || ')', ''),
 			                  environment, environment, coalesce(held, 'no run'))));
 		END IF;
+		PERFORM _kernelindex.chart_empty('kbench_chart_roofline', spec, NULL,
+			nullif(concat_ws(' ', kbench_chart_roofline.operation, kbench_chart_roofline.mode, 'on ' || environment), ''));
 	END IF;
 	RETURN kbench_chart(spec);
 END $$;
