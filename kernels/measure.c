@@ -312,7 +312,7 @@ guard_check(kb_meter *m, int64_t j)
 		if (g->op->check(m->be, g->c, g->plan, &corr) != 0)
 		{
 			kb_setmsg(res, "checking timed call %lld: %s", (long long) j, m->be->err);
-			return KB_RUNTIME_ERROR;
+			return m->be->req && kb_req_stopping(m->be->req) ? KB_CANCELED : KB_RUNTIME_ERROR;
 		}
 		return guard_verdict(m, j, &corr);
 	}
@@ -336,10 +336,11 @@ guard_check(kb_meter *m, int64_t j)
 		}
 	memset(&hb, 0, sizeof(hb));
 	hb.ops = &host_ops;
+	hb.req = m->be->req;		/* the check's reads poll the cancel (kb_fetch_rows) */
 	if (g->op->check(&hb, &hc, g->plan, &corr) != 0)
 	{
 		kb_setmsg(res, "checking timed call %lld: %s", (long long) j, hb.err);
-		return KB_RUNTIME_ERROR;
+		return m->be->req && kb_req_stopping(m->be->req) ? KB_CANCELED : KB_RUNTIME_ERROR;
 	}
 	return guard_verdict(m, j, &corr);
 }

@@ -133,6 +133,13 @@ kb_fetch_rows(kb_backend *be, const kb_call *c, int ti, int64_t row0, int64_t nr
 	void	   *tmp = malloc((size_t) n * es + 1);
 	int			rc;
 
+	/* a cancel reaches a check between two rows it reads (issue 29 item 4) */
+	if (be->req && kb_req_stopping(be->req))
+	{
+		free(tmp);
+		snprintf(be->err, sizeof(be->err), "canceled while checking against the float64 reference");
+		return KBC_ERROR;
+	}
 	if (!tmp)
 	{
 		snprintf(be->err, sizeof(be->err), "out of host memory reading %s rows", "output");

@@ -4,8 +4,10 @@
 # (kbench's own LayerNorm at 8192 x 8192, about 1.5 GB of inputs and their
 # input sets, seconds of filling) canceled while in its setup ends canceled,
 # saying it stopped in the setup, with no run stored, and leaves the worker
-# to run the next job; the same in the measurement, and for a python job
-# (the child starting, importing torch).  Waits are bounded polls with
+# to run the next job; the same in the measurement, for a python job
+# (the child starting, importing torch), and in the check against the
+# float64 reference (kbench's distill_jsd_loss, whose check computes the
+# whole reference token by token: its reads poll the cancel).  Waits are bounded polls with
 # generous limits; nothing is timed but for the log.  TAP lines.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -71,3 +73,17 @@ if $PY -c 'import torch' 2>/dev/null; then
 else
   echo "ok - # SKIP needs=python3-torch"
 fi
+
+# --- in the check: kbench's distill_jsd_loss on the CPU checks against its whole float64 reference
+#     (tokens x vocab x 1.5 hidden, 0.8 G multiply-adds: seconds), token by token
+FEW='{"warmup_ms": 0, "rep_ms": 1, "flush_bytes": 0, "max_samples": 3}'
+job=$(q "SET client_min_messages = warning; SELECT kbench_run('distill_jsd_loss', 'forward', '{\"tokens\": 256, \"hidden\": 512, \"vocab\": 4096}', protocol => '$FEW', timeout => '20 minutes')")
+cancel_in "$job" checking
+ok "$(echo "$END" | cut -d'|' -f1,3)" "canceled|no run" "a job canceled while checking against its float64 reference ends canceled, with no run"
+case "$(echo "$END" | cut -d'|' -f2)" in
+  *"canceled by request"*"checking against the float64 reference"*) echo "ok - ... saying it stopped while checking (the check's reads poll the cancel)";;
+  *) echo "not ok - ... saying it stopped while checking (the check's reads poll the cancel)"; echo "# $END";;
+esac
+small=$(q "SELECT kbench_run('layer_norm', 'forward', '{\"rows\": 8, \"hidden\": 32, \"dtype\": \"fp32\"}', protocol => '{\"warmup_ms\": 0, \"rep_ms\": 1, \"flush_bytes\": 0}')")
+wait_for "SELECT status <> 'queued' AND status <> 'running' FROM kbench_jobs WHERE id = $small" 120
+ok "$(q "SELECT status FROM kbench_jobs WHERE id = $small")" passed "the worker runs the next job after it"
