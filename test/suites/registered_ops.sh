@@ -11,7 +11,9 @@
 # a symbolic link, are refused; the registry of a backend follows
 # transactions (a rolled-back registration is gone, another session's
 # commit is seen, an unregistered operation is unknown again); what runs is
-# the reference as registered, not the file as it is later.  TAP lines.
+# the reference as registered, not the file as it is later; kbench_bench,
+# kbench_sweep_run, kbench_compare and kbench_reproduce work for it and for a
+# built-in operation defined as data (issue 26 item 5).  TAP lines.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
@@ -138,6 +140,28 @@ ok "$(q "SELECT r.workload_digest || ' ' || (w.manifest::jsonb->'spec'->>'operat
    "its run's WorkloadCase and OperationSpec digests are kbench describe --op-file's"
 run "'affine', 'backward', '$WL', implementation => 'affine-no-bias', protocol => '$TINY'"
 ok "$RES" "failed incorrect_numerical" "a wrong implementation of the registered operation fails its check"
+
+echo "# the other entry points work for operations defined as data (issue 26 item 5): kbench_bench, kbench_sweep_run, kbench_compare, kbench_reproduce"
+ok "$(psql -X -At -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "CALL kbench_bench('affine', 'full', '$WL', implementation => 'affine-honest', protocol => '$TINY')" | cut -d'|' -f2,3)" "passed|passed" \
+   "kbench_bench runs the registered operation and waits for it"
+ok "$(psql -X -At -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "CALL kbench_bench('rms_norm', 'backward', '{\"rows\": 32, \"hidden\": 64}', implementation => 'torch', protocol => '$TINY')" | cut -d'|' -f2,3)" "passed|passed" \
+   "kbench_bench runs a built-in operation defined as data (rms_norm, torch)"
+jobs=$(q "SELECT string_agg(j::text, ',') FROM kbench_sweep_run('affine', 'forward', '{\"rows\": [16, 32], \"cols\": [8]}', ARRAY['affine-honest'], protocol => '$TINY') j")
+wait_for "SELECT count(*) = 0 FROM kbench_jobs WHERE id IN ($jobs) AND status IN ('queued', 'running')" 180
+ok "$(q "SELECT count(*) FILTER (WHERE status = 'passed') || ' of ' || count(*) FROM kbench_jobs WHERE id IN ($jobs)")" "2 of 2" \
+   "kbench_sweep_run queues the registered operation's grid and every job passes"
+cmp=$(q "SELECT kbench_compare('affine', 'backward', '$WL', 'affine-honest', 'affine-no-bias', rounds => 3, protocol => '$TINY')")
+wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_comparison($cmp)" 180
+ok "$(q "SELECT status FROM kbench_comparison($cmp)")" failed "kbench_compare of the registered operation checks both sides: B (no bias) fails it"
+cmp=$(q "SELECT kbench_compare('rms_norm', 'forward', '{\"rows\": 32, \"hidden\": 64}', 'torch', 'huggingface', rounds => 3, protocol => '$TINY')")
+wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_comparison($cmp)" 180
+ok "$(q "SELECT status || ' ' || (a_run IS NOT NULL AND b_run IS NOT NULL) FROM kbench_comparison($cmp)")" "done true" \
+   "kbench_compare of a built-in operation defined as data times both sides and stores both runs"
+rrun=$(q "SELECT r.digest FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.operation = 'affine' AND j.status = 'passed' ORDER BY j.id LIMIT 1")
+job=$(q "SELECT kbench_reproduce('$rrun', 'cpu')")
+wait_for "SELECT status NOT IN ('queued', 'running') FROM kbench_jobs WHERE id = $job" 180
+ok "$(q "SELECT j.status || ' ' || coalesce(x.verified::text, '-') FROM kbench_jobs j LEFT JOIN kbench_reproductions x ON x.job_id = j.id WHERE j.id = $job")" "passed true" \
+   "kbench_reproduce re-runs a run of the registered operation on the same device class: verified"
 
 echo "# what runs is the reference as registered"
 cat > "$DIR/affine_ref.py" <<'EOF'
