@@ -157,8 +157,7 @@ BEGIN
 		   AND (name LIKE 'liger-bench-%-' || _kernelindex.slug(implementation)
 		        -- measured here: by the provider the callable names (huggingface.layer_norm,
 		        -- torch_compile.embedding), not a name prefix ('torch' is not torch_compile)
-		        OR (name LIKE 'kbench-python-%'
-		            AND _kernelindex.slug(split_part(manifest->'spec'->'callable'->>'symbol', '.', 1)) = _kernelindex.slug(implementation))
+		        OR (name LIKE 'kbench-python-%' AND _kernelindex.slug(split_part(manifest->'spec'->'callable'->>'symbol', '.', 1)) = _kernelindex.slug(implementation))
 		        OR lower(split_part(manifest->'metadata'->>'title', ' · ', 2)) = lower(btrim(implementation)));
 		IF found IS NOT NULL THEN
 			RETURN _kernelindex.same_code(found);
