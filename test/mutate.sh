@@ -210,6 +210,7 @@ provider_table_differs|kernels/python/kbench_providers.py|s/"tiled_geglu": "Deep
 provider_library_unchecked|kernels/python/kbench_providers.py|s/^    if lib:$/    if False:/|KI_OPS=megatron_swiglu providers|a provider's missing library fails as a bare import error, not saying which library and how the provider is built
 provider_deepspeed_offset|kernels/python/kbench_providers.py|s/offset += n/offset += 0/|KI_OPS=tiled_swiglu providers|deepspeed_tiled's backward writes every shard's dx into the first shard's slice
 provider_reproduce_by_name|sql/code/45_reproductions.sql|s/THEN split_part(r.manifest->'spec'->'sourceNative'->>'externalId', '\/', 3) END/THEN NULL END/|KI_OPS=tiled_swiglu providers|a Liger run is reproduced by the provider its implementation's name says (deepspeed_tiled's runs by huggingface), not the one its externalId names
+reproduce_first_operation|sql/code/45_reproductions.sql|s/ORDER BY o->>'name' IN (/ORDER BY NULL IN (/|KI_OPS=tiled_swiglu providers|a run of an operation whose OperationSpec another shares (tiled_swiglu, swiglu) is reproduced as the first of them by name, not the one the run names
 EOF
 )
 

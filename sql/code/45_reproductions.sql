@@ -57,8 +57,13 @@ CREATE OR REPLACE FUNCTION _kernelindex.reproduction_request(run_digest text,
 	  JOIN kbench_workloads w ON w.digest = r.workload_digest
 	  JOIN kbench_protocols p ON p.digest = r.protocol_digest
 	  LEFT JOIN kbench_implementations i ON i.digest = r.implementation_digest
+	  -- one operation: tiled_swiglu's OperationSpec is swiglu's (the digest covers the spec), so
+	  -- the one the run names (a Liger run's externalId, a kbench run's callable), else the first
 	  LEFT JOIN LATERAL (SELECT o FROM jsonb_array_elements(kbench_registry()->'operations') o
-	                      WHERE o->>'operationDigest' = w.operation_digest) ops ON true
+	                      WHERE o->>'operationDigest' = w.operation_digest
+	                      ORDER BY o->>'name' IN (split_part(r.manifest->'spec'->'sourceNative'->>'externalId', '/', 1),
+	                                              split_part(i.manifest->'spec'->'callable'->>'symbol', '.', 2)) DESC NULLS LAST,
+	                               o->>'name' LIMIT 1) ops ON true
 	 WHERE r.digest = run_digest
 $$;
 REVOKE ALL ON FUNCTION _kernelindex.reproduction_request(text) FROM PUBLIC;
