@@ -120,7 +120,8 @@ CREATE OR REPLACE FUNCTION _kernelindex.code_key(manifest jsonb) RETURNS text
 -- imported liger-bench-layer-norm-huggingface and the runs measured here by
 -- kbench's built-in kbench-python-huggingface-layer-norm; 'torch_compile'
 -- for liger-bench-embedding-torch-compile and kbench-python-torch_compile-
--- embedding, never torch's) or by the
+-- embedding, never torch's: a run here by the provider its callable names,
+-- huggingface.layer_norm, torch_compile.embedding, not by a name prefix) or by the
 -- provider's title after ' · ' ('Transformers'), in any case; and with each
 -- of them every revision of the same code (_kernelindex.code_key: the same
 -- entry and content digest under another name).  role names the argument in
@@ -155,8 +156,6 @@ BEGIN
 		  FROM kbench_implementations
 		 WHERE (op_digests IS NULL OR operation_digest = ANY (op_digests))
 		   AND (name LIKE 'liger-bench-%-' || _kernelindex.slug(implementation)
-		        -- measured here: by the provider the callable names (huggingface.layer_norm,
-		        -- torch_compile.embedding), not a name prefix ('torch' is not torch_compile)
 		        OR (name LIKE 'kbench-python-%' AND _kernelindex.slug(split_part(manifest->'spec'->'callable'->>'symbol', '.', 1)) = _kernelindex.slug(implementation))
 		        OR lower(split_part(manifest->'metadata'->>'title', ' · ', 2)) = lower(btrim(implementation)));
 		IF found IS NOT NULL THEN
