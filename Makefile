@@ -144,7 +144,7 @@ install-kbench-bin:
 .PHONY: install-kbench-python
 install-kbench-python:
 	$(MKDIR_P) '$(DESTDIR)$(pkglibdir)/kernelindex_python'
-	$(INSTALL_DATA) kernels/python/kbench_harness.py kernels/python/kbench_builtin.py kernels/python/kbench_builtin_defs.py kernels/python/kbench_reference.py '$(DESTDIR)$(pkglibdir)/kernelindex_python/'
+	$(INSTALL_DATA) kernels/python/kbench_harness.py kernels/python/kbench_builtin.py kernels/python/kbench_builtin_defs.py kernels/python/kbench_providers.py kernels/python/kbench_reference.py '$(DESTDIR)$(pkglibdir)/kernelindex_python/'
 
 .PHONY: install-kbench-cuda
 install-kbench-cuda:

@@ -47,6 +47,30 @@ kb_ext_parse(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 			cs->ext_name = kb_builtin_python[i];
 			return kb_python_check(req, cs, err, errlen) ? 1 : -1;
 		}
+	if (impl && kb_provider_name(impl))
+	{
+		const kb_provider *p = kb_provider_for(impl, cs->op->name);
+
+		if (req->entry)
+		{
+			snprintf(err, errlen, "'%s' is a built-in python implementation; it takes no entry", impl);
+			return -1;
+		}
+		if (!p)
+		{
+			char		ops[256];
+
+			kb_provider_ops(impl, ops, sizeof(ops));
+			snprintf(err, errlen, "implementation '%s' is Liger's provider for %s only; Liger benchmarks no %s with it "
+					 "(docs/OPERATIONS.md, \"Liger's other providers\")", impl, ops, cs->op->name);
+			return -1;
+		}
+		cs->ext = KB_EXT_PYTHON;
+		cs->ext_builtin = true;
+		cs->ext_provider = p;
+		cs->ext_name = p->name;
+		return kb_python_check(req, cs, err, errlen) ? 1 : -1;
+	}
 	if (!req->entry)
 	{
 		if (impl && (strcmp(impl, "python") == 0 || strcmp(impl, "library") == 0))
@@ -249,12 +273,54 @@ kb_check_numerics(const kb_case *cs, char *err, size_t errlen)
 	return KB_PASSED;
 }
 
+/*
+ * The ImplementationRevision of one of Liger's other providers
+ * (kb_providers): kernels/python/kbench_providers.py's bytes, named
+ * kbench-python-<provider>-<operation slug> with Liger's provider name as it
+ * is, its version the library's it needs (torch's where it needs none).
+ */
+static char *
+provider_text(const kb_case *cs, const char *op_digest, const kb_request *req, const char *versions,
+			  char *err, size_t errlen)
+{
+	const kb_provider *p = cs->ext_provider;
+	const char *rel = "kernels/python/kbench_providers.py";
+	char		file[1100];
+	char		name[200];
+	char		symbol[200];
+	char		version[120] = "";
+	char		commit[48] = "";
+	char		desc[900];
+	char		digest[72];
+	int64_t		size;
+	const char *lib = !p->library ? "torch" : strcmp(p->library, "megatron.core") == 0 ? "megatron_core" : p->library;
+	char	   *slash;
+
+	if (!kb_python_builtin_file(req, file, sizeof(file), err, errlen))
+		return NULL;
+	slash = strrchr(file, '/');
+	snprintf(slash ? slash + 1 : file, sizeof(file) - (slash ? (size_t) (slash + 1 - file) : 0), "kbench_providers.py");
+	if (!kb_ext_file_digest(file, digest, &size, err, errlen))
+		return NULL;
+	snprintf(name, sizeof(name), "kbench-python-%s-%s", p->name, cs->op->slug);
+	snprintf(symbol, sizeof(symbol), "%s.%s", p->name, cs->op->name);
+	version_of(versions, lib, version, sizeof(version));
+	if (p->library && strcmp(p->library, "liger_kernel") == 0)
+		version_of(versions, "liger_kernel_commit", commit, sizeof(commit));
+	snprintf(desc, sizeof(desc), "Liger's provider %s: %s, as Liger-Kernel's benchmark script builds it "
+			 "(benchmark/scripts/%s), called from kbench's python harness (%s).", p->name, p->builds, p->script, rel);
+	return manifest_text(cs->op, KB_EXT_PYTHON, file, digest, size, symbol, name, version, commit, versions,
+						 op_digest, rel, desc);
+}
+
 char *
 kb_ext_implementation_text(const kb_case *cs, const char *op_digest, const kb_request *req,
 						   const kb_backend *be, char *err, size_t errlen)
 {
 	const char *versions = kb_ext_versions(be);
 
+	if (cs->ext_builtin && cs->ext_provider)
+		return provider_text(cs, op_digest, req, versions, err, errlen);
 	if (cs->ext_builtin)
 	{
 		char		file[1100];

@@ -17,6 +17,75 @@
 const char *const kb_builtin_python[] = {"huggingface", "torch", "liger"};
 const int	kb_builtin_python_count = sizeof(kb_builtin_python) / sizeof(kb_builtin_python[0]);
 
+/*
+ * Liger's other providers, for the operations Liger benchmarks each with
+ * (docs/OPERATIONS.md, "Liger's other providers"), as its benchmark scripts
+ * build them; kernels/python/kbench_providers.py has the same table
+ * (test/kernels/builtin_names.py checks they agree).
+ */
+const kb_provider kb_providers[] = {
+	{"torch_compile", "embedding", NULL, "benchmark_embedding.py",
+	 "torch.compile (default inductor settings) of the torch baseline, torch.nn.Embedding(vocab, hidden)"},
+	{"liger_fused_add_rms_norm", "fused_add_rms_norm", "liger_kernel", "benchmark_fused_add_rms_norm.py",
+	 "Liger-Kernel's LigerFusedAddRMSNorm(hidden, eps 1e-6)"},
+	{"liger_rms_norm", "fused_add_rms_norm", "liger_kernel", "benchmark_fused_add_rms_norm.py",
+	 "the residual add in PyTorch in fp32, Liger-Kernel's LigerRMSNorm(hidden, eps 1e-6, in_place=False) on the sum, "
+	 "then the weight in the dtype (the script's AddLigerRMSNorm)"},
+	{"megatron-fused", "megatron_cross_entropy", "megatron.core", "benchmark_megatron_cross_entropy.py",
+	 "Megatron-Core's fused_vocab_parallel_cross_entropy (megatron.core.fusions.fused_cross_entropy) on a "
+	 "one-process tensor-parallel group"},
+	{"megatron-unfused", "megatron_cross_entropy", "megatron.core", "benchmark_megatron_cross_entropy.py",
+	 "Megatron-Core's vocab_parallel_cross_entropy (megatron.core.tensor_parallel.cross_entropy, label smoothing 0) "
+	 "on a one-process tensor-parallel group"},
+	{"megatron", "megatron_rms_norm", "megatron.core", "benchmark_megatron_rms_norm.py",
+	 "Megatron-Core's WrappedTorchNorm (megatron.core.transformer.torch_norm) for an RMSNorm config, eps 1e-6"},
+	{"megatron", "megatron_swiglu", "megatron.core", "benchmark_megatron_swiglu.py",
+	 "Megatron-Core's bias_swiglu_impl (megatron.core.fusions.fused_bias_swiglu), no bias, not fp8, not offloaded"},
+	{"liger_in_place", "megatron_swiglu", "liger_kernel", "benchmark_megatron_swiglu.py",
+	 "Liger-Kernel's LigerMegatronSwiGLU(in_place=True)"},
+	{"liger_tiled", "tiled_swiglu", "liger_kernel", "benchmark_tiled_mlp.py",
+	 "Liger-Kernel's LigerTiledSwiGLUMLP (num_shards 4)"},
+	{"liger_tiled", "tiled_geglu", "liger_kernel", "benchmark_tiled_mlp.py",
+	 "Liger-Kernel's LigerTiledGEGLUMLP (num_shards 4)"},
+	{"deepspeed_tiled", "tiled_swiglu", NULL, "benchmark_tiled_mlp.py",
+	 "DeepSpeed's TiledMLP algorithm as the script carries it (no deepspeed import): the Llama MLP (silu) run "
+	 "shard by shard along seq without a graph, each shard's forward recomputed and differentiated in the backward (4 shards)"},
+	{"deepspeed_tiled", "tiled_geglu", NULL, "benchmark_tiled_mlp.py",
+	 "DeepSpeed's TiledMLP algorithm as the script carries it (no deepspeed import): the Llama MLP (gelu tanh) run "
+	 "shard by shard along seq without a graph, each shard's forward recomputed and differentiated in the backward (4 shards)"},
+};
+const int	kb_providers_count = sizeof(kb_providers) / sizeof(kb_providers[0]);
+
+const kb_provider *
+kb_provider_for(const char *name, const char *op)
+{
+	for (int i = 0; name && op && i < kb_providers_count; i++)
+		if (strcmp(name, kb_providers[i].name) == 0 && strcmp(op, kb_providers[i].op) == 0)
+			return &kb_providers[i];
+	return NULL;
+}
+
+bool
+kb_provider_name(const char *name)
+{
+	for (int i = 0; name && i < kb_providers_count; i++)
+		if (strcmp(name, kb_providers[i].name) == 0)
+			return true;
+	return false;
+}
+
+void
+kb_provider_ops(const char *name, char *out, size_t len)
+{
+	size_t		n = 0;
+
+	if (len)
+		out[0] = '\0';
+	for (int i = 0; name && i < kb_providers_count; i++)
+		if (strcmp(name, kb_providers[i].name) == 0 && n < len)
+			n += snprintf(out + n, len - n, "%s%s", n ? ", " : "", kb_providers[i].op);
+}
+
 bool
 kb_impl_valid_name(const char *s)
 {
@@ -40,6 +109,8 @@ kb_impl_builtin(const char *impl)
 	for (int i = 0; i < kb_builtin_python_count; i++)
 		if (strcmp(impl, kb_builtin_python[i]) == 0)
 			return 1;
+	if (kb_provider_name(impl))
+		return 1;
 	return strcmp(impl, "python") == 0 || strcmp(impl, "library") == 0;
 }
 

@@ -131,7 +131,8 @@ typedef struct kb_case
 	int			variant;		/* CUDA kernel variant, 1 = v1 */
 	kb_impl_id	impl;			/* kbench's own implementation (impl.own), resolved by kb_impl_resolve */
 	int			ext;			/* KB_EXT_NONE (kbench's own), KB_EXT_PYTHON, KB_EXT_LIBRARY */
-	bool		ext_builtin;	/* huggingface, torch, liger (kernels/python/kbench_builtin.py) */
+	bool		ext_builtin;	/* huggingface, torch, liger (kernels/python/kbench_builtin.py), or a provider */
+	const struct kb_provider *ext_provider; /* one of Liger's other providers (kb_providers), or NULL */
 	const char *ext_name;		/* the implementation's name (the request's impl) */
 	const char *ext_entry;		/* "python:/dir/f.py:fn", "library:/dir/l.so:sym"; NULL when builtin */
 } kb_case;
@@ -595,6 +596,30 @@ kb_status	kb_check_numerics(const kb_case *cs, char *err, size_t errlen);
 /* The bytes a run's peak memory counts, for every kind (docs/KERNELS.md, "Peak memory"). */
 int64_t		kb_call_io_bytes(const kb_call *c, const kb_plan *p);
 extern const int kb_builtin_python_count;
+
+/*
+ * impl_name.c: Liger's other providers (the kernel_provider column of Liger's
+ * results), each a built-in python implementation of the operations Liger
+ * benchmarks it with only (kernels/python/kbench_providers.py builds them).
+ * One entry per provider and operation: megatron is Megatron-Core's RMSNorm
+ * for megatron_rms_norm and its bias_swiglu_impl for megatron_swiglu.
+ */
+typedef struct kb_provider
+{
+	const char *name;			/* Liger's kernel_provider, kbench's implementation name */
+	const char *op;				/* the operation Liger benchmarks it with */
+	const char *library;		/* the python module it needs beside torch, or NULL */
+	const char *script;			/* Liger's benchmark/scripts/ file that builds it */
+	const char *builds;			/* what it is, as that script builds it */
+} kb_provider;
+extern const kb_provider kb_providers[];
+extern const int kb_providers_count;
+/* the entry of name for op; NULL where name is no provider or does not serve op */
+const kb_provider *kb_provider_for(const char *name, const char *op);
+/* whether name is one of the providers' names (for any operation) */
+bool		kb_provider_name(const char *name);
+/* the operations name serves, ", "-separated, into out */
+void		kb_provider_ops(const char *name, char *out, size_t len);
 /* impl_name.c: "huggingface", "python", ... (an ext case's name) for run names and messages */
 const char *kb_ext_label(const kb_case *cs);
 /* impl_name.c: a name users may give an implementation (lower-case letters, digits, '.', '_', '-') */

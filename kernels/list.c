@@ -146,6 +146,10 @@ kb_list_json(void)
 		ki_jw_arr(w);
 		for (int i = 0; i < kb_builtin_python_count && !(op->def && op->def->added); i++)
 			ki_jw_str(w, kb_builtin_python[i]);
+		/* and Liger's other providers for the operations Liger benchmarks them with */
+		for (int i = 0; i < kb_providers_count; i++)
+			if (strcmp(kb_providers[i].op, op->name) == 0)
+				ki_jw_str(w, kb_providers[i].name);
 		ki_jw_end_arr(w);
 		if (op->def)
 		{

@@ -137,7 +137,8 @@ ki_check_job(const char *op, const char *mode, const char *workload, const char 
 		if (!lookup_registered(impl, op ? op : "", &entry, &version, &digest))
 		{
 			snprintf(err, errlen, "unknown implementation '%s': not built in (cpu, cuda, cuda/vN, huggingface, torch, "
-					 "liger) and not registered for %s (kbench_register_implementation)", impl, op ? op : "");
+					 "liger, Liger's other providers for their operations) and not registered for %s "
+					 "(kbench_register_implementation)", impl, op ? op : "");
 			return KB_INVALID_REQUEST;
 		}
 		req.entry = entry;

@@ -147,7 +147,8 @@ ki_spi_as_owner(const char *sql, int nargs, Oid *types, Datum *args, const char 
  * resolver): any case, surrounding blanks ignored; an operation by its short
  * name ('layer_norm') or its catalog name ('liger-layer-norm', 'Layer-Norm');
  * the built-in implementations (cpu, cuda, cuda/vN, huggingface, torch,
- * liger) in any case.  Registered implementations and paths keep their case.
+ * liger, and Liger's other providers: kb_providers in kernels/impl_name.c)
+ * in any case.  Registered implementations and paths keep their case.
  *
  * queue_trim: s without surrounding blanks, as a palloc'd copy.
  */

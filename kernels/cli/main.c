@@ -13,7 +13,8 @@
  *   kbench probe [--device cpu|cuda:N] [--bytes N] [--json]  the device's measured ceilings (docs/KERNELS.md)
  *   kbench agent [--db CONNINFO] [--name NAME] [--devices auto|cpu,cuda:N] ...  (kbench-agent, docs/FLEET.md)
  *   IMPL: cpu, cuda, cuda/vN (CUDA kernel variant N; cuda is cuda/v1), huggingface,
- *   torch, liger (python, in a child process), python:file.py:function or
+ *   torch, liger (python, in a child process), Liger's other providers for
+ *   their operations (impl_name.c, kb_providers), python:file.py:function or
  *   library:libx.so:symbol (docs/BYO.md): the names kbench_run's implementation
  *   argument takes in SQL.  --variant vN was removed: it said the same as
  *   --impl cuda/vN under a second name, and now says so (exit 2).
@@ -63,7 +64,8 @@ usage(FILE *f)
 			"       kbench probe [--device cpu|cuda:N] [--bytes N] [--json]\n"
 			"       kbench agent [--db CONNINFO] [--name NAME] [--devices auto|cpu,cuda:N,...] (docs/FLEET.md)\n"
 			"       IMPL: cpu, cuda, cuda/vN (CUDA kernel variant), huggingface, torch, liger, python:file.py:function,\n"
-			"             library:libx.so:symbol (docs/BYO.md)\n"
+			"             library:libx.so:symbol (docs/BYO.md), or one of Liger's other providers for the operations\n"
+			"             Liger benchmarks it with (torch_compile, megatron, deepspeed_tiled, ...: kbench list --json)\n"
 			"       --op-file DEF.json (before or after the command): a user's own operation, defined as data\n"
 			"             like kernels/ops/defs/*.json, for list, describe, run and compare (docs/OPERATIONS.md)\n"
 			"example: kbench run layer_norm backward rows=4096 hidden=4096 dtype=fp32 --device cuda:0\n");

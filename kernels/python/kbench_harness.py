@@ -103,7 +103,11 @@ def load(cfg):
     versions = {"python": platform.python_version(), "torch": torch.__version__.split("+")[0]}
     if "builtin" in cfg:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        if "reference" in cfg:
+        import kbench_providers
+        if cfg["builtin"] in kbench_providers.PROVIDERS:
+            # one of Liger's other providers, for the operations Liger benchmarks it with
+            kbench_builtin = kbench_providers
+        elif "reference" in cfg:
             # an operation defined as data: its baselines are in their own file
             import kbench_builtin_defs as kbench_builtin
         else:

@@ -44,6 +44,15 @@ CREATE OR REPLACE FUNCTION _kernelindex.workers(OUT pid int, OUT device text, OU
 -- implementations (kbench_device_operations, sql/code/85_fleet.sql, reads it).
 CREATE OR REPLACE FUNCTION kbench_registry() RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'kbench_registry' LANGUAGE C STABLE;
+-- The built-in python implementations of an operation (its short name), as
+-- the registry lists them: huggingface, torch, liger, then Liger's other
+-- providers for the operations Liger benchmarks them with (torch_compile for
+-- embedding, megatron-fused for megatron_cross_entropy, ...: kernels/impl_name.c).
+CREATE OR REPLACE FUNCTION _kernelindex.builtin_python_implementations(operation text) RETURNS text[]
+	LANGUAGE sql STABLE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	SELECT ARRAY(SELECT jsonb_array_elements_text(o->'pythonImplementations')
+	               FROM jsonb_array_elements(kbench_registry()->'operations') o WHERE o->>'name' = operation)
+$$;
 -- Claim the oldest queued job of any of the devices for a worker or an
 -- agent: the one place jobs change hands.  A worker gives its device
 -- (_kernelindex.claim('cuda:0', pid) below) and its pid; an agent (kbench_agent_claim,

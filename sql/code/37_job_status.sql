@@ -55,7 +55,7 @@ CREATE OR REPLACE VIEW kbench_job_status WITH (security_invoker = true) AS
 	       -- the implementation that ran (the run's name), else the one asked for
 	       coalesce(i.name, j.implementation, 'kbench (the device''s own)') AS implementation,
 	       -- built-in: kbench's own (no implementation given, cuda/vN) or huggingface, torch,
-	       -- liger; registered: a name from kbench_register_implementation
+	       -- liger, Liger's other providers; registered: a name from kbench_register_implementation
 	       CASE WHEN EXISTS (SELECT 1 FROM kbench_registered_implementations g
 	                          WHERE g.name = j.implementation AND g.operation = j.operation)
 	            THEN 'registered' ELSE 'built-in' END AS implementation_kind,

@@ -118,7 +118,10 @@ CREATE OR REPLACE FUNCTION _kernelindex.code_key(manifest jsonb) RETURNS text
 -- The digests of an implementation of one of the operations: by digest or a
 -- unique prefix, by name, by provider ('huggingface' for both Liger's
 -- imported liger-bench-layer-norm-huggingface and the runs measured here by
--- kbench's built-in kbench-python-huggingface-layer-norm) or by the
+-- kbench's built-in kbench-python-huggingface-layer-norm; 'torch_compile'
+-- for liger-bench-embedding-torch-compile and kbench-python-torch_compile-
+-- embedding, never torch's: a run here by the provider its callable names,
+-- huggingface.layer_norm, torch_compile.embedding, not by a name prefix) or by the
 -- provider's title after ' · ' ('Transformers'), in any case; and with each
 -- of them every revision of the same code (_kernelindex.code_key: the same
 -- entry and content digest under another name).  role names the argument in
@@ -153,7 +156,7 @@ BEGIN
 		  FROM kbench_implementations
 		 WHERE (op_digests IS NULL OR operation_digest = ANY (op_digests))
 		   AND (name LIKE 'liger-bench-%-' || _kernelindex.slug(implementation)
-		        OR name LIKE 'kbench-python-' || _kernelindex.slug(implementation) || '-%'
+		        OR (name LIKE 'kbench-python-%' AND _kernelindex.slug(split_part(manifest->'spec'->'callable'->>'symbol', '.', 1)) = _kernelindex.slug(implementation))
 		        OR lower(split_part(manifest->'metadata'->>'title', ' · ', 2)) = lower(btrim(implementation)));
 		IF found IS NOT NULL THEN
 			RETURN _kernelindex.same_code(found);

@@ -24,8 +24,11 @@ COMMENT ON FUNCTION kbench_reproduction_marks(text) IS 'what the catalog export 
 -- OperationSpec, the mode its protocol names, its variable axes and dtype,
 -- and the implementation available here: a registered one with the same
 -- digest, kbench's own (cpu, cuda, cuda/vN), a built-in python one
--- (kbench-python-<impl>-..., or Liger's CSV rows liger-bench-<op>-<impl>
--- with impl huggingface, torch or liger).  NULLs where there is none.
+-- (kbench-python-<impl>-..., by the provider its callable names, or
+-- Liger's CSV rows liger-bench-<op>-<impl>, with impl one of the
+-- operation's built-in python implementations: huggingface, torch, liger,
+-- or one of Liger's other providers for it, e.g. torch_compile for
+-- embedding).  NULLs where there is none.
 CREATE OR REPLACE FUNCTION _kernelindex.reproduction_request(run_digest text,
 	OUT operation text, OUT mode text, OUT workload jsonb, OUT implementation text)
 	LANGUAGE sql STABLE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
@@ -39,13 +42,28 @@ CREATE OR REPLACE FUNCTION _kernelindex.reproduction_request(run_digest text,
 	         -- kbench's own, by the names the registry gives them (kb_impl_resolve)
 	         (SELECT k->>'implementation' FROM jsonb_array_elements(o->'implementations') k
 	           WHERE k->>'name' = i.name),
-	         substring(i.name FROM '^(?:kbench-python-|liger-bench-.*-)(huggingface|torch|liger)(?:-.*)?$'))
+	         -- a Liger run by the provider its externalId names (tiled_geglu/full/deepspeed_tiled/...):
+	         -- the import gives some providers one ImplementationRevision (deepspeed_tiled's is
+	         -- huggingface's, its spec being the same), so the run says which it was, not the name
+	         (SELECT b FROM jsonb_array_elements_text(o->'pythonImplementations') b
+	           WHERE b = CASE WHEN r.manifest->'spec'->'sourceNative'->>'source' = 'liger-kernel-bench'
+	                          THEN split_part(r.manifest->'spec'->'sourceNative'->>'externalId', '/', 3) END
+	              OR (i.name LIKE 'kbench-python-%' AND split_part(i.manifest->'spec'->'callable'->>'symbol', '.', 1) = b)
+	              OR i.name LIKE 'liger-bench-%-' || _kernelindex.slug(b)
+	           ORDER BY b = CASE WHEN r.manifest->'spec'->'sourceNative'->>'source' = 'liger-kernel-bench'
+	                             THEN split_part(r.manifest->'spec'->'sourceNative'->>'externalId', '/', 3) END DESC NULLS LAST,
+	                    length(b) DESC LIMIT 1))
 	  FROM kbench_runs r
 	  JOIN kbench_workloads w ON w.digest = r.workload_digest
 	  JOIN kbench_protocols p ON p.digest = r.protocol_digest
 	  LEFT JOIN kbench_implementations i ON i.digest = r.implementation_digest
+	  -- one operation: tiled_swiglu's OperationSpec is swiglu's (the digest covers the spec), so
+	  -- the one the run names (a Liger run's externalId, a kbench run's callable), else the first
 	  LEFT JOIN LATERAL (SELECT o FROM jsonb_array_elements(kbench_registry()->'operations') o
-	                      WHERE o->>'operationDigest' = w.operation_digest) ops ON true
+	                      WHERE o->>'operationDigest' = w.operation_digest
+	                      ORDER BY o->>'name' IN (split_part(r.manifest->'spec'->'sourceNative'->>'externalId', '/', 1),
+	                                              split_part(i.manifest->'spec'->'callable'->>'symbol', '.', 2)) DESC NULLS LAST,
+	                               o->>'name' LIMIT 1) ops ON true
 	 WHERE r.digest = run_digest
 $$;
 REVOKE ALL ON FUNCTION _kernelindex.reproduction_request(text) FROM PUBLIC;
@@ -94,7 +112,7 @@ BEGIN
 	IF q.implementation IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'feature_not_supported',
 			MESSAGE = format('the implementation of run %s (%s) is not available here', run_digest, coalesce(impl, 'not in the catalog')),
-			HINT = 'kbench reproduces its own implementations, huggingface, torch, liger, and registered implementations with the same digest.';
+			HINT = 'kbench reproduces its own implementations, huggingface, torch, liger, Liger''s other providers for the operations Liger benchmarks them with, and registered implementations with the same digest.';
 	END IF;
 	RETURN _kernelindex.queue_reproduction(run_digest, device);
 END $$;

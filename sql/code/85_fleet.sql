@@ -392,7 +392,9 @@ BEGIN
 		END IF;
 	ELSE
 		want := CASE WHEN x.implementation_manifest IS NOT NULL THEN x.implementation_manifest::jsonb->'metadata'->>'name'
-		             WHEN j.implementation IN ('huggingface', 'torch', 'liger') THEN format('kbench-python-%s-%s', j.implementation, slug) END;
+		             -- a built-in python one: huggingface, torch, liger, or one of Liger's other providers for its operation
+		             WHEN j.implementation = ANY (_kernelindex.builtin_python_implementations(j.operation))
+		               THEN format('kbench-python-%s-%s', j.implementation, slug) END;
 		IF want IS NULL OR impl->'metadata'->>'name' IS DISTINCT FROM want
 		   OR impl->'spec'->'operation'->>'specDigest' IS DISTINCT FROM x.operation_digest THEN
 			RETURN format('its implementation (%s) is not the job''s (%s on %s)', coalesce(impl->'metadata'->>'name', '?'),
@@ -543,8 +545,10 @@ GRANT SELECT ON kbench_workers TO PUBLIC;
 -- implementations: kbench's own there, as kbench_run's implementation
 -- argument takes them ('cuda/v2': a kernel variant; kb_impl_resolve names
 -- them); other_implementations: the built-in python ones (huggingface,
--- torch, liger: run by the python harness where torch, and for liger
--- liger_kernel, can be imported) and those registered for the operation
+-- torch, liger, and Liger's other providers for the operations Liger
+-- benchmarks them with, e.g. torch_compile for embedding: run by the python
+-- harness where torch, and the library each needs, can be imported) and
+-- those registered for the operation
 -- (kbench_registered_implementations).  kind: worker or agent.
 -- (CREATE OR REPLACE: in an update it replaces 0.1.0's view, whose columns
 -- come first here too.)

@@ -178,9 +178,9 @@ for spec in "${OPS_SMALL[@]}"; do
   done
 done
 
-# tiled_swiglu, tiled_geglu: the pure-torch seq-sharded execution (torch_tiled, 4 shards; not
-# DeepSpeed's, which is not installed) passes too; it is not one of kbench's built-in names, so it
-# runs as a python entry of kbench_builtin_defs.py
+# tiled_swiglu, tiled_geglu: the pure-torch seq-sharded execution (torch_tiled, 4 shards; ours, not
+# one of Liger's providers: deepspeed_tiled and liger_tiled are, test/suites/providers.sh) passes
+# too; it is not one of kbench's built-in names, so it runs as a python entry of kbench_builtin_defs.py
 for op in tiled_swiglu tiled_geglu; do
   only "$op" || continue
   for m in forward backward full; do
