@@ -253,6 +253,15 @@ kbench_unregister_operation(PG_FUNCTION_ARGS)
 	ki_require_safe_schema();
 	args[0] = PG_GETARG_DATUM(0);
 	SPI_connect();
+	/* a name that is not registered writes nothing (so it answers false on a standby too) */
+	if (SPI_execute_with_args(psprintf("SELECT 1 FROM %s.kbench_registered_operations WHERE name = $1",
+									   ki_ext_schema()), 1, types, args, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read kbench_registered_operations");
+	if (SPI_processed == 0)
+	{
+		SPI_finish();
+		PG_RETURN_BOOL(false);
+	}
 	if (SPI_execute_with_args(psprintf("DELETE FROM %s.kbench_registered_operations WHERE name = $1",
 									   ki_ext_schema()), 1, types, args, NULL, false, 0) != SPI_OK_DELETE)
 		elog(ERROR, "could not unregister the operation");
