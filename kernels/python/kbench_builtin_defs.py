@@ -297,7 +297,7 @@ def fused_add_rms_norm(ctx, impl):
     Llama RMSNorm; returns the normalized activation and the post-add residual."""
     H = ctx.axes["hidden"]
     if impl == "liger":
-        from liger_kernel.transformers.rms_norm import LigerFusedAddRMSNorm
+        from liger_kernel.transformers.fused_add_rms_norm import LigerFusedAddRMSNorm
         m = LigerFusedAddRMSNorm(H, eps=EPS)
     else:
         norm = _LlamaStyleRMSNorm(H, EPS)
