@@ -246,6 +246,7 @@ reproduce_first_operation|sql/code/45_reproductions.sql|s/ORDER BY o->>'name' IN
 liger_fused_add_rms_norm_module|kernels/python/kbench_builtin_defs.py|s/from liger_kernel.transformers.fused_add_rms_norm import LigerFusedAddRMSNorm/from liger_kernel.transformers.rms_norm import LigerFusedAddRMSNorm/|KI_OPS=fused_add_rms_norm liger_standins|the liger fused_add_rms_norm imports LigerFusedAddRMSNorm from liger_kernel.transformers.rms_norm, where Liger has no such class
 liger_geglu_as_swiglu|kernels/python/kbench_builtin_defs.py|s/m = (LigerSwiGLUMLP if act_name == "silu" else LigerGEGLUMLP)(_Cfg())/m = LigerSwiGLUMLP(_Cfg())/|KI_OPS=geglu liger_standins|the liger geglu builds Liger's SwiGLU MLP
 liger_kl_div_mean|kernels/python/kbench_builtin_defs.py|s/loss_fn = LigerKLDIVLoss(reduction="batchmean")/loss_fn = LigerKLDIVLoss(reduction="mean")/|KI_OPS=kl_div liger_standins|the liger kl_div is built with reduction mean, not batchmean
+liger_mta_not_sparse|kernels/python/kbench_builtin_defs.py|s/dilation=1, groups=1, bias=True, sparse=sparse)/dilation=1, groups=1, bias=True, sparse=False)/|KI_OPS=sparse_multi_token_attention liger_standins|the liger sparse_multi_token_attention builds Liger's softmax multi-token attention
 EOF
 )
 
