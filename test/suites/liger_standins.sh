@@ -50,6 +50,9 @@ STANDINS=(
   "distill_cosine_loss|tokens=16 hidden=32 vocab=64|bf16 fp32"
   "fused_linear_grpo_loss_token|batch=2 seq=4 vocab=32|bf16 fp32"
   "fused_linear_grpo_loss_sequence|batch=2 seq=4 vocab=32|bf16 fp32"
+  "fused_linear_orpo_loss|batch=2 seq=4 hidden=16 vocab=32|fp32 bf16"
+  "fused_linear_simpo_loss|batch=2 seq=4 hidden=16 vocab=32|fp32 bf16"
+  "fused_linear_cpo_loss|batch=2 seq=4 hidden=16 vocab=32|fp32 bf16"
 )
 
 LIST=$($KB list)
