@@ -247,6 +247,7 @@ liger_fused_add_rms_norm_module|kernels/python/kbench_builtin_defs.py|s/from lig
 liger_geglu_as_swiglu|kernels/python/kbench_builtin_defs.py|s/m = (LigerSwiGLUMLP if act_name == "silu" else LigerGEGLUMLP)(_Cfg())/m = LigerSwiGLUMLP(_Cfg())/|KI_OPS=geglu liger_standins|the liger geglu builds Liger's SwiGLU MLP
 liger_kl_div_mean|kernels/python/kbench_builtin_defs.py|s/loss_fn = LigerKLDIVLoss(reduction="batchmean")/loss_fn = LigerKLDIVLoss(reduction="mean")/|KI_OPS=kl_div liger_standins|the liger kl_div is built with reduction mean, not batchmean
 liger_mta_not_sparse|kernels/python/kbench_builtin_defs.py|s/dilation=1, groups=1, bias=True, sparse=sparse)/dilation=1, groups=1, bias=True, sparse=False)/|KI_OPS=sparse_multi_token_attention liger_standins|the liger sparse_multi_token_attention builds Liger's softmax multi-token attention
+liger_kto_summed_logps|kernels/python/kbench_builtin_defs.py|s/use_ref_model=True, average_log_prob=True)/use_ref_model=True)/|KI_OPS=kto_loss liger_standins|the liger kto_loss keeps Liger's default average_log_prob False (each sequence's log-probabilities summed, not averaged as the definition's)
 EOF
 )
 

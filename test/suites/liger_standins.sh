@@ -53,6 +53,9 @@ STANDINS=(
   "fused_linear_orpo_loss|batch=2 seq=4 hidden=16 vocab=32|fp32 bf16"
   "fused_linear_simpo_loss|batch=2 seq=4 hidden=16 vocab=32|fp32 bf16"
   "fused_linear_cpo_loss|batch=2 seq=4 hidden=16 vocab=32|fp32 bf16"
+  "kto_loss|batch=4 seq=4 hidden=16 vocab=32|fp32 bf16"
+  "fused_moe|tokens=8 hidden=16 intermediate=8 experts=4 k=2|bf16 fp32"
+  "megatron_swiglu|seq=4 batch=2 ffn=16|bf16 fp32"
 )
 
 LIST=$($KB list)
