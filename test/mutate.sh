@@ -243,6 +243,11 @@ provider_library_unchecked|kernels/python/kbench_providers.py|s/^    if lib:$/  
 provider_deepspeed_offset|kernels/python/kbench_providers.py|s/offset += n/offset += 0/|KI_OPS=tiled_swiglu providers|deepspeed_tiled's backward writes every shard's dx into the first shard's slice
 provider_reproduce_by_name|sql/code/45_reproductions.sql|s/THEN split_part(r.manifest->'spec'->'sourceNative'->>'externalId', '\/', 3) END/THEN NULL END/|KI_OPS=tiled_swiglu providers|a Liger run is reproduced by the provider its implementation's name says (deepspeed_tiled's runs by huggingface), not the one its externalId names
 reproduce_first_operation|sql/code/45_reproductions.sql|s/ORDER BY o->>'name' IN (/ORDER BY NULL IN (/|KI_OPS=tiled_swiglu providers|a run of an operation whose OperationSpec another shares (tiled_swiglu, swiglu) is reproduced as the first of them by name, not the one the run names
+liger_fused_add_rms_norm_module|kernels/python/kbench_builtin_defs.py|s/from liger_kernel.transformers.fused_add_rms_norm import LigerFusedAddRMSNorm/from liger_kernel.transformers.rms_norm import LigerFusedAddRMSNorm/|KI_OPS=fused_add_rms_norm liger_standins|the liger fused_add_rms_norm imports LigerFusedAddRMSNorm from liger_kernel.transformers.rms_norm, where Liger has no such class
+liger_geglu_as_swiglu|kernels/python/kbench_builtin_defs.py|s/m = (LigerSwiGLUMLP if act_name == "silu" else LigerGEGLUMLP)(_Cfg())/m = LigerSwiGLUMLP(_Cfg())/|KI_OPS=geglu liger_standins|the liger geglu builds Liger's SwiGLU MLP
+liger_kl_div_mean|kernels/python/kbench_builtin_defs.py|s/loss_fn = LigerKLDIVLoss(reduction="batchmean")/loss_fn = LigerKLDIVLoss(reduction="mean")/|KI_OPS=kl_div liger_standins|the liger kl_div is built with reduction mean, not batchmean
+liger_mta_not_sparse|kernels/python/kbench_builtin_defs.py|s/dilation=1, groups=1, bias=True, sparse=sparse)/dilation=1, groups=1, bias=True, sparse=False)/|KI_OPS=sparse_multi_token_attention liger_standins|the liger sparse_multi_token_attention builds Liger's softmax multi-token attention
+liger_kto_summed_logps|kernels/python/kbench_builtin_defs.py|s/use_ref_model=True, average_log_prob=True)/use_ref_model=True)/|KI_OPS=kto_loss liger_standins|the liger kto_loss keeps Liger's default average_log_prob False (each sequence's log-probabilities summed, not averaged as the definition's)
 EOF
 )
 

@@ -297,7 +297,7 @@ def fused_add_rms_norm(ctx, impl):
     Llama RMSNorm; returns the normalized activation and the post-add residual."""
     H = ctx.axes["hidden"]
     if impl == "liger":
-        from liger_kernel.transformers.rms_norm import LigerFusedAddRMSNorm
+        from liger_kernel.transformers.fused_add_rms_norm import LigerFusedAddRMSNorm
         m = LigerFusedAddRMSNorm(H, eps=EPS)
     else:
         norm = _LlamaStyleRMSNorm(H, EPS)
@@ -851,7 +851,7 @@ def kto_loss(ctx, impl):
     kl = ctx.inputs["kl"].reshape(1)
     if impl == "liger":
         from liger_kernel.chunked_loss import LigerFusedLinearKTOLoss
-        m = LigerFusedLinearKTOLoss(ignore_index=KTO_IGNORE, beta=KTO_BETA, use_ref_model=True)
+        m = LigerFusedLinearKTOLoss(ignore_index=KTO_IGNORE, beta=KTO_BETA, use_ref_model=True, average_log_prob=True)
 
         def fwd():
             return {"loss": m(_input=x, lin_weight=lin.weight, target=target, preference_labels=labels,
