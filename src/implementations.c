@@ -249,6 +249,41 @@ real_path(const char *path, const char *what)
 }
 
 /*
+ * The directory that registered code (an implementation's file, an
+ * operation's definition and reference) may come from, resolved; an error
+ * when kernelindex.implementation_directory is not set.
+ */
+char *
+ki_registration_directory(void)
+{
+	if (ki_impl_directory == NULL || ki_impl_directory[0] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("registering code is disabled on this server"),
+				 errdetail("kernelindex.implementation_directory is not set."),
+				 errhint("A superuser sets it to the directory that registered code may come from: ALTER SYSTEM SET kernelindex.implementation_directory = '/srv/kbench'; SELECT pg_reload_conf(); as statements of their own, then SHOW kernelindex.implementation_directory until it has the value (a session applies a reload between statements, once the signal reaches it), or reconnect.")));
+	return real_path(ki_impl_directory, "kernelindex.implementation_directory");
+}
+
+/*
+ * path (what: "the entry's file", "the definition") resolved (symbolic
+ * links, ".."): an error unless it lies under dir, the registration
+ * directory; kind says what may be registered from there ("Code").
+ */
+char *
+ki_registered_file(const char *path, const char *dir, const char *what, const char *kind)
+{
+	char	   *file = real_path(path, what);
+
+	if (strncmp(file, dir, strlen(dir)) != 0 || file[strlen(dir)] != '/')
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("\"%s\" is not under kernelindex.implementation_directory", file),
+				 errdetail("%s may be registered from \"%s\" only.", kind, dir)));
+	return file;
+}
+
+/*
  * kbench_register_implementation(name, operation, entry, version): store
  * the ImplementationRevision of entry's file and register the name.
  * SECURITY DEFINER (the extension's owner writes the tables); EXECUTE for
@@ -294,12 +329,7 @@ kbench_register_implementation(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("\"%s\" is the name of a built-in implementation", name),
 				 errhint("Choose another name.")));
-	if (ki_impl_directory == NULL || ki_impl_directory[0] == '\0')
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("registering code is disabled on this server"),
-				 errdetail("kernelindex.implementation_directory is not set."),
-				 errhint("A superuser sets it to the directory that registered code may come from: ALTER SYSTEM SET kernelindex.implementation_directory = '/srv/kbench'; SELECT pg_reload_conf(); as statements of their own, then SHOW kernelindex.implementation_directory until it has the value (a session applies a reload between statements, once the signal reaches it), or reconnect.")));
+	dir = ki_registration_directory();
 	/* the entry's file, resolved (symbolic links, ".."), must lie under the directory */
 	rest = strchr(entry, ':');
 	colon = strrchr(entry, ':');
@@ -312,13 +342,7 @@ kbench_register_implementation(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the file of entry \"%s\" must be an absolute path", entry)));
-	dir = real_path(ki_impl_directory, "kernelindex.implementation_directory");
-	file = real_path(file, "the entry's file");
-	if (strncmp(file, dir, strlen(dir)) != 0 || file[strlen(dir)] != '/')
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("\"%s\" is not under kernelindex.implementation_directory", file),
-				 errdetail("Code may be registered from \"%s\" only.", dir)));
+	file = ki_registered_file(file, dir, "the entry's file", "Code");
 	/* the entry as stored names the resolved file */
 	entry = psprintf("%.*s%s%s", (int) (rest - entry + 1), entry, file, colon);
 

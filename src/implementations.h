@@ -10,6 +10,9 @@
 extern char *ki_python;
 extern char *ki_impl_directory;
 
+extern char *ki_registration_directory(void);
+extern char *ki_registered_file(const char *path, const char *dir, const char *what, const char *kind);
+
 /* The GUCs kernelindex.python and kernelindex.implementation_directory (from _PG_init). */
 void		ki_implementations_init(void);
 

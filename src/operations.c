@@ -32,8 +32,6 @@
 #include "implementations.h"
 #include "security.h"
 
-#include <limits.h>
-#include <stdlib.h>
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -100,25 +98,6 @@ ki_sync_operations(void)
 	SPI_finish();
 }
 
-/* kernelindex.implementation_directory resolved, or the error that says registration is off. */
-static char *
-registration_directory(void)
-{
-	char		buf[PATH_MAX];
-
-	if (ki_impl_directory == NULL || ki_impl_directory[0] == '\0')
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("registering code is disabled on this server"),
-				 errdetail("kernelindex.implementation_directory is not set."),
-				 errhint("A superuser sets it to the directory that registered code may come from: ALTER SYSTEM SET kernelindex.implementation_directory = '/srv/kbench'; SELECT pg_reload_conf(); as statements of their own, then SHOW kernelindex.implementation_directory until it has the value, or reconnect.")));
-	if (realpath(ki_impl_directory, buf) == NULL)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not resolve kernelindex.implementation_directory \"%s\": %m", ki_impl_directory)));
-	return pstrdup(buf);
-}
-
 /*
  * _kernelindex.register_operation(path): store a definition and its
  * reference and return the operation's name.  SECURITY DEFINER (the
@@ -132,7 +111,6 @@ kbench_register_operation(PG_FUNCTION_ARGS)
 	char	   *path,
 			   *dir,
 			   *file;
-	char		buf[PATH_MAX];
 	char		name[64];
 	char		err[1024];
 	kb_op_source src;
@@ -149,21 +127,12 @@ kbench_register_operation(PG_FUNCTION_ARGS)
 	path = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	/* nothing is resolved as the owner in a schema that others may create in (src/security.c) */
 	ki_require_safe_schema();
-	dir = registration_directory();
+	dir = ki_registration_directory();
 	if (path[0] != '/')
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the definition's path \"%s\" must be absolute", path)));
-	if (realpath(path, buf) == NULL)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not resolve the definition \"%s\": %m", path)));
-	file = pstrdup(buf);
-	if (strncmp(file, dir, strlen(dir)) != 0 || file[strlen(dir)] != '/')
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("\"%s\" is not under kernelindex.implementation_directory", file),
-				 errdetail("Operations may be registered from \"%s\" only.", dir)));
+	file = ki_registered_file(path, dir, "the definition", "Operations");
 
 	/* both files read as a registered implementation's: under the directory, without a symbolic link */
 	if (kb_read_op_def(file, dir, &src, err, sizeof(err)) != 0)
