@@ -602,6 +602,13 @@ kb_builtin_ops_error(void)
 
 #define OP_FILE_MAX (1 << 20)		/* a definition, and its reference file, at most 1 MiB each */
 
+/* Why n bytes read from a file cannot be a definition or a reference: NULL when they can. */
+static const char *
+not_text(const void *bytes, size_t n)
+{
+	return n > OP_FILE_MAX ? "over 1 MiB" : memchr(bytes, '\0', n) ? "not text (it holds a NUL byte)" : NULL;
+}
+
 /* The whole file, NUL-terminated, in malloc'd memory; NULL with the reason in err. */
 static char *
 read_small(const char *path, const char *what, char *err, size_t errlen)
@@ -618,10 +625,9 @@ read_small(const char *path, const char *what, char *err, size_t errlen)
 	buf = malloc(OP_FILE_MAX + 1);
 	n = buf ? fread(buf, 1, OP_FILE_MAX + 1, f) : 0;
 	fclose(f);
-	if (!buf || n > OP_FILE_MAX || memchr(buf, '\0', n))
+	if (!buf || not_text(buf, n))
 	{
-		snprintf(err, errlen, "%s '%s' is %s", what, path, !buf ? "too large for memory" :
-				 n > OP_FILE_MAX ? "over 1 MiB" : "not text (it holds a NUL byte)");
+		snprintf(err, errlen, "%s '%s' is %s", what, path, !buf ? "too large for memory" : not_text(buf, n));
 		free(buf);
 		return NULL;
 	}
@@ -802,10 +808,9 @@ kb_read_op_def(const char *path, const char *directory, kb_op_source *out, char 
 	memset(out, 0, sizeof(*out));
 	if (!kb_ext_read_source(path, directory, NULL, &def, err, errlen))
 		return -1;
-	if (def.len > OP_FILE_MAX || memchr(def.bytes, '\0', def.len))
+	if (not_text(def.bytes, def.len))
 	{
-		snprintf(err, errlen, "the definition %s is %s", path, def.len > OP_FILE_MAX ? "over 1 MiB" :
-				 "not text (it holds a NUL byte)");
+		snprintf(err, errlen, "the definition %s is %s", path, not_text(def.bytes, def.len));
 		kb_ext_source_free(&def);
 		return -1;
 	}
@@ -828,10 +833,9 @@ kb_read_op_def(const char *path, const char *directory, kb_op_source *out, char 
 			kb_op_source_free(out);
 			return -1;
 		}
-		if (ref.len > OP_FILE_MAX || memchr(ref.bytes, '\0', ref.len))
+		if (not_text(ref.bytes, ref.len))
 		{
-			snprintf(err, errlen, "%s: reference.file %s is %s", path, rpath, ref.len > OP_FILE_MAX ?
-					 "over 1 MiB" : "not text (it holds a NUL byte)");
+			snprintf(err, errlen, "%s: reference.file %s is %s", path, rpath, not_text(ref.bytes, ref.len));
 			kb_ext_source_free(&ref);
 			free(rpath);
 			kb_op_source_free(out);

@@ -79,6 +79,26 @@ ln -s "$OUTSIDE/affine_ref.py" "$DIR/bad/linked_ref.py"
 sed 's/"affine_ref.py"/"linked_ref.py"/' $UD/affine.json > "$DIR/bad/linked.json"
 out=$(admin "SELECT kbench_register_operation('$DIR/bad/linked.json')")
 has "$out" "symbolic link" "a reference.file reached through a symbolic link is refused"
+echo "# what is not text, or over 1 MiB, is refused before it is parsed (SQL and kbench --op-file alike)"
+printf '{"name": "affine",\0 "x": 1}' > "$DIR/bad/nul.json"
+{ cat $UD/affine.json; head -c 1048577 /dev/zero | tr '\0' ' '; } > "$DIR/bad/big.json"
+cp $UD/affine_ref.py "$DIR/bad/nul_ref.py"; printf '\0' >> "$DIR/bad/nul_ref.py"
+sed 's/"affine_ref.py"/"nul_ref.py"/' $UD/affine.json > "$DIR/bad/nulref.json"
+{ cat $UD/affine_ref.py; head -c 1048577 /dev/zero | tr '\0' '#'; } > "$DIR/bad/big_ref.py"
+sed 's/"affine_ref.py"/"big_ref.py"/' $UD/affine.json > "$DIR/bad/bigref.json"
+chmod a+r "$DIR"/bad/*
+for c in "nul|the definition $DIR/bad/nul.json is not text (it holds a NUL byte)|the definition '$DIR/bad/nul.json' is not text (it holds a NUL byte)" \
+         "big|the definition $DIR/bad/big.json is over 1 MiB|the definition '$DIR/bad/big.json' is over 1 MiB" \
+         "nulref|reference.file $DIR/bad/nul_ref.py is not text (it holds a NUL byte)|reference.file '$DIR/bad/nul_ref.py' is not text (it holds a NUL byte)" \
+         "bigref|reference.file $DIR/bad/big_ref.py is over 1 MiB|reference.file '$DIR/bad/big_ref.py' is over 1 MiB"; do
+  IFS='|' read -r f sql cli <<<"$c"
+  has "$(admin "SELECT kbench_register_operation('$DIR/bad/$f.json')")" "$sql" "kbench_register_operation refuses $f.json: $sql"
+  has "$($KB --op-file "$DIR/bad/$f.json" list 2>&1)" "$cli" "kbench --op-file refuses $f.json: $cli"
+done
+# exactly 1 MiB is taken (the bound is inclusive): the definition padded with spaces to 1,048,576 bytes
+{ cat $UD/affine.json; head -c $((1048576 - $(stat -c %s $UD/affine.json))) /dev/zero | tr '\0' ' '; } > "$DIR/bad/mib.json"
+cp $UD/affine_ref.py "$DIR/bad/"
+has "$($KB --op-file "$DIR/bad/mib.json" list 2>&1)" "affine " "a definition of exactly 1 MiB is taken (kbench --op-file lists it)"
 ok "$(q "SELECT count(*) FROM kbench_registered_operations")" 0 "nothing was registered by the refusals"
 
 echo "# every bad definition is refused, naming the field, and leaves nothing"
