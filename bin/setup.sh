@@ -10,11 +10,11 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 # clang: the fuzzer (test/suites/fuzz.sh); libpq-dev: kbench agent (kernels/agent, docs/FLEET.md)
 # postgresql-15-cron: the nightly sweep recipe (test/suites/cron.sh, docs/ANALYTICS.md); debhelper,
 # postgresql-server-dev-all: the Debian package (debian/, test/suites/packaging.sh); bison, flex,
-# debian-keyring: PostgreSQL 17 and 18 from Debian's sources (tools/pgmajor_build.sh); libipc-run-perl:
+# debian-keyring, curl: PostgreSQL 17 and 18 from Debian's sources (tools/pgmajor_build.sh); libipc-run-perl:
 # the server tests in Perl (test/t, `make prove_installcheck`; PostgreSQL::Test::Cluster comes with
 # postgresql-client-15)
 for p in build-essential postgresql-15 postgresql-client-15 postgresql-server-dev-15 postgresql-contrib libssl-dev zstd libzstd-dev python3-torch clang libpq-dev \
-	postgresql-15-cron debhelper postgresql-server-dev-all bison flex debian-keyring libipc-run-perl; do
+	postgresql-15-cron debhelper postgresql-server-dev-all bison flex debian-keyring curl libipc-run-perl; do
   have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

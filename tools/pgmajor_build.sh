@@ -80,7 +80,7 @@ else
 			# checked as dscverify would: the .dsc's OpenPGP signature against Debian's
 			# developers' keyring (debian-keyring), the files against the .dsc's SHA-256 sums.
 			fb_var=KI_PG${major}_FALLBACK
-			case "$major" in 17) fb_default=17.11-0+deb13u1 ;; *) fb_default= ;; esac
+			case "$major" in 17) fb_default=17.11-0+deb13u1 ;; 18) fb_default=18.6-3 ;; *) fb_default= ;; esac
 			want=${!fb_var:-$fb_default}
 			[ -n "$want" ] || { say "apt-get source failed and no fallback version is known"; exit 1; }
 			up=${want%%-*}; up=${up#*:}
