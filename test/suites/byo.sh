@@ -16,10 +16,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
 PY=/usr/bin/python3
-if ! $PY -c 'import torch' 2>/dev/null; then
-  echo "not ok - $PY imports torch (apt-get install python3-torch; bin/setup.sh installs it)"
-  exit 1
-fi
+source test/lib/tap.sh
+require_torch "$PY"
 source bin/pgcluster.sh
 IMPL_DIR=$(mktemp -d /tmp/kbench-byo.XXXXXX)
 trap 'ki_cluster_stop; rm -rf "$IMPL_DIR"' EXIT
@@ -41,8 +39,6 @@ q() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1"; }
 qe() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
 T0=$(date +%s)
 section() { echo "# $(( $(date +%s) - T0 )) s: $1"; }
-source test/lib/tap.sh
-has() { case "$1" in *"$2"*) echo "ok - $3";; *) echo "not ok - $3"; echo "$1" | sed 's/^/# /';; esac; }
 TINY='{"warmup_ms": 0, "rep_ms": 0.01, "flush_bytes": 0, "max_samples": 3}'
 SMALL='{"rows": 64, "hidden": 256, "dtype": "fp32"}'
 

@@ -23,7 +23,6 @@ cd "$(dirname "$0")/../.."
 export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
 source bin/pgcluster.sh
 source test/lib/tap.sh
-has() { case "$1" in *"$2"*) echo "ok - $3";; *) echo "not ok - $3"; printf '%s\n' "$1" | head -5 | sed 's/^/# /';; esac; }
 PY=/usr/bin/python3
 
 # ---------------------------------------------------------------- kernels/

@@ -30,7 +30,6 @@ export PGDATABASE=kbench
 q() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1"; }
 qe() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
 source test/lib/tap.sh
-has() { case "$1" in *"$2"*) echo "ok - $3";; *) echo "not ok - $3"; echo "$1" | sed 's/^/# /';; esac; }
 TINY='{"warmup_ms": 0, "rep_ms": 0.01, "flush_bytes": 0, "max_samples": 3}'
 SHAPE='{"rows": 64, "hidden": 256, "dtype": "fp32"}'
 wait_for "SELECT count(*) = 1 FROM kbench_workers WHERE state = 'idle'" 30 || echo "# the worker did not start"

@@ -11,18 +11,13 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
 PY=/usr/bin/python3
-if ! $PY -c 'import torch' 2>/dev/null; then
-  echo "not ok - $PY imports torch (apt-get install python3-torch; bin/setup.sh installs it)"
-  exit 1
-fi
 source test/lib/tap.sh
-has() { case "$1" in *"$2"*) echo "ok - $3";; *) echo "not ok - $3"; echo "$1" | sed 's/^/# /';; esac; }
+require_torch "$PY"
 KB=kernels/kbench
 [ -x $KB ] || { echo "not ok - kernels/kbench is built (make -C kernels)"; exit 1; }
 FAST="--rep-ms 1 --warmup-ms 0 --flush-bytes 0 --max-samples 3 --python $PY"
 TMPDIR_OPS=$(mktemp -d /tmp/kernelindex-prov.XXXXXX)
 trap 'rm -rf "$TMPDIR_OPS"' EXIT
-only() { [ -z "${KI_OPS:-}" ] || case " $KI_OPS " in *" $1 "*) ;; *) return 1;; esac; }
 
 # Liger's other providers (docs/OPERATIONS.md, "Liger's other providers"): built-in names for the
 # operations Liger benchmarks each with only.  torch_compile runs through the worker with torch's

@@ -19,10 +19,8 @@ cd "$(dirname "$0")/../.."
 export PATH="${KI_PGBIN:-/usr/lib/postgresql/15/bin}:$PATH"
 PY=/usr/bin/python3
 KB=kernels/kbench
-if ! $PY -c 'import torch' 2>/dev/null; then
-  echo "not ok - $PY imports torch (apt-get install python3-torch; bin/setup.sh installs it)"
-  exit 1
-fi
+source test/lib/tap.sh
+require_torch "$PY"
 source bin/pgcluster.sh
 UD=test/operations/user
 DIR=$(mktemp -d /tmp/kbench-regop.XXXXXX)
@@ -40,8 +38,6 @@ createdb kbench && psql -X -q -d kbench -c "CREATE EXTENSION kernelindex" || { e
 export PGDATABASE=kbench
 q() { psql -X -At -q -v ON_ERROR_STOP=1 -c "$1"; }
 qe() { psql -X -At -q -v ON_ERROR_STOP=1 "$@" 2>&1; }
-source test/lib/tap.sh
-has() { case "$1" in *"$2"*) echo "ok - $3";; *) echo "not ok - $3"; echo "$1" | sed 's/^/# /';; esac; }
 TINY='{"warmup_ms": 0, "rep_ms": 0.01, "flush_bytes": 0, "max_samples": 3}'
 WL='{"rows": 64, "cols": 32, "dtype": "fp32"}'
 q "CREATE ROLE op_user LOGIN; GRANT kbench_user TO op_user; CREATE ROLE op_admin LOGIN; GRANT kbench_admin TO op_admin" >/dev/null
