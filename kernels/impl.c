@@ -274,10 +274,39 @@ kb_check_numerics(const kb_case *cs, char *err, size_t errlen)
 }
 
 /*
- * The ImplementationRevision of one of Liger's other providers
- * (kb_providers): kernels/python/kbench_providers.py's bytes, named
- * kbench-python-<provider>-<operation slug> with Liger's provider name as it
- * is, its version the library's it needs (torch's where it needs none).
+ * The ImplementationRevision of a python file of kbench's own (rel, under
+ * kernels/python, found beside the harness): its implementation impl of
+ * cs's operation, the versions of lib (and Liger's commit for liger_kernel).
+ */
+static char *
+harness_text(const kb_case *cs, const char *op_digest, const kb_request *req, const char *versions,
+			 const char *rel, const char *impl, const char *lib, const char *desc, char *err, size_t errlen)
+{
+	char		file[1100];
+	char		name[200];
+	char		symbol[200];
+	char		version[120] = "";
+	char		commit[48] = "";
+	char		digest[72];
+	int64_t		size;
+
+	if (!kb_python_harness_file(req, strrchr(rel, '/') + 1, file, sizeof(file), err, errlen))
+		return NULL;
+	if (!kb_ext_file_digest(file, digest, &size, err, errlen))
+		return NULL;
+	snprintf(name, sizeof(name), "kbench-python-%s-%s", impl, cs->op->slug);
+	snprintf(symbol, sizeof(symbol), "%s.%s", impl, cs->op->name);
+	version_of(versions, lib, version, sizeof(version));
+	if (strcmp(lib, "liger_kernel") == 0)
+		version_of(versions, "liger_kernel_commit", commit, sizeof(commit));
+	return manifest_text(cs->op, KB_EXT_PYTHON, file, digest, size, symbol, name, version, commit, versions,
+						 op_digest, rel, desc);
+}
+
+/*
+ * One of Liger's other providers (kb_providers): kbench_providers.py's bytes,
+ * named kbench-python-<provider>-<operation slug> with Liger's provider name
+ * as it is, its version the library's it needs (torch's where it needs none).
  */
 static char *
 provider_text(const kb_case *cs, const char *op_digest, const kb_request *req, const char *versions,
@@ -285,32 +314,12 @@ provider_text(const kb_case *cs, const char *op_digest, const kb_request *req, c
 {
 	const kb_provider *p = cs->ext_provider;
 	const char *rel = "kernels/python/kbench_providers.py";
-	char		file[1100];
-	char		name[200];
-	char		symbol[200];
-	char		version[120] = "";
-	char		commit[48] = "";
-	char		desc[900];
-	char		digest[72];
-	int64_t		size;
 	const char *lib = !p->library ? "torch" : strcmp(p->library, "megatron.core") == 0 ? "megatron_core" : p->library;
-	char	   *slash;
+	char		desc[900];
 
-	if (!kb_python_builtin_file(req, file, sizeof(file), err, errlen))
-		return NULL;
-	slash = strrchr(file, '/');
-	snprintf(slash ? slash + 1 : file, sizeof(file) - (slash ? (size_t) (slash + 1 - file) : 0), "kbench_providers.py");
-	if (!kb_ext_file_digest(file, digest, &size, err, errlen))
-		return NULL;
-	snprintf(name, sizeof(name), "kbench-python-%s-%s", p->name, cs->op->slug);
-	snprintf(symbol, sizeof(symbol), "%s.%s", p->name, cs->op->name);
-	version_of(versions, lib, version, sizeof(version));
-	if (p->library && strcmp(p->library, "liger_kernel") == 0)
-		version_of(versions, "liger_kernel_commit", commit, sizeof(commit));
 	snprintf(desc, sizeof(desc), "Liger's provider %s: %s, as Liger-Kernel's benchmark script builds it "
 			 "(benchmark/scripts/%s), called from kbench's python harness (%s).", p->name, p->builds, p->script, rel);
-	return manifest_text(cs->op, KB_EXT_PYTHON, file, digest, size, symbol, name, version, commit, versions,
-						 op_digest, rel, desc);
+	return harness_text(cs, op_digest, req, versions, rel, p->name, lib, desc, err, errlen);
 }
 
 char *
@@ -323,35 +332,16 @@ kb_ext_implementation_text(const kb_case *cs, const char *op_digest, const kb_re
 		return provider_text(cs, op_digest, req, versions, err, errlen);
 	if (cs->ext_builtin)
 	{
-		char		file[1100];
-		char		name[200];
-		char		symbol[200];
-		char		version[120] = "";
-		char		commit[48] = "";
-		char		desc[600];
-		char		digest[72];
-		int64_t		size;
-
-		const char *rel = cs->op->def ? "kernels/python/kbench_builtin_defs.py" : "kernels/python/kbench_builtin.py";
-
-		if (!kb_python_builtin_file(req, file, sizeof(file), err, errlen))
-			return NULL;
 		/* the operations defined as data have their baselines in their own file (docs/OPERATIONS.md) */
-		if (cs->op->def && strlen(file) > 3)
-			snprintf(file + strlen(file) - 3, sizeof(file) - strlen(file) + 3, "_defs.py");
-		if (!kb_ext_file_digest(file, digest, &size, err, errlen))
-			return NULL;
-		snprintf(name, sizeof(name), "kbench-python-%s-%s", cs->ext_name, cs->op->slug);
-		snprintf(symbol, sizeof(symbol), "%s.%s", cs->ext_name, cs->op->name);
-		version_of(versions, strcmp(cs->ext_name, "liger") == 0 ? "liger_kernel" : "torch", version, sizeof(version));
-		if (strcmp(cs->ext_name, "liger") == 0)
-			version_of(versions, "liger_kernel_commit", commit, sizeof(commit));
+		const char *rel = cs->op->def ? "kernels/python/kbench_builtin_defs.py" : "kernels/python/kbench_builtin.py";
+		bool		liger = strcmp(cs->ext_name, "liger") == 0;
+		char		desc[600];
+
 		snprintf(desc, sizeof(desc), "%s as Liger-Kernel's benchmark scripts construct it (benchmark/scripts/"
 				 "benchmark_%s.py), called from kbench's python harness (%s).",
-				 strcmp(cs->ext_name, "liger") == 0 ? "Liger-Kernel's module" : "The PyTorch baseline",
-				 cs->op->name, rel);
-		return manifest_text(cs->op, KB_EXT_PYTHON, file, digest, size, symbol, name, version, commit, versions,
-							 op_digest, rel, desc);
+				 liger ? "Liger-Kernel's module" : "The PyTorch baseline", cs->op->name, rel);
+		return harness_text(cs, op_digest, req, versions, rel, cs->ext_name, liger ? "liger_kernel" : "torch", desc,
+							err, errlen);
 	}
 	{
 		char		path[1024],

@@ -97,7 +97,9 @@ bool		kb_ext_entry_defined(int kind, const kb_ext_source *src, const char *path,
 
 /* impl_python.c */
 bool		kb_python_check(const kb_request *req, const kb_case *cs, char *err, size_t errlen);
-bool		kb_python_builtin_file(const kb_request *req, char *out, size_t outlen, char *err, size_t errlen);
+/* base (kbench_builtin.py, kbench_builtin_defs.py, kbench_providers.py) beside the harness */
+bool		kb_python_harness_file(const kb_request *req, const char *base, char *out, size_t outlen, char *err,
+								   size_t errlen);
 int			kb_python_start(kb_backend *be, double timeout_s);
 
 /* impl_library.c */

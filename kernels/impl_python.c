@@ -95,7 +95,8 @@ harness_path(const kb_request *req, char *out, size_t outlen, char *err, size_t 
 }
 
 bool
-kb_python_builtin_file(const kb_request *req, char *out, size_t outlen, char *err, size_t errlen)
+kb_python_harness_file(const kb_request *req, const char *base, char *out, size_t outlen, char *err,
+					   size_t errlen)
 {
 	char		h[1024];
 	char	   *slash;
@@ -105,7 +106,7 @@ kb_python_builtin_file(const kb_request *req, char *out, size_t outlen, char *er
 	slash = strrchr(h, '/');
 	if (slash)
 		*slash = '\0';
-	snprintf(out, outlen, "%s/kbench_builtin.py", slash ? h : ".");
+	snprintf(out, outlen, "%s/%s", slash ? h : ".", base);
 	return true;
 }
 
