@@ -35,9 +35,6 @@
 #define GPU_BYTES_PER_S 1e12
 #define GPU_FLOPS 50e12
 #define GPU_LAUNCH_NS 5e3
-#define DEFAULT_WARMUP_MS 25.0
-#define DEFAULT_REP_MS 100.0
-#define DEFAULT_MAX_SAMPLES 100000
 
 static int64_t
 clamp64(int64_t v, int64_t lo, int64_t hi)
@@ -55,13 +52,9 @@ kb_estimate_seconds(const kb_request *req, double per_call_ns, char *how, size_t
 				flush_ns,
 				est,
 				total;
-	int64_t		flush,
-				max_samples,
-				min_samples,
-				nwarm,
+	kb_protocol pr;
+	int64_t		nwarm,
 				nrep;
-	double		warmup_ms = req->warmup_ms > 0 ? req->warmup_ms : DEFAULT_WARMUP_MS;
-	double		rep_ms = req->rep_ms > 0 ? req->rep_ms : DEFAULT_REP_MS;
 
 	if (kb_parse_case(req, &cs, err, sizeof(err)) != KB_PASSED)
 		return -1;
@@ -86,17 +79,14 @@ kb_estimate_seconds(const kb_request *req, double per_call_ns, char *how, size_t
 	}
 	if (per_call_ns < 1)
 		per_call_ns = 1;
-	flush = req->flush_bytes < 0 ? kb_default_flush_bytes(cs.cuda) : req->flush_bytes;
-	flush_ns = (double) flush / (cs.cuda ? GPU_BYTES_PER_S : CPU_MEMSET_BYTES_PER_S) * 1e9;
-	max_samples = req->max_samples > 0 ? req->max_samples : DEFAULT_MAX_SAMPLES;
-	min_samples = req->min_samples > 0 ? req->min_samples : KB_MIN_SAMPLES;
-	if (min_samples > max_samples)
-		min_samples = max_samples;
+	/* the protocol's counts and flush, as the run will take them (plan.c) */
+	kb_protocol_of(req, cs.cuda, &pr);
+	flush_ns = (double) pr.flush / (cs.cuda ? GPU_BYTES_PER_S : CPU_MEMSET_BYTES_PER_S) * 1e9;
 
 	/* as the measurement loop turns times into counts */
 	est = per_call_ns + flush_ns;
-	nwarm = clamp64((int64_t) floor(warmup_ms * 1e6 / est), 1, max_samples);
-	nrep = clamp64((int64_t) floor(rep_ms * 1e6 / est), min_samples, max_samples);
+	nwarm = clamp64((int64_t) floor(pr.warmup_ms * 1e6 / est), 1, pr.max_samples);
+	nrep = clamp64((int64_t) floor(pr.rep_ms * 1e6 / est), pr.min_samples, pr.max_samples);
 	total = per_call_ns * 2			/* filling the inputs, the prepare call */
 		+ per_call_ns				/* the first call */
 		+ 5 * est					/* the five-call estimate */

@@ -307,7 +307,7 @@ char	   *kb_workload_text(const kb_case *cs, const char *operation_digest);
 bool		kb_describe_case(const kb_case *cs, const kb_request *req, kb_result *res);
 /* manifests.c: build, validate and digest every manifest of a finished (or failed) run. */
 void		kb_finish_manifests(const kb_case *cs, const kb_request *req, kb_backend *be, kb_result *res,
-								double warmup_ms, double rep_ms, int64_t flush, int64_t max_samples);
+								const kb_protocol *pr);
 
 /*
  * text.c: validate + normalize + canonicalize a manifest text through the identity

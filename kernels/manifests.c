@@ -102,8 +102,7 @@ kb_describe_tensors(const kb_request *req, kb_tensor_desc *out, int max, int64_t
 /* ------------------------------------------------------------ manifests of a run */
 
 static char *
-protocol_text(const kb_case *cs, const kb_request *req, double warmup_ms, double rep_ms,
-			  int64_t flush, int64_t max_samples)
+protocol_text(const kb_case *cs, const kb_request *req, const kb_protocol *pr)
 {
 	kb_text		t;
 	ki_jw	   *w = &t.w;
@@ -114,21 +113,19 @@ protocol_text(const kb_case *cs, const kb_request *req, double warmup_ms, double
 	char		maxt[40];
 	char		reference[500];
 	const char *timer = cs->cuda ? "cuda_events" : "clock_monotonic";
-	kb_protocol pr;
 
 	snprintf(name, sizeof(name), "kbench-%s-%s-%s", cs->cuda ? "cuda" : "cpu", cs->op->slug, kb_mode_name(cs->mode));
 	snprintf(title, sizeof(title), "kbench protocol \xc2\xb7 %s \xc2\xb7 %s \xc2\xb7 %s",
 			 cs->op->name, kb_mode_name(cs->mode), cs->cuda ? "CUDA events" : "CPU monotonic clock");
-	kb_protocol_of(req, cs->cuda, &pr);
-	if (pr.max_ms > 0)
-		snprintf(maxt, sizeof(maxt), "%g", pr.max_ms);
+	if (pr->max_ms > 0)
+		snprintf(maxt, sizeof(maxt), "%g", pr->max_ms);
 	else
 		snprintf(maxt, sizeof(maxt), "4x the minimum's time");
-	if (pr.adaptive)
+	if (pr->adaptive)
 		snprintf(stopping, sizeof(stopping),
 				 " Adaptive stop after that minimum: stdev/mean <= %g%% (noise_target), or steady within 10%% "
 				 "over 4 checks under %g%% (converged), else max samples or %s%s (max_time): unstable.",
-				 pr.noise_target * 100, pr.noise_ceiling * 100, maxt, pr.max_ms > 0 ? " ms" : "");
+				 pr->noise_target * 100, pr->noise_ceiling * 100, maxt, pr->max_ms > 0 ? " ms" : "");
 	else
 		stopping[0] = '\0';
 	snprintf(notes, sizeof(notes),
@@ -138,9 +135,9 @@ protocol_text(const kb_case *cs, const kb_request *req, double warmup_ms, double
 			 "%d input sets cycled (counter-based generator, set 0 seed %llu, the others seeded per run); "
 			 "%d random timed calls checked on their own inputs as they return. Reported: median, p20, p80, "
 			 "mean, min, max, MAD, 95%% CI of the median; raw samples kept.%s",
-			 cs->op->timed[cs->mode], warmup_ms, rep_ms, (long long) pr.min_samples, (long long) max_samples,
-			 (long long) flush,
-			 req->flush_bytes >= 0 || flush == 0 ? "" : cs->cuda ? " (the GPU default)" : " (twice the CPU's largest cache)",
+			 cs->op->timed[cs->mode], pr->warmup_ms, pr->rep_ms, (long long) pr->min_samples,
+			 (long long) pr->max_samples, (long long) pr->flush,
+			 req->flush_bytes >= 0 || pr->flush == 0 ? "" : cs->cuda ? " (the GPU default)" : " (twice the CPU's largest cache)",
 			 cs->cuda ? "one CUDA event pair" : "one CLOCK_MONOTONIC pair",
 			 KB_INPUT_SETS, (unsigned long long) req->seed, KB_CHECKED_CALLS, stopping);
 	if (cs->op->def)
@@ -173,7 +170,7 @@ protocol_text(const kb_case *cs, const kb_request *req, double warmup_ms, double
 	ki_jw_bool(w, false);
 	ki_jw_key(w, "setupIncluded");
 	ki_jw_bool(w, false);
-	ki_jw_kint(w, "warmupDuration", (int64_t) llround(warmup_ms * 1e6));
+	ki_jw_kint(w, "warmupDuration", (int64_t) llround(pr->warmup_ms * 1e6));
 	ki_jw_kstr(w, "inputRegeneration", "rotating_sets");
 	ki_jw_kstr(w, "outlierPolicy", cs->cuda
 			   ? "Samples taken while the SM clock (NVML, read after each sample) was below 75% of its default "
@@ -452,7 +449,7 @@ run_text(const kb_case *cs, const kb_backend *be, const kb_result *res, const ch
 /* Build, validate and digest every manifest of a finished (or failed) run. */
 void
 kb_finish_manifests(const kb_case *cs, const kb_request *req, kb_backend *be, kb_result *res,
-				 double warmup_ms, double rep_ms, int64_t flush, int64_t max_samples)
+					const kb_protocol *pr)
 {
 	char		observed[96];
 	char		err[512] = "";
@@ -471,7 +468,7 @@ kb_finish_manifests(const kb_case *cs, const kb_request *req, kb_backend *be, kb
 	snprintf(observed, sizeof(observed), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
 			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int) (now.tv_nsec / 1000000));
 
-	text = protocol_text(cs, req, warmup_ms, rep_ms, flush, max_samples);
+	text = protocol_text(cs, req, pr);
 	ok = kb_manifest_finish(text, &protocol, res->protocol_digest, err, sizeof(err));
 	free(text);
 	if (ok)

@@ -187,7 +187,7 @@ kb_session_finish(kb_session *s, kb_status st)
 	}
 	res->status = st;
 	if (st != KB_CANCELED)
-		kb_finish_manifests(&s->cs, req, be, res, s->pr.warmup_ms, s->pr.rep_ms, s->pr.flush, s->pr.max_samples);
+		kb_finish_manifests(&s->cs, req, be, res, &s->pr);
 	else if (!strstr(res->message, "canceled"))
 		kb_setmsg(res, "canceled");		/* else it says where: in the setup, in the fill (fill.c) */
 	return res->status;
