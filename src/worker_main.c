@@ -175,8 +175,17 @@ kbench_worker_main(Datum arg)
 				exit_code = 1;	/* the postmaster restarts the worker */
 				break;
 			}
+			/*
+			 * What the job's transactions did reaches the cumulative
+			 * statistics at most once a second, as a busy backend's does:
+			 * without it autovacuum never learns of the runs stored and the
+			 * jobs updated here, and never analyzes or vacuums them.
+			 */
+			(void) pgstat_report_stat(false);
 			continue;			/* look for the next job at once */
 		}
+		/* idle: everything, before sleeping (as a backend does between queries) */
+		(void) pgstat_report_stat(true);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 60000L,
 						 PG_WAIT_EXTENSION);
 	}

@@ -5,6 +5,7 @@
 # when the functions they call are replaced (CREATE OR REPLACE, as ALTER
 # EXTENSION UPDATE does) or dropped and made again (DROP and CREATE
 # EXTENSION): the worker's next jobs are stored, not "cache lookup failed".
+# And the worker reports its transactions' table statistics.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -34,6 +35,15 @@ sub job_passes
 
 job_passes('a job is stored');
 job_passes('a second job is stored (the kept plans)');
+
+# what the worker's transactions did reaches the cumulative statistics (so
+# autovacuum analyzes and vacuums what it stores): only the worker inserts runs
+ok( $node->poll_query_until($node->{_ki_database} // 'kbench',
+		"SELECT n_tup_ins >= 2 FROM pg_stat_user_tables WHERE relid = 'kbench_runs'::regclass"),
+	"the worker's two stored runs are counted in pg_stat_user_tables");
+ok( $node->poll_query_until($node->{_ki_database} // 'kbench',
+		"SELECT n_tup_upd >= 4 FROM pg_stat_user_tables WHERE relid = 'kbench_jobs'::regclass"),
+	"and its claims and ends of the two jobs (updates of kbench_jobs)");
 
 # the functions replaced, as an update replaces them (same OIDs, new bodies)
 my $def = ki_q($node, "SELECT pg_get_functiondef('_kernelindex.store_runs(text[], jsonb[], text[], text[])'::regprocedure)");
