@@ -1,8 +1,14 @@
 -- The store: one INSERT ... SELECT ... ON CONFLICT DO NOTHING per kind
--- (src/store.c).  Each function takes the validated, normalized manifests of
--- one kind as arrays, in the order they arrived, stores them, resolves the
--- references that were waiting for them, and returns the digests that were
--- new.  Not for direct use: they store what they are given without
+-- (src/store.c), of the manifests not stored yet: a manifest already there
+-- (a job's operation, workload, implementation, protocol and environment,
+-- stored by the job before) is told by one probe of the digest index, not
+-- by a speculative insertion that forms, compresses and TOASTs its row and
+-- then discards it (nor by the columns worked out of it first); ON
+-- CONFLICT still settles two sessions storing one at once.  Each function
+-- takes the validated, normalized manifests of one kind as arrays, in the
+-- order they arrived, stores them, resolves the references that were
+-- waiting for them, and returns the digests that were new.  Not for direct
+-- use: they store what they are given without
 -- validating it (kbench_ingest and the imports validate and digest first).
 --
 -- The kinds' functions are plpgsql with a generic plan (issue 31 item 2):
@@ -61,7 +67,9 @@ BEGIN
 	WITH ins AS (
 		INSERT INTO kbench_operations (digest, name, family, manifest, source)
 		SELECT x.d, x.m->'metadata'->>'name', x.m->'spec'->>'family', x.m, x.src
-		  FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n) ORDER BY x.n
+		  FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n)
+		 WHERE NOT EXISTS (SELECT 1 FROM kbench_operations have WHERE have.digest = x.d)
+		 ORDER BY x.n
 		ON CONFLICT DO NOTHING RETURNING digest),
 	w AS (
 		UPDATE kbench_workloads w SET operation_resolved = true
@@ -80,7 +88,9 @@ BEGIN
 	WITH ins AS (
 		INSERT INTO kbench_projects (digest, name, repository, manifest, source)
 		SELECT x.d, x.m->'spec'->>'name', x.m->'spec'->>'repository', x.m, x.src
-		  FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n) ORDER BY x.n
+		  FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n)
+		 WHERE NOT EXISTS (SELECT 1 FROM kbench_projects have WHERE have.digest = x.d)
+		 ORDER BY x.n
 		ON CONFLICT DO NOTHING RETURNING digest)
 	SELECT digest FROM ins;
 END
@@ -98,7 +108,9 @@ BEGIN
 		       (SELECT array_agg(DISTINCT t.value->>'dtype' ORDER BY t.value->>'dtype')
 		          FROM jsonb_each(CASE WHEN jsonb_typeof(x.m->'spec'->'tensors') = 'object' THEN x.m->'spec'->'tensors' ELSE '{}' END) t),
 		       x.m, x.src
-		  FROM unnest(d, m, src, k) WITH ORDINALITY x(d, m, src, k, n) ORDER BY x.n
+		  FROM unnest(d, m, src, k) WITH ORDINALITY x(d, m, src, k, n)
+		 WHERE NOT EXISTS (SELECT 1 FROM kbench_workloads have WHERE have.digest = x.d)
+		 ORDER BY x.n
 		ON CONFLICT DO NOTHING RETURNING digest),
 	r AS (
 		UPDATE kbench_runs r SET unresolved = array_remove(r.unresolved, 'workload')
@@ -120,7 +132,9 @@ BEGIN
 		       ARRAY(SELECT jsonb_array_elements_text(x.m->'spec'->'support'->'hardwareArchitectures')),
 		       ARRAY(SELECT jsonb_array_elements_text(x.m->'spec'->'support'->'dtypes')),
 		       x.m, x.src
-		  FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n) ORDER BY x.n
+		  FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n)
+		 WHERE NOT EXISTS (SELECT 1 FROM kbench_implementations have WHERE have.digest = x.d)
+		 ORDER BY x.n
 		ON CONFLICT DO NOTHING RETURNING digest),
 	r AS (
 		UPDATE kbench_runs r SET unresolved = array_remove(r.unresolved, 'implementation')
@@ -136,7 +150,8 @@ BEGIN
 	WITH ins AS (
 		INSERT INTO kbench_protocols (digest, family, harness, timer, primary_statistic, warmup_ns, name, manifest, source)
 		SELECT x.d, p.family, p.harness, p.timer, p.primary_statistic, p.warmup_ns, x.m->'metadata'->>'name', x.m, x.src
-		  FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n)
+		  FROM (SELECT x.* FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n)
+		         WHERE NOT EXISTS (SELECT 1 FROM kbench_protocols have WHERE have.digest = x.d)) x
 		 CROSS JOIN LATERAL kbench_protocol_of(x.d, x.m) p
 		 ORDER BY x.n
 		ON CONFLICT DO NOTHING RETURNING digest),
@@ -156,7 +171,8 @@ BEGIN
 		                                 driver, cuda_toolkit, name, manifest, source)
 		SELECT x.d, e.vendor, e.product, e.architecture, e.form_factor, e.memory_bytes, e.driver, e.cuda_toolkit,
 		       x.m->'metadata'->>'name', x.m, x.src
-		  FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n)
+		  FROM (SELECT x.* FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n)
+		         WHERE NOT EXISTS (SELECT 1 FROM kbench_environments have WHERE have.digest = x.d)) x
 		 CROSS JOIN LATERAL kbench_environment_of(x.d, x.m) e
 		 ORDER BY x.n
 		ON CONFLICT DO NOTHING RETURNING digest),
@@ -174,7 +190,9 @@ BEGIN
 	WITH ins AS (
 		INSERT INTO kbench_serving_manifests (digest, kind, name, manifest, source)
 		SELECT x.d, x.k, x.m->'metadata'->>'name', x.m, x.src
-		  FROM unnest(d, m, src, k) WITH ORDINALITY x(d, m, src, k, n) ORDER BY x.n
+		  FROM unnest(d, m, src, k) WITH ORDINALITY x(d, m, src, k, n)
+		 WHERE NOT EXISTS (SELECT 1 FROM kbench_serving_manifests have WHERE have.digest = x.d)
+		 ORDER BY x.n
 		ON CONFLICT DO NOTHING RETURNING digest)
 	SELECT digest FROM ins;
 END
@@ -203,7 +221,8 @@ BEGIN
 		            THEN '{}'::text[] ELSE '{protocol}' END ||
 		       CASE WHEN EXISTS (SELECT 1 FROM kbench_environments e WHERE e.digest = r.environment_digest)
 		            THEN '{}'::text[] ELSE '{environment}' END
-		  FROM unnest(d, m, src, raw) WITH ORDINALITY x(d, m, src, raw, n)
+		  FROM (SELECT x.* FROM unnest(d, m, src, raw) WITH ORDINALITY x(d, m, src, raw, n)
+		         WHERE NOT EXISTS (SELECT 1 FROM kbench_runs have WHERE have.digest = x.d)) x
 		 CROSS JOIN LATERAL _kernelindex.run_columns(x.d, x.m) r
 		 ORDER BY x.n
 		ON CONFLICT DO NOTHING RETURNING digest, manifest->'spec'->'measurements' AS measurements),
