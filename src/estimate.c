@@ -36,7 +36,7 @@ device_environment(const char *device, char *digest, size_t len)
 	LWLockRelease(ki_shared->lock);
 }
 
-/* The median of the latest run of workload and implementation in env, or 0.  Connected to SPI. */
+/* The time of a call from a past run of workload and implementation in env (sql/code/30_runner.sql), or 0.  Connected to SPI. */
 static double
 past_call_ns(const char *workload, const char *implementation, const char *env)
 {
@@ -46,11 +46,7 @@ past_call_ns(const char *workload, const char *implementation, const char *env)
 	bool		isnull;
 	double		v = 0;
 
-	if (SPI_execute_with_args(psprintf("SELECT r.median_ns::pg_catalog.float8 FROM %s.kbench_runs r"
-									   " WHERE r.workload_digest = $1 AND r.implementation_digest = $2"
-									   " AND r.environment_digest = $3 AND r.median_ns > 0"
-									   " ORDER BY r.observed_at DESC LIMIT 1", ki_ext_schema()),
-							  3, types, args, NULL, true, 1) != SPI_OK_SELECT)
+	if (SPI_execute_with_args("SELECT _kernelindex.past_call_ns($1, $2, $3)", 3, types, args, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read past runs");
 	if (SPI_processed == 1)
 	{

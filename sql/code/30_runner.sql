@@ -6,6 +6,18 @@ GRANT SELECT ON kbench_jobs TO PUBLIC;
 
 -- The claim (_kernelindex.claim) and queueing a job (kbench_run): below.
 
+-- The queue-time estimate's past call (src/estimate.c): the latest of the
+-- implementation's best passed runs of the workload in the environment (one
+-- a protocol), read from kbench_cohort_bests by its primary key: the
+-- workload's few cohorts, not every run of it (a workload benchmarked every
+-- night has thousands).  NULL when there is none.
+CREATE OR REPLACE FUNCTION _kernelindex.past_call_ns(workload text, implementation text, environment text) RETURNS float8
+	LANGUAGE sql STABLE SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+	SELECT b.primary_ns::float8 FROM kbench_cohort_bests b
+	 WHERE b.workload_digest = $1 AND b.implementation_digest = $2 AND b.environment_digest = $3 AND b.primary_ns > 0
+	 ORDER BY b.observed_at DESC LIMIT 1
+$$;
+
 -- Delete finished jobs older than the retention (kernelindex.history_retention
 -- when not given); their runs stay in the catalog.  The CPU worker calls it
 -- once a minute.  Returns how many job rows went.

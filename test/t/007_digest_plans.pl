@@ -75,6 +75,7 @@ SELECT 'sha256:abcabcabcabc' || lpad(i::text, 52, '0'), 'sha256:' || md5('t ri 0
   FROM generate_series(1, 7) i;
 ALTER TABLE kbench_runs ENABLE TRIGGER records;
 ALTER TABLE kbench_runs ENABLE TRIGGER alerts;
+SELECT kbench_rebuild_records();
 ANALYZE;
 SQL
 
@@ -160,6 +161,19 @@ by_index("_kernelindex.resolve_workload('" . pre($d{workloads}) . "')", 'kbench_
 	'a workload digest prefix is a range of kbench_workloads_digest_prefix_idx');
 by_index("* FROM kbench_workload_cost('" . pre($d{workloads}, 20) . "', 'forward')", 'kbench_workloads', 'digest', '~>=~',
 	'kbench_workload_cost(a prefix) reads the workload by index');
+
+# the queue-time estimate's past run (src/estimate.c): the workload's cohorts' bests, not its runs
+my ($pw, $pe) = split /\|/, ki_q($node, "SELECT workload_digest, environment_digest FROM kbench_runs WHERE name = 't-run-777'");
+by_index("_kernelindex.past_call_ns('$pw', '$ri', '$pe')", 'kbench_cohort_bests', 'workload_digest', '=',
+	"the estimate's past call is read from kbench_cohort_bests by its primary key");
+ok(!grep({ $_->[1] eq 'kbench_runs' } scans(plans_of("_kernelindex.past_call_ns('$pw', '$ri', '$pe')"))),
+	'... and reads no run');
+is(ki_q($node, "SELECT _kernelindex.past_call_ns('$pw', '$ri', '$pe')"),
+	ki_q($node, "SELECT min(primary_ns) FROM kbench_runs WHERE workload_digest = '$pw' AND implementation_digest = '$ri'"
+		  . " AND environment_digest = '$pe'"),
+	"... and is its best run's time (these runs are of one cohort)");
+is(ki_q($node, "SELECT coalesce(_kernelindex.past_call_ns('$pw', '$ri', 'sha256:none'), -1)"), '-1',
+	'no past run in another environment');
 
 # The answers and the errors are the ones the resolvers gave before.
 is(ki_q($node, "SELECT _kernelindex.resolve_run('" . uc(pre($run, 30)) . "')"), $run, 'a prefix in upper case names its run');
