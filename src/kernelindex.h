@@ -10,6 +10,17 @@
 
 #include "ki_json.h"
 
+/*
+ * kept_plans.c: a statement prepared once per process for the schema its
+ * text names, prepared again when asked for another schema.  Connected to SPI.
+ */
+typedef struct ki_kept
+{
+	struct _SPI_plan *plan;
+	char		schema[NAMEDATALEN];
+} ki_kept;
+struct _SPI_plan *ki_kept_plan(ki_kept *k, const char *schema, const char *sql, int nargs, Oid *types);
+
 /* continuous.c: its GUCs, defined by _PG_init (init.c). */
 void		ki_continuous_init(void);
 

@@ -73,11 +73,16 @@ reload(void)
 void
 ki_sync_operations(void)
 {
+	static ki_kept names_plan;
 	StringInfoData fp;
+	const char *schema;
 
 	SPI_connect();
-	if (SPI_execute(psprintf("SELECT name, definition_digest, reference_digest FROM %s.kbench_registered_operations"
-							 " ORDER BY name", ki_ext_schema()), true, 0) != SPI_OK_SELECT)
+	schema = ki_ext_schema();
+	if (SPI_execute_plan(ki_kept_plan(&names_plan, schema,
+									  psprintf("SELECT name, definition_digest, reference_digest FROM %s.kbench_registered_operations"
+											   " ORDER BY name", schema), 0, NULL),
+						 NULL, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read kbench_registered_operations");
 	initStringInfo(&fp);
 	for (uint64 i = 0; i < SPI_processed; i++)

@@ -271,6 +271,8 @@ ki_store_result(const kb_result *res)
 bool
 ki_end_job(const claimed_job *job, const char *status, const kb_result *res, const char *error)
 {
+	static ki_kept end_plan;
+	SPIPlanPtr	plan;
 	Datum		args[9];
 	Oid			types[9] = {INT8OID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, FLOAT4OID, INT4OID, INT4OID};
 	char		nulls[9] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
@@ -304,16 +306,17 @@ ki_end_job(const claimed_job *job, const char *status, const kb_result *res, con
 		nulls[6] = 'n';
 	args[7] = Int32GetDatum(job->attempt);
 	args[8] = Int32GetDatum(MyProcPid);
-	if (SPI_execute_with_args(psprintf(
-									   "WITH j AS (UPDATE %s.kbench_jobs SET status = $2, run_status = $3::%s.kbench_status,"
-									   " run_digest = $4, error = $5, finished_at = pg_catalog.clock_timestamp(),"
-									   " phase = coalesce($6, phase), progress = coalesce($7, progress) "
-									   " WHERE id = $1 AND attempts = $8 AND worker_pid = $9 AND status = 'running' AND agent IS NULL"
-									   " RETURNING id) "
-									   /* every role may LISTEN: the payload names no job; kbench_jobs shows one's own */
-									   "SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",
-									   ki_worker_schema, ki_worker_schema),
-							  9, types, args, nulls, false, 0) != SPI_OK_SELECT)
+	plan = ki_kept_plan(&end_plan, ki_worker_schema,
+						psprintf("WITH j AS (UPDATE %s.kbench_jobs SET status = $2, run_status = $3::%s.kbench_status,"
+								 " run_digest = $4, error = $5, finished_at = pg_catalog.clock_timestamp(),"
+								 " phase = coalesce($6, phase), progress = coalesce($7, progress) "
+								 " WHERE id = $1 AND attempts = $8 AND worker_pid = $9 AND status = 'running' AND agent IS NULL"
+								 " RETURNING id) "
+								 /* every role may LISTEN: the payload names no job; kbench_jobs shows one's own */
+								 "SELECT pg_catalog.pg_notify('kbench_jobs', '') FROM j",
+								 ki_worker_schema, ki_worker_schema),
+						9, types);
+	if (SPI_execute_plan(plan, args, nulls, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not finish job " INT64_FORMAT, job->id);
 	if (SPI_processed == 0)
 	{

@@ -212,3 +212,19 @@ out=$(qe -U op_user -c "SELECT kbench_unregister_operation('affine')")
 has "$out" "not a member of kbench_admin" "a role outside kbench_admin may not unregister"
 out=$(admin "SELECT kbench_register_operation(NULL)")
 has "$out" "must not be null" "a NULL path is refused"
+
+echo "# the statement each call keeps (src/kept_plans.c) follows the extension into another schema"
+createdb kbench_moved >/dev/null 2>&1
+out=$(psql -X -At -q -d kbench_moved 2>&1 <<'SQL'
+CREATE SCHEMA first_home;
+CREATE EXTENSION kernelindex SCHEMA first_home;
+SELECT 'first ' || (jsonb_typeof(first_home.kbench_registry()) IS NOT NULL);
+DROP EXTENSION kernelindex CASCADE;
+CREATE SCHEMA second_home;
+CREATE EXTENSION kernelindex SCHEMA second_home;
+SELECT 'second ' || (jsonb_typeof(second_home.kbench_registry()) IS NOT NULL);
+SQL
+)
+ok "$(grep -E '^(first|second) |ERROR' <<<"$out" | tr '\n' ' ')" "first true second true " \
+  "one session reads the registered operations after the extension moved to another schema"
+dropdb kbench_moved >/dev/null 2>&1
