@@ -41,6 +41,9 @@
  * time_one: the first call and warm-up), "time_one" or "time_one:N" (the
  * Nth time_one since the device was opened, and later ones), "to_host";
  * alternatives separated by '|' ("time_one|call") hold at any of them.
+ * KBENCH_FAKE_CUDA_HELD, a file: while a call is held it holds the call's
+ * name ("to_host"), and it is gone once the call goes on, so a test can wait
+ * for the job to be held, not for a time.
  * KBENCH_FAKE_CUDA_MAX_WAIT_S caps the wait before KBC_TIMEOUT in hang mode
  * (the CLI waits up to 120 s; its test need not).  KBENCH_FAKE_CUDA_LOG, a
  * file, gets one line per API call ("<pid> <call>"), for tests to see what
@@ -185,11 +188,36 @@ sleep_s(double s)
 /* time_one calls since the device was opened (KBENCH_FAKE_CUDA_HOLD's "time_one:N") */
 static int	time_one_count;
 
+/* Say (KBENCH_FAKE_CUDA_HELD) which call is held, or that none is (call NULL). */
+static void
+announce(const char *call)
+{
+	const char *path = getenv("KBENCH_FAKE_CUDA_HELD");
+	char		tmp[4096];
+	FILE	   *f;
+
+	if (!path || !*path)
+		return;
+	if (!call)
+	{
+		(void) unlink(path);
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int) getpid());
+	if ((f = fopen(tmp, "w")) != NULL)
+	{
+		fprintf(f, "%s\n", call);
+		fclose(f);
+		(void) rename(tmp, path);	/* whole or not at all, for the test that reads it */
+	}
+}
+
 /* Wait while the hold file's first line names this call (see the header). */
 static void
 hold(const char *call, int nth)
 {
 	const char *path = getenv("KBENCH_FAKE_CUDA_HOLD");
+	bool		announced = false;
 
 	if (!path || !*path)
 		return;
@@ -215,7 +243,14 @@ hold(const char *call, int nth)
 				(len == n || (alt[n] == ':' && nth >= atoi(alt + n + 1)));
 		}
 		if (!held)
+		{
+			if (announced)
+				announce(NULL);
 			return;
+		}
+		if (!announced)
+			announce(call);
+		announced = true;
 		trace("held");
 		sleep_s(0.02);
 	}

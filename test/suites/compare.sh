@@ -41,7 +41,9 @@ cp kernels/build/libkbench_fake_cuda.so "$FAKE/"
 echo ok >"$FAKE/mode"
 : >"$FAKE/hold"
 chmod 644 "$FAKE/mode" "$FAKE/hold"
-export KBENCH_CUDA_LIB=$FAKE/libkbench_fake_cuda.so KBENCH_FAKE_CUDA=@$FAKE/mode KBENCH_FAKE_CUDA_HOLD=$FAKE/hold
+mkdir "$FAKE/held" && chmod 777 "$FAKE/held"   # the worker (another user) says there which call it is held at
+export KBENCH_CUDA_LIB=$FAKE/libkbench_fake_cuda.so KBENCH_FAKE_CUDA=@$FAKE/mode KBENCH_FAKE_CUDA_HOLD=$FAKE/hold \
+       KBENCH_FAKE_CUDA_HELD=$FAKE/held/call
 KB=kernels/kbench
 # a field of kbench compare --json
 field() { $PY -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }
@@ -186,14 +188,25 @@ exec 7> >(psql -X -q >/dev/null 2>&1)
 echo "BEGIN; SELECT 1 FROM kbench_jobs WHERE id = $j FOR UPDATE;" >&7
 # reading outputs happens while sampling too (the timed calls checked as they return, issue 27):
 # held at such a read (phase sampling), the job is moved on to its next call (a timed call, or the
-# untimed call after the last), then held at its next read, until that read is the check's
+# untimed call after the last), then held at its next read, until that read is the check's.  Each
+# step waits for the fake to say it is held (KBENCH_FAKE_CUDA_HELD), not for a time: waiting two
+# seconds let a slow job be released from the check's read unseen, once in CI.
+held_at() {  # the fake is held at one of the calls (an extended regex), within 60 s
+  local k
+  for ((k = 0; k < 600; k++)); do
+    grep -Eqx "$1" "$FAKE/held/call" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}
 checking_seen() {
   local k
-  for ((k = 0; k < 100; k++)); do
+  for ((k = 0; k < 1000; k++)); do
     echo to_host >"$FAKE/hold.new" && mv "$FAKE/hold.new" "$FAKE/hold"
-    wait_for "SELECT phase = 'checking' FROM kbench_job_status WHERE id = $j" 2 && { echo checking; return; }
+    held_at to_host || { echo "not held at to_host: $(q "SELECT status || ' ' || phase FROM kbench_job_status WHERE id = $j")"; return; }
+    [ "$(q "SELECT phase FROM kbench_job_status WHERE id = $j")" = checking ] && { echo checking; return; }
     echo "time_one|call" >"$FAKE/hold.new" && mv "$FAKE/hold.new" "$FAKE/hold"
-    sleep 0.3
+    held_at "time_one|call" || { echo "not held at the next call: $(q "SELECT status || ' ' || phase FROM kbench_job_status WHERE id = $j")"; return; }
   done
 }
 ok "$(checking_seen)" checking "held while reading its outputs for the check: phase checking"
