@@ -14,7 +14,7 @@
 #include "utils/array.h"
 #include "utils/memutils.h"
 
-static SPIPlanPtr import_plan = NULL;
+static ki_kept import_plan;
 
 /* The columns of kbench_memory_observations a batch fills, as arrays. */
 enum
@@ -173,6 +173,8 @@ ki_import_memory_row(ki_arena *a, ki_value *row, bool *inserted)
 	size_t		i,
 				n = 0;
 	Datum		arg;
+	Oid			types[1] = {JSONBOID};
+	SPIPlanPtr	plan;
 	bool		isnull;
 	char	   *outcome;
 
@@ -192,18 +194,9 @@ ki_import_memory_row(ki_arena *a, ki_value *row, bool *inserted)
 	}
 	copy.u.obj.members = kept;
 	copy.u.obj.count = n;
-	if (import_plan == NULL)
-	{
-		Oid			types[1] = {JSONBOID};
-		SPIPlanPtr	plan = SPI_prepare("SELECT _kernelindex.memory_import($1)", 1, types);
-
-		if (plan == NULL)
-			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-		SPI_keepplan(plan);
-		import_plan = plan;
-	}
+	plan = ki_kept_plan(&import_plan, "_kernelindex", "SELECT _kernelindex.memory_import($1)", 1, types);
 	arg = JsonbPGetDatum(ki_tree_to_jsonb(&copy));
-	if (SPI_execute_plan(import_plan, &arg, NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
+	if (SPI_execute_plan(plan, &arg, NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not import a memory observation");
 	outcome = TextDatumGetCString(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	if (strcmp(outcome, "inserted") == 0)

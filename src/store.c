@@ -186,32 +186,23 @@ text_array(Datum *elems, bool *nulls, int n)
 
 /*
  * The statement that stores a kind, prepared once per process and kept
- * (SPI_keepplan: in CacheMemoryContext, across transactions).  The plan
- * cache re-plans it when what it depends on changes (the function replaced
- * or dropped and made again by ALTER EXTENSION UPDATE or DROP and CREATE
- * EXTENSION: the statement names it by schema and name, and is parsed again
- * from its text), so keeping it is safe; an error while preparing leaves
- * nothing kept, and the next flush prepares again.  The functions are
+ * (src/kept_plans.c).  The plan cache re-plans it when what it depends on
+ * changes (the function replaced or dropped and made again by ALTER
+ * EXTENSION UPDATE or DROP and CREATE EXTENSION: the statement names it by
+ * schema and name, and is parsed again from its text); the functions are
  * plpgsql (sql/code/22_store.sql), whose statements' plans are kept too.
  */
-static SPIPlanPtr group_plans[G_NGROUPS];
-
 static SPIPlanPtr
 group_plan(store_group g, int nargs, Oid *types)
 {
-	if (group_plans[g] == NULL)
-	{
-		SPIPlanPtr	plan = SPI_prepare(psprintf("SELECT d FROM _kernelindex.%s($1, $2, $3%s) d", group_function[g],
-												nargs == 4 ? ", $4" : ""),
-									   nargs, types);
+	static ki_kept group_plans[G_NGROUPS];
 
-		if (plan == NULL)
-			elog(ERROR, "could not prepare %s: %s", group_function[g], SPI_result_code_string(SPI_result));
-		if (SPI_keepplan(plan) != 0)
-			elog(ERROR, "could not keep the plan of %s", group_function[g]);
-		group_plans[g] = plan;
-	}
-	return group_plans[g];
+	if (group_plans[g].plan != NULL)
+		return group_plans[g].plan;
+	return ki_kept_plan(&group_plans[g], "_kernelindex",
+						psprintf("SELECT d FROM _kernelindex.%s($1, $2, $3%s) d", group_function[g],
+								 nargs == 4 ? ", $4" : ""),
+						nargs, types);
 }
 
 /* Store one kind's list through its SQL function; mark what was new. */

@@ -88,7 +88,8 @@ ki_worker_extension_ready(void)
 bool
 ki_claim_job(const char *device, claimed_job *job, MemoryContext cxt)
 {
-	static SPIPlanPtr plan = NULL;
+	static ki_kept claim_plan;
+	SPIPlanPtr	plan = NULL;
 	Datum		args[2];
 	Oid			types[2] = {TEXTOID, INT4OID};
 	bool		found = false;
@@ -113,15 +114,11 @@ ki_claim_job(const char *device, claimed_job *job, MemoryContext cxt)
 	}
 	else
 		warned = false;
-	if (why == NULL && plan == NULL)
-	{
-		plan = SPI_prepare("SELECT id, operation, mode, workload::text, implementation, protocol::text,"
-						   " extract(epoch FROM timeout) * 1000, comparison::text, attempts FROM _kernelindex.claim($1, $2)",
-						   2, types);
-		if (plan == NULL)
-			elog(ERROR, "could not prepare the claim: %s", SPI_result_code_string(SPI_result));
-		SPI_keepplan(plan);
-	}
+	if (why == NULL)
+		plan = ki_kept_plan(&claim_plan, "_kernelindex",
+							 "SELECT id, operation, mode, workload::text, implementation, protocol::text,"
+							 " extract(epoch FROM timeout) * 1000, comparison::text, attempts FROM _kernelindex.claim($1, $2)",
+							 2, types);
 	args[0] = CStringGetTextDatum(device);
 	args[1] = Int32GetDatum(MyProcPid);
 	if (why == NULL && SPI_execute_plan(plan, args, NULL, false, 1) != SPI_OK_SELECT)

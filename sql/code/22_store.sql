@@ -8,8 +8,8 @@
 -- takes the validated, normalized manifests of one kind as arrays, in the
 -- order they arrived, stores them, resolves the references that were
 -- waiting for them, and returns the digests that were new.  Not for direct
--- use: they store what they are given without
--- validating it (kbench_ingest and the imports validate and digest first).
+-- use: they store what they are given without validating it (kbench_ingest
+-- and the imports validate and digest first).
 --
 -- The kinds' functions are plpgsql with a generic plan (issue 31 item 2):
 -- plpgsql keeps each statement's plan for the session (re-planned when what
