@@ -79,8 +79,8 @@ typedef struct kb_op
 	const char *c_path;			/* kernels/ops/<op>.c */
 	const char *cu_path;		/* kernels/ops/<op>.cu */
 	const char *cu_symbol;		/* main kernel */
-	int			nvariants;		/* CUDA kernel variants v1..vN (0 means 1) */
-	const char *variant_notes[4];	/* what each variant is, v1 first */
+	/* what each CUDA kernel variant is, v1 first: the variants are those with a note (none: v1 alone) */
+	const char *variant_notes[4];
 
 	/* Compute derived axes in ax[], check constraints; false + message (NULL: none to derive). */
 	bool		(*derive) (int64_t *ax, int dtype, char *err, size_t errlen);

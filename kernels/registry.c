@@ -114,7 +114,11 @@ kb_op_suggest(const char *name, char *out, size_t len)
 int
 kb_variant_count(const kb_op *op)
 {
-	return op->nvariants > 0 ? op->nvariants : 1;
+	int			n = 0;
+
+	while (n < (int) (sizeof(op->variant_notes) / sizeof(op->variant_notes[0])) && op->variant_notes[n])
+		n++;
+	return n > 0 ? n : 1;
 }
 
 const char *

@@ -586,7 +586,6 @@ const kb_op kb_op_distill_jsd_loss = {
 	.c_path = "kernels/ops/distill_jsd_loss.c",
 	.cu_path = "kernels/ops/distill_jsd_loss.cu",
 	.cu_symbol = "distill_jsd_loss_cuda",
-	.nvariants = 2,
 	.variant_notes = {
 		"v1: one 1024-thread block per token, the two logits rows read three times",
 		"v2: each token split over a thread-block cluster of up to 8 blocks, both rows' segments copied "

@@ -423,7 +423,6 @@ const kb_op kb_op_layer_norm = {
 	.c_path = "kernels/ops/layer_norm.c",
 	.cu_path = "kernels/ops/layer_norm.cu",
 	.cu_symbol = "layer_norm_cuda",
-	.nvariants = 2,
 	.variant_notes = {
 		"v1: backward with persistent blocks (2 per SM), x and dy in registers",
 		"v2: backward with persistent blocks sized by occupancy, the next rows' x and dy copied "
