@@ -51,6 +51,8 @@ SUITES = [
     (r"^kernels/(cost|estimate)\.c$", "costs"),
     (r"^kernels/(run|request)\.c$", "gate"),
     (r"^kernels/(registry|opdef)\.c$", "operations"),
+    # the C operations: their CPU references (kernels) and their checks against wrong kernels (gate)
+    (r"^kernels/ops/", "kernels+gate"),
     (r"^kernels/", "kernels"),
     (r"^src/liger", "liger"),
     (r"^src/(catalog_writer|catalog_import)\.c$", "security"),

@@ -27,6 +27,9 @@
  *                 of its first output (element 0, a row every check reads)
  *                 made wrong; everything else is right, so the correctness
  *                 gate must fail the run on a single value
+ *   wrong_last    the same with the last value of the first output made
+ *                 wrong (in the last row, which every sampled check must
+ *                 read as it reads the first)
  *   wrong_eps     a deliberately wrong implementation of layer_norm's
  *                 forward pass: eps 1e-5 instead of 1e-6 (the CPU code for
  *                 every other pass and operation): what only a tolerance
@@ -71,13 +74,13 @@
 
 typedef enum
 {
-	M_OK, M_FAULT_OPEN, M_FAULT_CALL, M_FAULT_SYNC, M_NOMEM, M_HANG, M_HANG_FOREVER, M_WRONG, M_WRONG_EPS,
-	M_SLOW_V2, M_COUNT
+	M_OK, M_FAULT_OPEN, M_FAULT_CALL, M_FAULT_SYNC, M_NOMEM, M_HANG, M_HANG_FOREVER, M_WRONG, M_WRONG_LAST,
+	M_WRONG_EPS, M_SLOW_V2, M_COUNT
 } fake_mode;
 
 static const char *const mode_names[M_COUNT] = {
-	"ok", "fault_open", "fault_call", "fault_sync", "nomem", "hang", "hang_forever", "wrong", "wrong_eps",
-	"slow_v2"
+	"ok", "fault_open", "fault_call", "fault_sync", "nomem", "hang", "hang_forever", "wrong", "wrong_last",
+	"wrong_eps", "slow_v2"
 };
 
 /* The state of the one device, for the life of the process (as a GPU's). */
@@ -146,7 +149,7 @@ read_mode(char *err, size_t errlen)
 			return true;
 		}
 	fail(0, err, errlen, "KBENCH_FAKE_CUDA: unknown mode '%s'; allowed: ok, fault_open, fault_call, "
-		 "fault_sync, nomem, hang, hang_forever, wrong, wrong_eps, slow_v2", v);
+		 "fault_sync, nomem, hang, hang_forever, wrong, wrong_last, wrong_eps, slow_v2", v);
 	return false;
 }
 
@@ -451,13 +454,14 @@ run_cpu(fake_ctx *ctx, const kb_call *c, int phase, char *err, size_t errlen)
 			return fail(KBC_ERROR, err, errlen, "the cpu implementation of %s failed", kb_ops[c->op]->name);
 	if (mode == M_WRONG_EPS && c->op == KB_OP_LAYER_NORM && c->mode != KB_BACKWARD && phase != KB_PHASE_PREPARE)
 		layer_norm_forward_eps(&k, 1e-5);
-	if (mode == M_WRONG && phase != KB_PHASE_PREPARE)
+	if ((mode == M_WRONG || mode == M_WRONG_LAST) && phase != KB_PHASE_PREPARE)
 		for (int i = 0; i < c->ntensors; i++)
 			if (plan.is_output[i])
 			{
-				double		v = kb_get(c->t[i], c->tdtype[i], 0);
+				int64_t		at = mode == M_WRONG ? 0 : c->rows[i] * c->cols[i] - 1;
+				double		v = kb_get(c->t[i], c->tdtype[i], at);
 
-				kb_set(c->t[i], c->tdtype[i], 0, v + 1.0 + fabs(v));
+				kb_set(c->t[i], c->tdtype[i], at, v + 1.0 + fabs(v));
 				break;
 			}
 	return KBC_OK;

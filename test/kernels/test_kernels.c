@@ -16,6 +16,7 @@
 #include "kbench.h"
 #include "ki_json.h"
 #include "ops/cpu_rows.h"
+#include "ops/megatron_cross_entropy.h"
 
 static int	ntest;
 static int	nfail;
@@ -306,6 +307,28 @@ test_distill_ref(void)
 	}
 	ok(ex < 1e-8, "distill_jsd_loss reference: grad_student_input matches finite differences (max error %.2g)", ex);
 	ok(ew < 1e-8, "distill_jsd_loss reference: grad_student_weight matches finite differences (max error %.2g)", ew);
+}
+
+/*
+ * megatron_cross_entropy's loss tolerance of one row against its derivation worked by hand
+ * (megatron_cross_entropy.c, above ce_check): z = {2, -6, 0.5, 1}, target 2.  mx = 2, the spread
+ * max(mx - z) = 8, gamma(4) = (4 + sqrt 4) u = 6u, so e_lse = 6u + 2u (2 + 1.16 * 8) + 2u |lse|
+ * = (28.56 + 2 lse) u and the loss's tolerance e_lse + 2u |z_t| + u |loss| = (29.06 + 3 lse) u
+ * (loss = lse - 0.5).
+ */
+static void
+test_ce_tolerance(void)
+{
+	double		z[4] = {2, -6, 0.5, 1};
+	double		u = 1.0 / 16777216.0;
+	double		lse = log(exp(2.0) + exp(-6.0) + exp(0.5) + exp(1.0));
+	double		e_lse = 0,
+				tl = kb_megatron_ce_row_tol(z, 4, 2, lse - 0.5, u, &e_lse);
+
+	ok(fabs(e_lse / u - (28.56 + 2 * lse)) < 1e-9, "megatron_cross_entropy: a row's lse error bound is the derivation's, worked by hand (%.6f u, want %.6f u)",
+	   e_lse / u, 28.56 + 2 * lse);
+	ok(fabs(tl / u - (29.06 + 3 * lse)) < 1e-9, "megatron_cross_entropy: a row's loss tolerance is the derivation's, worked by hand (%.6f u, want %.6f u)",
+	   tl / u, 29.06 + 3 * lse);
 }
 
 /* ------------------------------------------------------------ statistics */
@@ -764,6 +787,7 @@ main(void)
 	test_bool_fill();
 	test_layer_norm_ref();
 	test_ce_ref();
+	test_ce_tolerance();
 	test_jsd_ref();
 	test_distill_ref();
 	test_stats();

@@ -3,6 +3,8 @@
 # backend (test/fake_cuda) in its two wrong modes:
 #   wrong      the CPU implementation with one value of the first output
 #              made wrong: one value among thousands fails the run;
+#   wrong_last the same with its last value wrong: the sampled checks read
+#              the last row of every operation (more rows than they sample);
 #   wrong_eps  a deliberately wrong layer_norm forward (eps 1e-5, not 1e-6):
 #              only a tolerance derived from the arithmetic catches it;
 # through kbench (exit 1, incorrect_numerical, the value named) and through
@@ -30,7 +32,7 @@ KB=kernels/kbench
 
 # ---------------------------------------------------------------- kbench
 got=$(KBENCH_FAKE_CUDA=bogus timeout 60 $KB run layer_norm forward rows=8 hidden=8 --device cuda:0 2>&1); rc=$?
-ok "$rc $(head -1 <<<"$got")" "3 kbench: cuda:0 is not available: KBENCH_FAKE_CUDA: unknown mode 'bogus'; allowed: ok, fault_open, fault_call, fault_sync, nomem, hang, hang_forever, wrong, wrong_eps, slow_v2" \
+ok "$rc $(head -1 <<<"$got")" "3 kbench: cuda:0 is not available: KBENCH_FAKE_CUDA: unknown mode 'bogus'; allowed: ok, fault_open, fault_call, fault_sync, nomem, hang, hang_forever, wrong, wrong_last, wrong_eps, slow_v2" \
   "the fake refuses an unknown mode, naming the modes (the device is unavailable, exit 3)"
 expect_run() { # description, fake mode, wanted exit status, wanted text, kbench run arguments...
   local d=$1 mode=$2 want=$3 text=$4 got rc
@@ -57,6 +59,20 @@ done
 for m in forward full; do
   expect_run "kbench, one wrong value (distill_jsd_loss $m): incorrect_numerical" wrong 1 \
     "distill_jsd_loss $m: incorrect_numerical" distill_jsd_loss $m tokens=4 hidden=12 vocab=19 --device cuda:0
+done
+# the last value of the first output: each operation's check reads the last row (and its rows
+# are the operation's: tokens, not tokens over again) at a case with more rows than it samples
+for m in forward backward full; do
+  expect_run "kbench, the last value wrong (layer_norm $m, 64x128): incorrect_numerical" wrong_last 1 \
+    "layer_norm $m: incorrect_numerical" layer_norm $m rows=64 hidden=128 --device cuda:0
+  expect_run "kbench, the last value wrong (jsd $m, 70 tokens): incorrect_numerical" wrong_last 1 \
+    "jsd $m: incorrect_numerical" jsd $m tokens=70 vocab=33 --device cuda:0
+  expect_run "kbench, the last value wrong (megatron_cross_entropy $m, seq 20 x batch 3, bf16): incorrect_numerical" wrong_last 1 \
+    "megatron_cross_entropy $m: incorrect_numerical" megatron_cross_entropy $m seq=20 batch=3 vocab=65 dtype=bf16 --device cuda:0
+done
+for m in forward full; do
+  expect_run "kbench, the last value wrong (distill_jsd_loss $m, 40 tokens): incorrect_numerical" wrong_last 1 \
+    "distill_jsd_loss $m: incorrect_numerical" distill_jsd_loss $m tokens=40 hidden=12 vocab=19 --device cuda:0
 done
 expect_run "kbench, one wrong value with --json: status incorrect_numerical in the run manifest" wrong 1 \
   '"status":"incorrect_numerical"' layer_norm forward rows=64 hidden=128 --device cuda:0 --json
