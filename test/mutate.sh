@@ -360,14 +360,27 @@ suite() { # "ENV=... name": run it; 0 when it passed.  "installcheck": make inst
 #     whose suite fails unmutated is not judged (a comment line: that failure is counted where the
 #     suite ran); one that does not build is caught (by the build); one whose suite overruns
 #     3 x its unmutated time + 60 s is caught (the unmutated suite passed).
-est() { case "${1##* }" in core) echo 25 ;; kernels) echo 35 ;; installcheck) echo 170 ;; *) echo 120 ;; esac; }
+est1() { case "$1" in core) echo 25 ;; kernels) echo 35 ;; installcheck) echo 170 ;; *) echo 120 ;; esac; }
+est() { local t=0 part name=${1##* }; for part in ${name//+/ }; do t=$((t + $(est1 "$part"))); done; echo $t; }
+# "KEY SECONDS RESULT" of MUTATE_BASELINE for KEY; for "a+b", of its parts together (every part
+# there; the seconds summed; passed when each passed); nothing when it has not got them all
+baseline_line() {
+  local key=$1 part line t=0 res=passed s r
+  [ -n "${MUTATE_BASELINE:-}" ] && [ -r "$MUTATE_BASELINE" ] || return 1
+  for part in ${key//+/ }; do
+    line=$(grep -m1 "^$part " "$MUTATE_BASELINE") || return 1
+    read -r _ s r <<<"$line"
+    t=$((t + s)); [ "$r" = passed ] || res=failed
+  done
+  echo "$key $t $res"
+}
 declare -A BASE_S BASE_OK
 DIRTY=0
 base_of() { # suite spec: its unmutated result (run here unless MUTATE_BASELINE has it)
-  local spec=$1 key=${1##* } t0
+  local spec=$1 key=${1##* } t0 line
   [ -n "${BASE_OK[$key]:-}" ] && return
-  if [ -n "${MUTATE_BASELINE:-}" ] && grep -q "^$key " "$MUTATE_BASELINE" 2>/dev/null; then
-    read -r _ BASE_S[$key] BASE_OK[$key] < <(grep -m1 "^$key " "$MUTATE_BASELINE")
+  if line=$(baseline_line "$key"); then
+    read -r _ BASE_S[$key] BASE_OK[$key] <<<"$line"
     return
   fi
   # (the file of the last mutation is restored but not yet built: build before judging the
@@ -398,7 +411,7 @@ generated() {
     if [ "$MODE" = quick ]; then
       [ "$n" -ge "${QUICK_MAX:-6}" ] && break
       local cost; cost=$(est "$spec")
-      [ -z "${BASE_OK[$key]:-}" ] && ! { [ -n "${MUTATE_BASELINE:-}" ] && grep -q "^$key " "$MUTATE_BASELINE"; } && cost=$((cost * 2))
+      [ -z "${BASE_OK[$key]:-}" ] && ! baseline_line "$key" >/dev/null && cost=$((cost * 2))
       [ -n "$reason" ] && cost=0
       [ $((spent + cost)) -gt "${QUICK_BUDGET_S:-180}" ] && continue
       spent=$((spent + cost))

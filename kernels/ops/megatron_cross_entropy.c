@@ -125,21 +125,18 @@ ce_plan(kb_call *c, kb_plan *p, bool cuda)
  *         + (u + uo) |grad|,  p = softmax(z)
  */
 double
-kb_megatron_ce_row_tol(const double *z, int64_t V, int64_t ti, double loss, double u, double *e_lse_out)
+kb_megatron_ce_row_tol(const double *z, int64_t V, int64_t ti, double loss, double u, double *e_lse)
 {
 	double		mx = -INFINITY,
 				spread = 0,
-				lse = loss + z[ti],
-				e_lse;
+				lse = loss + z[ti];
 
 	for (int64_t j = 0; j < V; j++)
 		mx = fmax(mx, z[j]);
 	for (int64_t j = 0; j < V; j++)
 		spread = fmax(spread, mx - z[j]);
-	e_lse = kb_gamma(V) + 2 * u * (2 + 1.16 * spread) + 2 * u * fabs(lse);
-	if (e_lse_out)
-		*e_lse_out = e_lse;
-	return e_lse + 2 * u * fabs(z[ti]) + u * fabs(loss);
+	*e_lse = kb_gamma(V) + 2 * u * (2 + 1.16 * spread) + 2 * u * fabs(lse);
+	return *e_lse + 2 * u * fabs(z[ti]) + u * fabs(loss);
 }
 
 static int
