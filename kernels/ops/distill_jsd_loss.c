@@ -304,11 +304,9 @@ fetch_bf16(kb_backend *be, const kb_call *c, int ti)
  * either.  A loss or gradient not returned fails.
  */
 
-/* One token's tolerances: dz's (edz, V values) and its loss's (returned); zs, zt the logits,
- * as_, at their sums of |products|, over ks and kt terms; dz the reference gradient. */
-static double
-dj_token_tol(const double *zs, const double *zt, const double *as_, const double *at, int64_t V, int64_t ks,
-			 int64_t kt, int64_t target, int64_t T, double ub, const double *dz, double *edz)
+double
+kb_dj_log_bound(const double *zs, const double *zt, const double *as_, const double *at, int64_t V, int64_t ks,
+				int64_t kt, double ub, double *lse_s, double *lse_t)
 {
 	double		u = KB_U32,
 				ms = -INFINITY,
@@ -317,15 +315,7 @@ dj_token_tol(const double *zs, const double *zt, const double *as_, const double
 				st = 0,
 				E = 0,
 				spread = 0,
-				lse_s,
-				lse_t,
-				F,
-				D,
-				sumg = 0,
-				G = 0,
-				tabs = 0,
-				terr = 0,
-				loss = 0;
+				F;
 
 	for (int64_t j = 0; j < V; j++)
 	{
@@ -339,10 +329,28 @@ dj_token_tol(const double *zs, const double *zt, const double *as_, const double
 		st += exp(zt[j] / DJ_TEMPERATURE - mt);
 		spread = fmax(spread, fmax(ms - zs[j] / DJ_TEMPERATURE, mt - zt[j] / DJ_TEMPERATURE));
 	}
-	lse_s = ms + log(ss);
-	lse_t = mt + log(st);
-	F = kb_gamma(V) + 2 * u * (2 + 1.16 * spread) + 2 * u * fmax(fabs(lse_s), fabs(lse_t));
-	D = 2 * E + F;
+	*lse_s = ms + log(ss);
+	*lse_t = mt + log(st);
+	F = kb_gamma(V) + 2 * u * (2 + 1.16 * spread) + 2 * u * fmax(fabs(*lse_s), fabs(*lse_t));
+	return 2 * E + F;
+}
+
+/* One token's tolerances: dz's (edz, V values) and its loss's (returned); zs, zt the logits,
+ * as_, at their sums of |products|, over ks and kt terms; dz the reference gradient. */
+static double
+dj_token_tol(const double *zs, const double *zt, const double *as_, const double *at, int64_t V, int64_t ks,
+			 int64_t kt, int64_t target, int64_t T, double ub, const double *dz, double *edz)
+{
+	double		u = KB_U32,
+				lse_s,
+				lse_t,
+				D = kb_dj_log_bound(zs, zt, as_, at, V, ks, kt, ub, &lse_s, &lse_t),
+				sumg = 0,
+				G = 0,
+				tabs = 0,
+				terr = 0,
+				loss = 0;
+
 	/* first pass: sum g, G, the loss's terms */
 	for (int64_t j = 0; j < V; j++)
 	{

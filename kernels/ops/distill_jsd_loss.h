@@ -26,6 +26,17 @@ enum { DJ_T = 0, DJ_V = 1, DJ_H = 2, DJ_HS = 3 };
 /* Tensor slots. */
 enum { DJ_XS, DJ_WS, DJ_XT, DJ_WT, DJ_TARGET, DJ_LOSS, DJ_GXS, DJ_GWS, DJ_TOKEN_LOSS, DJ_NT };
 
+#ifndef __CUDACC__
+/*
+ * The check's bound D = 2E + F on the error of a token's log-probabilities (the derivation is
+ * distill_jsd_loss.c's, above dj_check): zs, zt its V student and teacher logits, as_, at their
+ * sums of |products| over ks and kt terms, ub the unit of the logits' dtype; *lse_s and *lse_t get
+ * the two log-sum-exps.
+ */
+double		kb_dj_log_bound(const double *zs, const double *zt, const double *as_, const double *at, int64_t V,
+							int64_t ks, int64_t kt, double ub, double *lse_s, double *lse_t);
+#endif
+
 /* Workspace of the CUDA implementation, in bytes from c->ws. */
 typedef struct dj_layout
 {

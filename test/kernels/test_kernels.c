@@ -17,6 +17,7 @@
 #include "ki_json.h"
 #include "ops/cpu_rows.h"
 #include "ops/megatron_cross_entropy.h"
+#include "ops/distill_jsd_loss.h"
 
 static int	ntest;
 static int	nfail;
@@ -329,6 +330,36 @@ test_ce_tolerance(void)
 	   e_lse / u, 28.56 + 2 * lse);
 	ok(fabs(tl / u - (29.06 + 3 * lse)) < 1e-9, "megatron_cross_entropy: a row's loss tolerance is the derivation's, worked by hand (%.6f u, want %.6f u)",
 	   tl / u, 29.06 + 3 * lse);
+}
+
+/*
+ * distill_jsd_loss's bound on a token's log-probabilities against its derivation worked by hand
+ * (distill_jsd_loss.c, above dj_check; temperature 1): zs = {1, -3}, zt = {0.5, 2}, the |product|
+ * sums as_ = {0.25, 0.5} over 4 terms and at = {1, 0.125} over 8, ub = 2^-8 (bf16).  E, the worst
+ * logit's error, is the student's second: gamma(4) 0.5 + 3 ub = 3u + 3 ub (the teacher's are 6.83u
+ * + ub/2 and 0.85u + 2 ub); the spread is the student's 1 - (-3) = 4 (the teacher's 1.5); F =
+ * gamma(2) + 2u (2 + 1.16 * 4) + 2u max(|lse_s|, |lse_t|) = (17.28 + sqrt 2) u + 2u lse_t, with
+ * lse_t = 2 + log(1 + e^-1.5) the larger; D = 2E + F.
+ */
+static void
+test_dj_tolerance(void)
+{
+	double		zs[2] = {1, -3},
+				zt[2] = {0.5, 2},
+				as_[2] = {0.25, 0.5},
+				at[2] = {1, 0.125};
+	double		u = 1.0 / 16777216.0,
+				ub = 1.0 / 256.0;
+	double		lse_s = 0,
+				lse_t = 0,
+				D = kb_dj_log_bound(zs, zt, as_, at, 2, 4, 8, ub, &lse_s, &lse_t);
+	double		want_t = 2 + log(1 + exp(-1.5)),
+				want = (6 + 17.28 + sqrt(2.0) + 2 * want_t) + 6 * ub / u;
+
+	ok(fabs(lse_s - (1 + log(1 + exp(-4.0)))) < 1e-15 && fabs(lse_t - want_t) < 1e-15,
+	   "distill_jsd_loss: a token's two log-sum-exps (%.15f, %.15f)", lse_s, lse_t);
+	ok(fabs(D / u - want) < 1e-6, "distill_jsd_loss: a token's log-probability error bound is the derivation's, worked by hand (%.6f u, want %.6f u)",
+	   D / u, want);
 }
 
 /* ------------------------------------------------------------ statistics */
@@ -788,6 +819,7 @@ main(void)
 	test_layer_norm_ref();
 	test_ce_ref();
 	test_ce_tolerance();
+	test_dj_tolerance();
 	test_jsd_ref();
 	test_distill_ref();
 	test_stats();
