@@ -44,6 +44,8 @@ SUITES = [
     (r"^core/", "core"),
     (r"^kernels/python/kbench_reference\.py$", "operations"),  # (the operations defined as data)
     (r"^kernels/python/kbench_harness\.py$", "byo"),  # (the child of python implementations)
+    (r"^kernels/python/kbench_builtin_defs\.py$", "operations"),  # (the data operations' baselines)
+    (r"^kernels/python/kbench_providers\.py$", "providers"),  # (Liger's other providers)
     (r"^kernels/python/", "kernels"),
     (r"^kernels/agent/", "KI_FLEET_JOBS=40 fleet"),
     (r"^kernels/(cache|measure|stats|compare)\.c$", "compare"),
