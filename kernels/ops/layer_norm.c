@@ -74,12 +74,13 @@ kb_layer_norm_ref_row_backward(const double *x, const double *w, const double *d
 	}
 }
 
-/* ------------------------------------------------------------ CPU implementation (fp32 arithmetic, double sums) */
+/* ------------------------------------------------------------ CPU implementation (fp32 arithmetic, sums carried in double) */
 
 /*
  * Rows read as float (kernels/ops/cpu_rows.h: fp32 in place, bf16 converted
- * once), sums in double over eight lanes, elementwise work in float: the
- * same arithmetic as before, in loops the compiler vectorises.
+ * once), sums in double over eight lanes (the backward's: float over spans
+ * of at most eight terms a lane, carried in double, below), elementwise work
+ * in float, in loops the compiler vectorises.
  */
 static void
 cpu_forward(const kb_call *c)
@@ -112,6 +113,68 @@ cpu_forward(const kb_call *c)
 	free(buf);
 }
 
+/*
+ * dweight and dbias sum over rows: each block of LN_ROW_BLOCK rows is summed
+ * in float (the products are float already), each block's sums added into the
+ * double totals.  A block's float sum of B terms errs by at most (B - 1) u of
+ * its magnitudes, within the check's kb_gamma(R) = (4 + sqrt(R)) u for every
+ * R (B = min(8, R)), and the double updates, two loads and stores of 8 bytes a
+ * column, happen once a block instead of once a row.
+ */
+#define LN_ROW_BLOCK 8
+
+/*
+ * One row's sums: a1 = sum xhat w dy, a2 = sum w dy, and the block's fdw +=
+ * dy xhat, fdb += dy.  a1 and a2 sum in eight float lanes over chunks of
+ * LN_CHUNK elements (eight terms a lane: at most 7 u of their magnitudes,
+ * within the check's kb_gamma(H) for every H) added into double lanes, which
+ * leaves one float -> double conversion a lane per chunk instead of two an
+ * element.  restrict: the compiler may vectorise.
+ */
+#define LN_CHUNK (8 * KB_LANES)
+
+static inline void
+ln_row_sums(const float *restrict x, const float *restrict w, const float *restrict dy, float m, float rs,
+			int64_t H, float *restrict fdw, float *restrict fdb, double *restrict a1, double *restrict a2)
+{
+	int64_t		j = 0;
+
+	for (int k = 0; k < KB_LANES; k++)
+		a1[k] = a2[k] = 0;
+	for (; j + LN_CHUNK <= H; j += LN_CHUNK)
+	{
+		float		f1[KB_LANES] = {0},
+					f2[KB_LANES] = {0};
+
+		for (int64_t i = j; i < j + LN_CHUNK; i += KB_LANES)
+			for (int k = 0; k < KB_LANES; k++)
+			{
+				float		xhat = (x[i + k] - m) * rs;
+				float		wdy = w[i + k] * dy[i + k];
+
+				f1[k] += xhat * wdy;
+				f2[k] += wdy;
+				fdw[i + k] += dy[i + k] * xhat;
+				fdb[i + k] += dy[i + k];
+			}
+		for (int k = 0; k < KB_LANES; k++)
+		{
+			a1[k] += (double) f1[k];
+			a2[k] += (double) f2[k];
+		}
+	}
+	for (; j < H; j++)
+	{
+		float		xhat = (x[j] - m) * rs;
+		float		wdy = w[j] * dy[j];
+
+		a1[j % KB_LANES] += (double) (xhat * wdy);
+		a2[j % KB_LANES] += (double) wdy;
+		fdw[j] += dy[j] * xhat;
+		fdb[j] += dy[j];
+	}
+}
+
 static void
 cpu_backward(const kb_call *c)
 {
@@ -121,6 +184,8 @@ cpu_backward(const kb_call *c)
 	double	   *dw = (double *) c->ws;
 	double	   *db = dw + H;
 	float	   *buf = kb_row_scratch(dt, 4 * H);
+	float	   *fdw = (float *) malloc(sizeof(float) * 2 * (size_t) (H > 0 ? H : 1));
+	float	   *fdb = fdw + H;
 	const float *w = kb_row_in(c->t[LN_W], dt, 0, H, buf);
 
 	memset(dw, 0, sizeof(double) * 2 * (size_t) H);
@@ -131,34 +196,15 @@ cpu_backward(const kb_call *c)
 		float	   *dx = kb_row_dst(c->t[LN_DX], dt, r * H, buf ? buf + 3 * H : NULL);
 		float		m = ((float *) c->t[LN_MEAN])[r];
 		float		rs = ((float *) c->t[LN_RSTD])[r];
-		double		a1[KB_LANES] = {0},
-					a2[KB_LANES] = {0};
+		double		a1[KB_LANES],
+					a2[KB_LANES];
 		float		c1,
 					c2;
-		int64_t		j = 0;
+		int64_t		j;
 
-		/* s1 = sum xhat w dy, s2 = sum w dy (double lanes); dw += dy xhat, db += dy */
-		for (; j + KB_LANES <= H; j += KB_LANES)
-			for (int k = 0; k < KB_LANES; k++)
-			{
-				float		xhat = (x[j + k] - m) * rs;
-				float		wdy = w[j + k] * dy[j + k];
-
-				a1[k] += (double) (xhat * wdy);
-				a2[k] += (double) wdy;
-				dw[j + k] += (double) (dy[j + k] * xhat);
-				db[j + k] += (double) dy[j + k];
-			}
-		for (; j < H; j++)
-		{
-			float		xhat = (x[j] - m) * rs;
-			float		wdy = w[j] * dy[j];
-
-			a1[j % KB_LANES] += (double) (xhat * wdy);
-			a2[j % KB_LANES] += (double) wdy;
-			dw[j] += (double) (dy[j] * xhat);
-			db[j] += (double) dy[j];
-		}
+		if (r % LN_ROW_BLOCK == 0)
+			memset(fdw, 0, sizeof(float) * 2 * (size_t) H);
+		ln_row_sums(x, w, dy, m, rs, H, fdw, fdb, a1, a2);
 		c1 = (float) (kb_lanes_total(a1) / (double) H);
 		c2 = (float) (kb_lanes_total(a2) / (double) H);
 		for (j = 0; j < H; j++)
@@ -168,12 +214,19 @@ cpu_backward(const kb_call *c)
 			dx[j] = (w[j] * dy[j] - xhat * c1 - c2) * rs;
 		}
 		kb_row_out(c->t[LN_DX], dt, r * H, H, dx);
+		if (r % LN_ROW_BLOCK == LN_ROW_BLOCK - 1 || r == R - 1)
+			for (j = 0; j < H; j++)
+			{
+				dw[j] += (double) fdw[j];
+				db[j] += (double) fdb[j];
+			}
 	}
 	for (int64_t j = 0; j < H; j++)
 	{
 		kb_set(c->t[LN_DW], dt, j, dw[j]);
 		kb_set(c->t[LN_DB], dt, j, db[j]);
 	}
+	free(fdw);
 	free(buf);
 }
 
