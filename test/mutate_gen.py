@@ -29,7 +29,10 @@ id, and N drawn with random.Random(S) (default seed 1), spread over the layers: 
 the layers in turn (core, kernels, src, sql, python), one mutation each, so a small N still reaches
 every layer.  The same files, seed and N always give the same mutations.
 """
+import ast
+import glob
 import hashlib
+import json
 import os
 import random
 import re
@@ -46,7 +49,9 @@ SUITES = [
     (r"^kernels/python/kbench_harness\.py$", "byo"),  # (the child of python implementations)
     (r"^kernels/python/kbench_builtin_defs\.py$", "operations"),  # (the data operations' baselines)
     (r"^kernels/python/kbench_providers\.py$", "providers"),  # (Liger's other providers)
-    (r"^kernels/python/", "kernels"),
+    # (kbench_builtin.py's bytes are in test/kernels/manifests.expected: without KI_MANIFESTS_SOURCE
+    # every change to it would be caught by that pin, seen or not by a test of its behaviour)
+    (r"^kernels/python/", "KI_MANIFESTS_SOURCE=any kernels"),
     (r"^kernels/agent/", "KI_FLEET_JOBS=40 fleet"),
     (r"^kernels/(cache|measure|stats|compare)\.c$", "compare"),
     (r"^kernels/(child|backend_child|impl_source|impl_python|impl_library|impl|entry_check)\.c$", "byo"),
@@ -82,11 +87,91 @@ def layer_of(path):
     return None
 
 
-def suite_of(path):
+def suite_of(path, line=None):
     for rx, suite in SUITES:
         if re.search(rx, path):
+            if path in PER_OP and line is not None:
+                # one operation's code: that operation's runs (and its Liger stand-in), not every
+                # operation's (operations.sh whole takes ten minutes here, one operation 62 s);
+                # shared code: the operations of SHARED_OPS.  Fewer operations can only let more
+                # mutations survive, never catch one the whole suite would not: a score taken
+                # this way is a lower bound, and a survivor is judged again by the whole suite
+                return "KI_OPS=%s %s" % (",".join(ops_at(path, line) or SHARED_OPS), PER_OP[path])
             return suite
     return None
+
+
+# The python files that hold code of one operation each beside shared code: a mutation inside an
+# operation's code (the top-level functions, classes and constants its entry reaches) is judged by
+# that operation's runs (KI_OPS, test/lib/tap.sh's only); one in shared code (the dispatcher, the
+# comparison, a helper every operation reaches) by the whole suite.
+# Shared code is judged by operations that between them reach each kind of value the comparison
+# and the dispatch handle: rms_norm (floats, every mode), sparsemax (the reference's "unsure"
+# elements), cross_entropy (a scalar loss), embedding (an int64 index input and a sparse
+# gradient's rows), kto_loss (a bool input), fused_moe (int32 indices, several outputs), tiled_swiglu
+# (an entry that is another operation's function).
+SHARED_OPS = ("rms_norm", "sparsemax", "cross_entropy", "embedding", "kto_loss", "fused_moe", "tiled_swiglu")
+PER_OP = {"kernels/python/kbench_builtin_defs.py": "operations+liger_standins",
+          "kernels/python/kbench_reference.py": "operations+liger_standins"}
+
+
+def _op_entries(path, tree):
+    """{operation: the top-level name its entry is} of a PER_OP file."""
+    if path.endswith("kbench_reference.py"):
+        out = {}
+        for f in glob.glob(os.path.join(ROOT, "kernels/ops/defs/*.json")):
+            with open(f, encoding="utf-8") as fh:
+                d = json.load(fh)
+            if isinstance(d.get("reference"), dict) and d["reference"].get("python"):
+                out[d["name"]] = d["reference"]["python"]
+        return out
+    for node in tree.body:  # kbench_builtin_defs.py: OPS = {"op": function, ...}
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "OPS" for t in node.targets):
+            return {k.value: v.id for k, v in zip(node.value.keys, node.value.values)
+                    if isinstance(k, ast.Constant) and isinstance(v, ast.Name)}
+    return {}
+
+
+def ops_at(path, line):
+    """The operations whose own code holds line `line` of path (a PER_OP file), sorted; None when
+    the line is not in one operation's code or is reached by every operation."""
+    if path not in PER_OP:
+        return None
+    try:
+        with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError):
+        return None
+    nodes = {}  # top-level name -> (first line, last line, the names it uses)
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, ast.Assign):
+            names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+        else:
+            continue
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        for name in names:
+            nodes[name] = (first, node.end_lineno, used)
+    at = [name for name, (a, b, _) in nodes.items() if a <= line <= b]
+    if not at or at[0] == "OPS":
+        return None
+    entries = _op_entries(path, tree)
+    reached_by = []
+    for op, entry in entries.items():
+        seen, todo = set(), [entry]
+        while todo:
+            n = todo.pop()
+            if n in seen or n not in nodes:
+                continue
+            seen.add(n)
+            todo.extend(nodes[n][2] & nodes.keys())
+        if at[0] in seen:
+            reached_by.append(op)
+    if not reached_by or len(reached_by) == len(entries):
+        return None
+    return sorted(reached_by)
 
 
 def mutable_files():
@@ -425,7 +510,7 @@ def main(argv):
             files = [p for p in files if is_mutable(p)] if files else mutable_files()
             chosen = sample(files, seed, n)
         for mid, no, path, orig, new in chosen:
-            print("\t".join((mid, str(no), path, suite_of(path), orig.replace("\t", "\\t"),
+            print("\t".join((mid, str(no), path, suite_of(path, no), orig.replace("\t", "\\t"),
                              new.replace("\t", "\\t"))))
         return 0
     print(__doc__, file=sys.stderr)

@@ -19,7 +19,7 @@ wait_for() {
 
 has() { case "$1" in *"$2"*) echo "ok - $3";; *) echo "not ok - $3"; printf '%s\n' "$1" | sed 's/^/# /';; esac; }
 
-only() { [ -z "${KI_OPS:-}" ] || case " $KI_OPS " in *" $1 "*) ;; *) return 1;; esac; }
+only() { [ -z "${KI_OPS:-}" ] || case " ${KI_OPS//,/ } " in *" $1 "*) ;; *) return 1;; esac; }
 
 require_torch() {
   "$1" -c 'import torch' 2>/dev/null && return 0

@@ -230,8 +230,16 @@ fi
 
 # The manifests kbench writes, byte for byte, as an earlier kbench wrote them (recorded with the
 # kbench of a32f2e9, before the writer moved into core; the protocol text and the builtin python digests rerecorded for issue 27: input sets and checked calls; the builtin python digests again for issue 26 item 3: kbench_builtin.py gained jsd backward): names, symbols, numbers, protocol text.
+# KI_MANIFESTS_SOURCE=any (test/mutate_gen.py sets it to judge a mutation of kbench_builtin.py): the
+# python implementations' source digest and size are left out on both sides, since those bytes pin
+# the file and would "catch" any change to it whether or not a test saw its behaviour change.
+source_any() {
+	if [ "${KI_MANIFESTS_SOURCE:-}" = any ]; then
+		sed -E 's/"contentDigest":"sha256:[0-9a-f]+","fileName":"([^"]+[.]py)","sizeBytes":[0-9]+/"contentDigest":"any","fileName":"\1","sizeBytes":"any"/'
+	else cat; fi
+}
 if command -v python3 >/dev/null; then
-	mdiff=$(python3 test/kernels/manifests.py "$KB" 2>&1 | diff - test/kernels/manifests.expected | head -c 600)
+	mdiff=$(python3 test/kernels/manifests.py "$KB" 2>&1 | source_any | diff - <(source_any <test/kernels/manifests.expected) | head -c 600)
 	check "kbench's operation/workload/implementation/protocol manifests equal test/kernels/manifests.expected${mdiff:+: $mdiff}" \
 		test -z "$mdiff"
 else
