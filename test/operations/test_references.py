@@ -620,5 +620,49 @@ r = kbench_reference.compare(ref, {"y": ref["y"] + 1e-3}, {"y"}, ["y"], 1e-5, 1e
 ok(r["matched"] == 0 and r["worst_ratio"] > 1, "compare: values off by 1e-3 under a 1e-5 tolerance fail")
 r = kbench_reference.compare(ref, {}, set(), ["y"], 1e-5, 1e-5)
 ok(r["matched"] < r["compared"] and "not returned" in r["detail"], "compare: an output not returned fails")
+
+# the comparison's numbers against hand arithmetic: y = [1, -2, 4, 0.5] got [1.1, -2, 4.2, 0.5], rtol
+# 0.01, atol 0.001 of the rms of y (sqrt(21.25 / 4) = 2.3048861...): tolerances 0.0123049,
+# 0.0223049, 0.0423049, 0.0073049; errors 0.1, 0, 0.2, 0.  So the largest |error| (0.2, at y[2]),
+# the largest relative error (0.1, at y[0]) and the worst error / tolerance (0.1 / 0.0123049 =
+# 8.1268..., at y[0]) are three different values; z = [3] got [3.5] fails too, after y.
+def near(a, b):
+    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
+
+
+sc = math.sqrt(21.25 / 4)
+ref = {"y": torch.tensor([1.0, -2.0, 4.0, 0.5], dtype=torch.float64), "z": torch.tensor([3.0], dtype=torch.float64)}
+got = {"y": torch.tensor([1.1, -2.0, 4.2, 0.5], dtype=torch.float64), "z": torch.tensor([3.5], dtype=torch.float64)}
+r = kbench_reference.compare(ref, got, {"y", "z"}, ["y"], 0.01, 0.001)
+ok(r["compared"] == 4 and r["matched"] == 2 and r["left_out"] == 0, "compare by hand: 4 compared, 2 matched (y[1], y[3])")
+ok(near(r["max_abs"], 0.2), "compare by hand: max_abs is the largest |got - ref| (0.2 at y[2]), got %r" % r["max_abs"])
+ok(near(r["max_rel"], 0.1), "compare by hand: max_rel is the largest |got - ref| / |ref| (0.1 at y[0]), got %r" % r["max_rel"])
+ok(near(r["worst_ratio"], 0.1 / (0.01 + 0.001 * sc)) and r["worst_at"] == "y[0]",
+   "compare by hand: worst_ratio 8.1268 at y[0] (error / tolerance), got %r at %s" % (r["worst_ratio"], r["worst_at"]))
+ok(r["detail"] == "y[0]: got 1.1, reference 1 (tolerance %.3g)" % (0.01 + 0.001 * sc),
+   "compare by hand: the detail names the first mismatch with its tolerance: %s" % r["detail"])
+r2 = kbench_reference.compare(ref, got, {"y", "z"}, ["y", "z"], 0.01, 0.001)
+ok(r2["detail"].startswith("y[0]:") and r2["compared"] == 5 and r2["matched"] == 2,
+   "compare by hand: two failing outputs, the detail is the first one's (y, not z): %s" % r2["detail"])
+ok(near(r2["max_abs"], 0.5) and near(r2["worst_ratio"], 0.5 / (0.03 + 0.001 * 3)) and r2["worst_at"] == "z[0]",
+   "compare by hand: over y and z the worst is z[0] (0.5 / 0.033 = 15.15), got %r at %s" % (r2["worst_ratio"], r2["worst_at"]))
+r3 = kbench_reference.compare(ref, {"y": got["y"], "z": ref["z"].clone()}, {"y", "z"}, ["y", "z"], 0.01, 0.001)
+ok(r3["detail"].startswith("y[0]:") and r3["worst_at"] == "y[0]",
+   "compare by hand: a passing output after a failing one leaves the detail and the worst as they were: %s" % r3["detail"])
+# a value the reference is unsure of is left out: y[2] (error 0.2) unjudged
+ref_u = dict(ref, **{kbench_reference.UNSURE: {"y": torch.tensor([False, False, True, False])}})
+r = kbench_reference.compare(ref_u, got, {"y"}, ["y"], 0.01, 0.001)
+ok(r["compared"] == 3 and r["left_out"] == 1 and r["matched"] == 2 and near(r["max_abs"], 0.1)
+   and near(r["worst_ratio"], 0.1 / (0.01 + 0.001 * math.sqrt(5.25 / 3))),
+   "compare by hand: an unsure value is left out (3 compared, 1 left out, max_abs 0.1 and the rms scale "
+   "sqrt(5.25 / 3) without y[2]): %r" % r)
+# a NaN answer is infinitely wrong, reported as the largest finite double
+r = kbench_reference.compare(ref, {"y": torch.tensor([1.0, float("nan"), 4.0, 0.5], dtype=torch.float64)}, {"y"}, ["y"], 0.01, 0.001)
+ok(r["matched"] == 3 and r["worst_ratio"] == 1e308 and r["max_abs"] == 1e308 and r["worst_at"] == "y[1]",
+   "compare by hand: a NaN fails its value, its error reported as 1e308: %r" % r)
+# all equal: every number zero
+r = kbench_reference.compare(ref, {"y": ref["y"].clone()}, {"y"}, ["y"], 0.01, 0.001)
+ok(r["max_abs"] == r["max_rel"] == r["worst_ratio"] == 0.0 and r["detail"] == "" and r["worst_at"] == "y[0]",
+   "compare by hand: equal values: every error 0 and no detail: %r" % r)
 print("1..%d" % n)
 sys.exit(1 if failed else 0)
