@@ -42,6 +42,11 @@ for i in $(seq 1 600); do
   sleep 0.2
 done
 ok "$(q "SELECT count(*) FROM kbench_jobs WHERE status = 'passed'")" 2 "two layer_norm jobs ran on the CPU worker"
+# the device our runs name: this machine's CPU (an AMD EPYC on one CI machine, an Intel Xeon on another)
+OUR_CPU=$(q "SELECT DISTINCT concat_ws(' ', e.product, e.form_factor) FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest
+             JOIN kbench_environments e ON e.digest = r.environment_digest WHERE j.status = 'passed'")
+ok "$([ -n "$OUR_CPU" ] && [ "$(wc -l <<<"$OUR_CPU")" = 1 ] && echo one)" one "our two runs name one CPU ($OUR_CPU)"
+export OUR_CPU
 
 # chart NAME SQL: write the chart, check it is XML, render it, check the PNG
 # is drawn (over 1% of its pixels inked, over 8 colours).
@@ -214,7 +219,12 @@ ok "$(lab --styles "$TMP/grouped.svg" | python3 -c "$looks")" "16 4 16" "16 seri
 ok "$(lab --styles "$TMP/grouped.svg" | python3 -c 'import json, sys; s = json.load(sys.stdin); print(all(s[i]["colour"] == s[i % 4]["colour"] and s[i]["dash"] == s[4 * (i // 4)]["dash"] for i in range(16)))')" True \
    "... a name keeps its colour in every group, each group has its own dash pattern"
 ok "$(lab --headings "$TMP/grouped.svg")" '["device 1", "device 2", "device 3", "device 4"]' "... and the legend groups the 16 entries under a heading per group"
-ok "$(lab --headings "$TMP/sweep.svg")" '["NVIDIA A100 SXM4-80GB", "NVIDIA H100 80GB HBM3", "AMD EPYC"]' "sweep: the legend groups the lines by device"
+ok "$(lab --headings "$TMP/sweep.svg" | python3 -c 'import json, os, sys
+h = json.load(sys.stdin); cpu = os.environ["OUR_CPU"]
+# (a heading longer than the legend column is cut, with an ellipsis)
+print(h[:2] == ["NVIDIA A100 SXM4-80GB", "NVIDIA H100 80GB HBM3"] and len(h) == 3
+      and (h[2] == cpu or h[2].endswith("…") and cpu.startswith(h[2][:-1])))')" True \
+   "sweep: the legend groups the lines by device (A100, H100, then our CPU: $OUR_CPU)"
 has "$TMP/sweep.svg" '>Liger</text>' "sweep: a legend entry names the implementation under its device's heading"
 ok "$(lab --headings "$TMP/roofline.svg")" '["roofs", "runs by operation"]' "roofline: the legend groups the roofs and the runs (by operation), each group in its own columns"
 
@@ -248,14 +258,16 @@ ok "$(grep -c '<g class="panel" ' "$TMP/sweep.svg")" 2 "sweep of CPU and GPU run
 ok "$(grep -o '>liger-layer-norm forward: time against hidden — [A-Z]*</text>' "$TMP/sweep.svg" | tr '\n' ' ')" \
    ">liger-layer-norm forward: time against hidden — GPU</text> >liger-layer-norm forward: time against hidden — CPU</text> " "... titled GPU and CPU"
 ok "$(python3 - "$TMP/sweep.svg" <<'PY'
-import re, sys
+import os, re, sys
 svg = open(sys.argv[1], encoding="utf-8").read()
 gpu, cpu = svg.split('<g class="panel" ')[1:3]
 print("ours-cpu" if "(ours)</text>" in cpu and "(ours)</text>" not in gpu else "ours-gpu",
-      "epyc-cpu" if "AMD EPYC" in cpu and not re.search(r"AMD EPYC[^<]*</text>", gpu) else "epyc-gpu",
+      # (a heading of the GPU panel, not a run's hover title, which may name its host's CPU)
+      "ourcpu-cpu" if os.environ["OUR_CPU"][:12] in cpu
+      and not re.search(re.escape(os.environ["OUR_CPU"][:12]) + r"[^<]*</text>", gpu) else "ourcpu-gpu",
       "h100-gpu" if "NVIDIA H100 80GB HBM3</text>" in gpu and "NVIDIA H100" not in cpu.split("</title>", 1)[1] else "h100-cpu")
 PY
-)" "ours-cpu epyc-cpu h100-gpu" "... our CPU runs in the CPU panel, the Liger GPU runs in the GPU panel"
+)" "ours-cpu ourcpu-cpu h100-gpu" "... our CPU runs (under this machine's CPU, $OUR_CPU) in the CPU panel, the Liger GPU runs in the GPU panel"
 ok "$(lab --ticks "$TMP/sweep.svg" | python3 -c 'import json, sys; y = json.load(sys.stdin)["y"]; print(y[0][-1].split()[-1], y[1][-1].split()[-1])')" "µs ms" \
    "... each on its own scale (µs for the GPUs, ms for the CPU)"
 ok "$(q "SELECT count(*) FROM regexp_matches(kbench_chart_sweep('layer_norm', 'forward', 'hidden', 'H100'), '<g class=\"panel\" ', 'g')")" 0 "a sweep of GPU runs only: one chart, no panels"
