@@ -212,6 +212,20 @@ test_compare(void)
 	q.rounds = 12;
 	q.same_pct = 25;			/* an implementation against itself, on a shared machine */
 	kb_compare(&q, &r);
+
+	/*
+	 * A statistical verdict: on a loaded 2-core machine a 5 ms block is now
+	 * and then preempted enough to widen the interval past 25% (once in a
+	 * fresh-clone run beside a mutation run: [0.744, 1.002], "ambiguous").
+	 * One more comparison then; a compare that can never say "same" fails
+	 * both.
+	 */
+	if (!(r.status == KB_PASSED && r.paired.verdict && strcmp(r.paired.verdict, "same") == 0))
+	{
+		printf("# kb_compare against itself: %s; once more\n", r.message);
+		kb_free_compare_result(&r);
+		kb_compare(&q, &r);
+	}
 	ok(r.status == KB_PASSED && r.rounds == 12 && r.paired.verdict && strcmp(r.paired.verdict, "same") == 0,
 	   "kb_compare: cpu against itself over 12 rounds is the same within 25%% (%s)", r.message);
 	ok(r.order && strcmp(r.order, "ABABABABABABABABABABABAB") == 0 && r.calls_per_block >= 3 &&

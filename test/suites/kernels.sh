@@ -213,6 +213,18 @@ if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
 		1 "finished after it returned): grad_logits[" $KB run jsd backward tokens=40 vocab=300 $TL:jsd_backward_no_log_softmax
 	expect "a python jsd backward that returns no grad_logits: incorrect_numerical, naming it" 1 "grad_logits: not returned by the implementation" \
 		$KB run jsd backward tokens=8 vocab=30 $TL:jsd_total_only
+	# the built-in python baselines of three C operations (kernels/python/kbench_builtin.py), every
+	# mode: before, only some modes ran anywhere, and a generated mutation that ran
+	# megatron_cross_entropy's backward step in forward mode and its forward in the others survived.
+	# (distill_jsd_loss is bf16 only, and torch's bf16 on the CPU is refused before it runs, above.)
+	for spec in "layer_norm huggingface rows=16 hidden=64 dtype=fp32" "megatron_cross_entropy torch seq=2 batch=4 vocab=64 dtype=fp32" \
+	            "jsd torch tokens=8 vocab=64 dtype=fp32"; do
+		read -r op impl axes <<<"$spec"
+		for m in forward backward full; do
+			expect "$impl $op $m fp32 (kbench_builtin.py) passes the float64 check" 0 "$op $m: passed" \
+				$KB run $op $m $axes --impl $impl --python /usr/bin/python3 $FAST
+		done
+	done
 else
 	ok "# SKIP needs=python3-torch total-loss-only checks not run"
 fi
