@@ -225,6 +225,21 @@ if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
 				$KB run $op $m $axes --impl $impl --python /usr/bin/python3 $FAST
 		done
 	done
+	# liger_kernel's commit is recorded only from a checkout of Liger-Kernel itself: the stand-in
+	# copied into a git repository of another name (as when Liger sits inside some project's
+	# checkout), none; into one named Liger-Kernel, that checkout's HEAD (by hand: git rev-parse)
+	reqs() { env PYTHONPATH="$1" $KB run layer_norm forward rows=4 hidden=8 --impl liger --python /usr/bin/python3 $FAST --json 2>&1 |
+		/usr/bin/python3 -c 'import json, sys; r = json.load(sys.stdin)["implementation"]["spec"]["buildVariants"][0]["requirements"]; print(r.get("liger_kernel"), r.get("liger_kernel_commit", "no commit"))' 2>&1; }
+	lk=$(mktemp -d /tmp/kernelindex-liger.XXXXXX)
+	for d in some-project Liger-Kernel; do
+		mkdir "$lk/$d" && cp -r test/byo/fake_liger/liger_kernel "$lk/$d/" && git -C "$lk/$d" init -q &&
+			git -C "$lk/$d" add -A && git -C "$lk/$d" -c user.name=t -c user.email=t@t commit -q -m stand-in
+	done
+	expect "the stand-in liger_kernel in a git checkout that is not Liger-Kernel's: its version, no commit" 0 \
+		"0.0.0-kbench-test no commit" reqs "$lk/some-project"
+	expect "the stand-in in a checkout named Liger-Kernel: its version and that checkout's HEAD" 0 \
+		"0.0.0-kbench-test $(git -C "$lk/Liger-Kernel" rev-parse HEAD)" reqs "$lk/Liger-Kernel"
+	rm -rf "$lk"
 else
 	ok "# SKIP needs=python3-torch total-loss-only checks not run"
 fi
