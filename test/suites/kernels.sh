@@ -225,6 +225,12 @@ if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
 				$KB run $op $m $axes --impl $impl --python /usr/bin/python3 $FAST
 		done
 	done
+	# distill_jsd_loss's torch baseline, which kbench never runs on the CPU, called directly
+	bt=$(/usr/bin/python3 test/kernels/test_builtin.py 2>&1); rc=$?
+	while IFS= read -r l; do
+		case "$l" in "ok "*) ok "${l#ok * - }" ;; "not ok "*) notok "${l#not ok * - }" ;; esac
+	done <<<"$bt"
+	[ "$rc" = 0 ] || notok "test/kernels/test_builtin.py runs to its end and passes (status $rc: $(tail -1 <<<"$bt"))"
 	# liger_kernel's commit is recorded only from a checkout of Liger-Kernel itself: the stand-in
 	# copied into a git repository of another name (as when Liger sits inside some project's
 	# checkout), none; into one named Liger-Kernel, that checkout's HEAD (by hand: git rev-parse)
