@@ -334,6 +334,12 @@ err "SELECT kbench_chart_records(NULL)" 22004 "a record timeline without a workl
 err "SELECT kbench_chart_records('no-such-workload')" 42704 "a record timeline of an unknown workload"
 err "SELECT kbench_chart('[1, 2]')" 22023 "a chart spec that is not an object"
 err "SELECT kbench_chart('{\"series\": {}}')" 22023 "a chart spec whose series is not an array"
+# (each with its own message: a later step's error on a scalar has the same SQLSTATE)
+for spec in '{"series": [], "marks": "x"}' '{"series": "x", "marks": []}' '{"marks": 3}'; do
+  out=$(psql -X -At -q -c "SELECT kbench_chart('$spec')" 2>&1 >/dev/null)
+  case "$out" in *"a chart spec's series and marks must be json arrays"*) echo "ok - a chart spec $spec is refused: series and marks must be arrays";;
+    *) echo "not ok - a chart spec $spec is refused: series and marks must be arrays (got: $(head -1 <<<"$out"))";; esac
+done
 err "SELECT kbench_chart('{\"width\": 50}')" 22023 "a chart too small"
 err "SELECT kbench_chart('{\"x\": {\"kind\": \"calendar\"}}')" 22023 "an unknown x axis kind"
 err "SELECT kbench_report(max_charts => -1)" 22023 "a report with a negative chart budget"
@@ -349,6 +355,13 @@ err "SELECT kbench_chart('{\"height\": 1e30}')" 22023 "a chart height far out of
 q "SELECT kbench_report()" >"$TMP/report.html"
 q "SET timezone = 'America/St_Johns'; SET extra_float_digits = -5; SELECT kbench_report()" >"$TMP/report.again.html"
 if cmp -s "$TMP/report.html" "$TMP/report.again.html"; then echo "ok - the report: the same query gives the same bytes"; else echo "not ok - the report: the same query gives the same bytes"; fi
+# the figures' captions are the calls that draw them, escaped ('quote' as &#39;: a family or a
+# workload's name reaches the page through them)
+if grep -qF "<figcaption>kbench_chart_series(&#39;" "$TMP/report.html" && ! grep -qF "<figcaption>kbench_chart_series('" "$TMP/report.html"; then
+  echo "ok - the report's figure captions (kbench_chart_series('...')) are escaped for HTML"
+else
+  echo "not ok - the report's figure captions (kbench_chart_series('...')) are escaped for HTML"; grep -o '<figcaption>.\{60\}' "$TMP/report.html" | head -2 | sed 's/^/# /'
+fi
 for s in '<h2 id="leaders">' '<h2 id="speedups">' '<h2 id="regressions">' '<h2 id="jobs">' '<h2 id="charts">' \
          '>Records of liger-' '>Roofline of NVIDIA H100 80GB HBM3</text>' 'Runs made here beside the history' \
          '<td>layer_norm</td><td>forward</td>'; do
