@@ -284,6 +284,14 @@ notice "SELECT kbench_chart_series('liger', 'liger-layer-norm-hidden1024-rows409
 notice "SELECT kbench_chart_records('liger-layer-norm-hidden1024-rows4096-fp32', 'backward', 'cpu')" kbench_chart_records \
        'no record in liger-layer-norm-hidden1024-rows4096-fp32 (backward) on cpu yet'
 notice "SELECT kbench_chart_roofline('B200', 'layer_norm', 'backward')" kbench_chart_roofline 'the selection is empty: no run of layer_norm (backward) on B200'
+# ... and lists what the device holds, most runs first: the counts it gives never grow (and differ,
+# so the order is seen), against the catalog counted here
+held=$(psql -X -At -q -c "SELECT kbench_chart_roofline('B200', 'layer_norm', 'backward')" 2>&1 >/dev/null)
+ok "$(python3 -c 'import re, sys
+m = re.search(r"it holds \(most runs first, up to 8\): (.*)", sys.argv[1])
+n = [int(x) for x in re.findall(r"\((\d+) runs\)", m.group(1))] if m else []
+print("counts %s: %s" % (n, "most first" if len(set(n)) > 1 and n == sorted(n, reverse=True) else "not most first"))' "$held" | sed 's/^counts [^:]*: //')" \
+   "most first" "... what B200 holds is listed most runs first ($(grep -o 'it holds.*' <<<"$held" | cut -c1-120))"
 notice "SELECT kbench_chart_sweep('embedding', 'forward', 'vocab', 'cpu', metric => 'peak_memory')" kbench_chart_sweep \
        'no run of this selection carries a peak_memory measurement'
 notice "SELECT * FROM kbench_memory_ratio('layer_norm', 'huggingface', 'liger', environment => 'cpu')" kbench_memory_ratio \
@@ -356,12 +364,18 @@ q "SELECT kbench_report()" >"$TMP/report.html"
 q "SET timezone = 'America/St_Johns'; SET extra_float_digits = -5; SELECT kbench_report()" >"$TMP/report.again.html"
 if cmp -s "$TMP/report.html" "$TMP/report.again.html"; then echo "ok - the report: the same query gives the same bytes"; else echo "not ok - the report: the same query gives the same bytes"; fi
 # the figures' captions are the calls that draw them, escaped ('quote' as &#39;: a family or a
-# workload's name reaches the page through them)
-if grep -qF "<figcaption>kbench_chart_series(&#39;" "$TMP/report.html" && ! grep -qF "<figcaption>kbench_chart_series('" "$TMP/report.html"; then
-  echo "ok - the report's figure captions (kbench_chart_series('...')) are escaped for HTML"
-else
-  echo "not ok - the report's figure captions (kbench_chart_series('...')) are escaped for HTML"; grep -o '<figcaption>.\{60\}' "$TMP/report.html" | head -2 | sed 's/^/# /'
-fi
+# workload's name reaches the page through them), each a call a user can paste: every name quoted,
+# as a literal
+for f in report; do
+  want='\(&#39;[^&]+&#39;, &#39;[^&]+&#39;\)'
+  caps=$(grep -o '<figcaption>kbench_chart_series([^<]*</figcaption>' "$TMP/$f.html")
+  if [ -n "$caps" ] && ! grep -qF "<figcaption>kbench_chart_series('" "$TMP/$f.html" \
+     && ! grep -vqE "^<figcaption>kbench_chart_series$want</figcaption>\$" <<<"$caps"; then
+    echo "ok - $f: the figure captions are the calls, escaped for HTML and quoted ($(wc -l <<<"$caps") of them)"
+  else
+    echo "not ok - $f: the figure captions are the calls, escaped for HTML and quoted"; head -2 <<<"$caps" | sed 's/^/# /'
+  fi
+done
 for s in '<h2 id="leaders">' '<h2 id="speedups">' '<h2 id="regressions">' '<h2 id="jobs">' '<h2 id="charts">' \
          '>Records of liger-' '>Roofline of NVIDIA H100 80GB HBM3</text>' 'Runs made here beside the history' \
          '<td>layer_norm</td><td>forward</td>'; do
