@@ -104,3 +104,11 @@ SELECT count(*) > 0 AS rows FROM kbench_records WHERE operation_key = 'layer_nor
 -- kbench_format_ns: one duration for people
 SELECT kbench_format_ns(850), kbench_format_ns(12345), kbench_format_ns(4567890), kbench_format_ns(1234567890),
        kbench_format_ns(150000000000), kbench_format_ns(NULL);
+-- same_code keeps the digests it is given that the catalog does not hold (an
+-- implementation known only from runs), after the catalog's own, in the
+-- order given: a run-only digest is never dropped from a comparison's side
+SELECT d[cardinality(d) - 1:] = ARRAY['sha256:' || repeat('f', 64), 'sha256:' || repeat('e', 64)] AS run_only_kept_last,
+       k = ANY (d) AS known_kept
+  FROM (SELECT min(digest) AS k FROM kbench_implementations WHERE name = 'liger-bench-layer-norm-liger') i,
+       LATERAL (SELECT _kernelindex.same_code(ARRAY['sha256:' || repeat('f', 64), k, 'sha256:' || repeat('e', 64)]) AS d) s;
+SELECT _kernelindex.same_code(ARRAY['sha256:' || repeat('0', 64)]) = ARRAY['sha256:' || repeat('0', 64)] AS alone_kept;

@@ -154,3 +154,6 @@ SELECT (p.manifest->'spec'->'measurement'->>'warmupDuration')::bigint AS warmup_
        p.manifest->'spec'->'comparability'->>'notes' LIKE '%at most 2 samples; a 0-byte buffer%set 0 seed 7, %' AS seeded
   FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest JOIN kbench_protocols p ON p.digest = r.protocol_digest
  WHERE j.id = :unchecked_job;
+-- every setting's default and bounds, as docs/SQL.md's table states them (docs.sh reads the table
+-- against pg_settings on a running server too)
+SELECT name, boot_val, min_val, max_val, unit, context FROM pg_settings WHERE name LIKE 'kernelindex.%' ORDER BY name;

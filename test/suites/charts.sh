@@ -292,6 +292,14 @@ m = re.search(r"it holds \(most runs first, up to 8\): (.*)", sys.argv[1])
 n = [int(x) for x in re.findall(r"\((\d+) runs\)", m.group(1))] if m else []
 print("counts %s: %s" % (n, "most first" if len(set(n)) > 1 and n == sorted(n, reverse=True) else "not most first"))' "$held" | sed 's/^counts [^:]*: //')" \
    "most first" "... what B200 holds is listed most runs first ($(grep -o 'it holds.*' <<<"$held" | cut -c1-120))"
+# ... and where the device holds more than 8 (the RTX 3090: 11 operation and mode pairs, 12 to 56
+# runs each), the 8 it lists are the 8 most run, counted here from kbench_runs
+held=$(psql -X -At -q -c "SELECT kbench_chart_roofline('RTX 3090', 'layer_norm', 'backward')" 2>&1 >/dev/null)
+ok "$(python3 -c 'import re, sys
+m = re.search(r"it holds \(most runs first, up to 8\): (.*)", sys.argv[1])
+print(",".join(re.findall(r"\((\d+) runs\)", m.group(1))) if m else "no list")' "$held") of $(q "SELECT count(*) FROM (SELECT 1 FROM kbench_runs r JOIN kbench_environments e ON e.digest = r.environment_digest JOIN kbench_workloads w ON w.digest = r.workload_digest WHERE e.product = 'NVIDIA GeForce RTX 3090' GROUP BY w.operation_digest, r.protocol_digest) q")" \
+   "$(q "SELECT string_agg(n::text, ',' ORDER BY n DESC) FROM (SELECT count(*) AS n FROM kbench_runs r JOIN kbench_environments e ON e.digest = r.environment_digest JOIN kbench_workloads w ON w.digest = r.workload_digest WHERE e.product = 'NVIDIA GeForce RTX 3090' GROUP BY w.operation_digest, r.protocol_digest ORDER BY 1 DESC LIMIT 8) q") of 11" \
+   "... on a device holding more than 8 (RTX 3090, 11 pairs), the 8 most run of them, as counted here"
 notice "SELECT kbench_chart_sweep('embedding', 'forward', 'vocab', 'cpu', metric => 'peak_memory')" kbench_chart_sweep \
        'no run of this selection carries a peak_memory measurement'
 notice "SELECT * FROM kbench_memory_ratio('layer_norm', 'huggingface', 'liger', environment => 'cpu')" kbench_memory_ratio \
@@ -365,9 +373,11 @@ q "SET timezone = 'America/St_Johns'; SET extra_float_digits = -5; SELECT kbench
 if cmp -s "$TMP/report.html" "$TMP/report.again.html"; then echo "ok - the report: the same query gives the same bytes"; else echo "not ok - the report: the same query gives the same bytes"; fi
 # the figures' captions are the calls that draw them, escaped ('quote' as &#39;: a family or a
 # workload's name reaches the page through them), each a call a user can paste: every name quoted,
-# as a literal
-for f in report; do
+# as a literal; in a report of one device (the RTX 4090: a name with a space) the device too
+q "SELECT kbench_report(environment => 'RTX 4090')" >"$TMP/report-4090.html"
+for f in report report-4090; do
   want='\(&#39;[^&]+&#39;, &#39;[^&]+&#39;\)'
+  [ "$f" = report-4090 ] && want='\(&#39;[^&]+&#39;, &#39;[^&]+&#39;, environment =&gt; &#39;RTX 4090&#39;\)'
   caps=$(grep -o '<figcaption>kbench_chart_series([^<]*</figcaption>' "$TMP/$f.html")
   if [ -n "$caps" ] && ! grep -qF "<figcaption>kbench_chart_series('" "$TMP/$f.html" \
      && ! grep -vqE "^<figcaption>kbench_chart_series$want</figcaption>\$" <<<"$caps"; then

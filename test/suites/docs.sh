@@ -33,6 +33,9 @@ ki_cluster_start "shared_preload_libraries = 'kernelindex'" "kernelindex.databas
                  "kernelindex.implementation_directory = '$SCRATCH'" || { echo "not ok - the cluster starts"; exit 1; }
 createdb kernelindex && psql -X -q -d kernelindex -c "CREATE EXTENSION kernelindex" || { echo "not ok - extension created"; exit 1; }
 export PGDATABASE=kernelindex
+# docs/SQL.md's settings table against the server's own (every setting, its default and bounds)
+psql -X -At -F $'\t' -c "SELECT name, boot_val, min_val, max_val, coalesce(unit, ''), vartype FROM pg_settings
+                          WHERE name LIKE 'kernelindex.%' ORDER BY name" | $PY test/lib/settings_doc.py docs/SQL.md
 psql -X -q -c "CREATE ROLE alice LOGIN" || { echo "not ok - the examples' role alice"; exit 1; }
 if bash bin/demo_data.sh -q --jobs cpu; then echo "ok - the demo database loads (bin/demo_data.sh)"
 else echo "not ok - the demo database loads (bin/demo_data.sh)"; exit 1; fi

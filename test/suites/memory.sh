@@ -115,6 +115,12 @@ ok "$(q "SELECT round(geomean_memory_ratio::numeric, 6) FROM kbench_memory_ratio
 ok "$(q "SELECT round(min_memory_ratio::numeric, 6) || ' ' || round(max_memory_ratio::numeric, 6) || ' ' || workloads FROM kbench_memory_ratio_summary('fused_linear_cross_entropy', 'huggingface', 'liger', 'full', 'A100')")" \
    "$(awk 'NR == 1 || $4 < lo {lo = $4} NR == 1 || $4 > hi {hi = $4} END {printf "%.6f %.6f %d", lo, hi, NR}' "$TMP/flce.txt")" \
    "kbench_memory_ratio_summary: the least and the greatest of the hand-computed ratios (they differ), and their count"
+# ... in the order it documents, device then protocol then dtype: SwiGLU's three passes on the
+# RTX 4090 (the Liger CSV measures its memory forward, backward and full there, full only on the A100)
+ok "$(q "SELECT string_agg(split_part(device, ' ', -1) || ' ' || split_part(protocol, '-', -1) || ' ' || workloads, ', ' ORDER BY n)
+          FROM kbench_memory_ratio_summary('swiglu', 'huggingface', 'liger') WITH ORDINALITY s(protocol, device, dtype, workloads, g, lo, hi, sp, n)")" \
+   "SXM4-80GB full 4, 4090 backward 5, 4090 forward 5, 4090 full 5" \
+   "kbench_memory_ratio_summary over every pass: ordered by device, then protocol (three on the RTX 4090)"
 ok "$(q "SELECT string_agg(axis_value || ':' || peak_bytes, ',' ORDER BY axis_value) FROM kbench_memory_sweep('fused_linear_cross_entropy', 'full', 'tokens', 'A100', 'liger')")" \
    "$(awk '{printf "%s%s:%s", (NR > 1 ? "," : ""), $1, $3}' "$TMP/flce.txt")" "kbench_memory_sweep: liger's peak along tokens"
 
