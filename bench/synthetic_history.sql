@@ -1,5 +1,6 @@
--- synthetic_history.sql: a synthetic history of 1,000,000 runs for timing the
--- analytics (bench/analytics.sh).
+-- synthetic_history.sql: a synthetic history of 1,000,000 runs (or 4,000 x
+-- :points: psql -v points=2500 makes 10,000,000) for timing the analytics
+-- (bench/analytics.sh).
 --
 -- Shortcut: the runs go straight into kbench_runs with plausible typed
 -- columns and a minimal manifest ({"kind": "BenchmarkRun", "metadata":
@@ -11,13 +12,18 @@
 --
 -- Shape: 25 operations x 10 workloads x 2 protocols (forward, backward) x 2
 -- environments = 1,000 cohorts; 4 implementation families per operation,
--- each in 5 versions (a new version every 50 points); 250 points per series:
--- 1,000 x 4 x 250 = 1,000,000 runs.  Noise 1% (hash-based, deterministic),
--- a 10% step in one family of every operation (impl-1) at point 150.  The
--- 1,000 runs of bench-op-01-impl-1 on its first workload also keep 64 raw
--- samples each (for the mwu timing).
+-- each in 5 versions (a new version every points/5); 250 points per series
+-- by default: 1,000 x 4 x 250 = 1,000,000 runs.  Noise 1% (hash-based,
+-- deterministic), a 10% step in one family of every operation (impl-1) at
+-- 3/5 of the points (150 of 250).  The runs of bench-op-01-impl-1 on its
+-- first workload (1,000 of 1,000,000) also keep 64 raw samples each (for the
+-- mwu timing).
 
 \set ON_ERROR_STOP on
+\if :{?points}
+\else
+\set points 250
+\endif
 SET synchronous_commit = off;
 
 CREATE TEMP TABLE b_ops AS
@@ -66,7 +72,7 @@ SELECT digest, 'nvidia', product, 'sm_90', 'bench-' || lower(replace(product, ' 
 BEGIN;
 ALTER TABLE kbench_runs DISABLE TRIGGER records;
 ALTER TABLE kbench_runs DISABLE TRIGGER alerts;    -- the history is bulk-loaded, not landing (bench/continuous.sh)
--- 1,000,000 runs, series by series in time order
+-- 4,000 x :points runs, series by series in time order
 INSERT INTO kbench_runs (digest, implementation_digest, workload_digest, protocol_digest, environment_digest, status,
                          observed_at, primary_statistic, primary_ns, median_ns, p20_ns, p80_ns, samples, source,
                          external_id, name, manifest, raw_samples_ns)
@@ -76,7 +82,7 @@ SELECT 'sha256:' || md5(k) || md5(k || '/2'),
        'median', ns, ns, (ns * 0.995)::bigint, (ns * 1.005)::bigint, 64, 'bench', k, k,
        jsonb_build_object('kind', 'BenchmarkRun', 'metadata', jsonb_build_object('name', k), 'synthetic', true),
        CASE WHEN w.o = 1 AND w.w = 1 AND fam = 1 THEN
-            ARRAY(SELECT (100000 * 1.1 * CASE WHEN pt >= 150 THEN 1.1 ELSE 1 END
+            ARRAY(SELECT (100000 * 1.1 * CASE WHEN pt >= :points * 3 / 5 THEN 1.1 ELSE 1 END
                           * (1 + 0.01 * ((('x' || substr(md5(k || s), 1, 8))::bit(32)::bigint / 4294967296.0) - 0.5) * 3.4))::bigint
                     FROM generate_series(1, 64) s) END
   FROM b_wl w
@@ -85,9 +91,9 @@ SELECT 'sha256:' || md5(k) || md5(k || '/2'),
   CROSS JOIN generate_series(0, 3) fam
   CROSS JOIN LATERAL (SELECT pt, 'bench/' || w.o || '/' || w.w || '/' || p.m || '/' || e.e || '/' || fam || '/' || pt AS k,
                              (100000 * w.w * (1 + fam * 0.1) * (1 + 0.01 * ((('x' || substr(md5(w.digest || p.m || e.e || fam || pt), 1, 8))::bit(32)::bigint / 4294967296.0) - 0.5) * 3.4)
-                              * CASE WHEN fam = 1 AND pt >= 150 THEN 1.1 ELSE 1 END)::bigint AS ns
-                        FROM generate_series(1, 250) pt) x
-  JOIN b_impl i ON i.o = w.o AND i.f = fam AND i.v = 1 + (x.pt - 1) / 50;
+                              * CASE WHEN fam = 1 AND pt >= :points * 3 / 5 THEN 1.1 ELSE 1 END)::bigint AS ns
+                        FROM generate_series(1, :points) pt) x
+  JOIN b_impl i ON i.o = w.o AND i.f = fam AND i.v = 1 + (x.pt - 1) / (:points / 5);
 ALTER TABLE kbench_runs ENABLE TRIGGER records;
 ALTER TABLE kbench_runs ENABLE TRIGGER alerts;
 SELECT * FROM kbench_rebuild_records();
