@@ -384,3 +384,13 @@ UNION ALL
 
 
 ROLLBACK;
+-- changepoint: steps smaller than min_change_pct are merged away before the last change point is
+-- read (src/continuous.c, merge_small).  20 points at 100, 20 at 125, 10 at 128.75 (a 3% step),
+-- noise of +-0.4% that averages out over every 5 points: with min_change 5 the 3% step is merged,
+-- the last change is the 25% one 30 points back, its step (20 x 125 + 10 x 128.75) / 30 = 126.25
+-- over 100: 26.25%, flagged; with min_change 0 the 3% step is the last change, not flagged
+WITH s AS (SELECT array_agg(CASE WHEN i <= 20 THEN 100 WHEN i <= 40 THEN 125 ELSE 128.75 END
+                            * (1 + 0.002 * ((i * 7919) % 5 - 2)) ORDER BY i)::float8[] AS y
+             FROM generate_series(1, 50) i)
+SELECT m AS min_change_pct, j.flagged, round(j.baseline_ns::numeric, 6) AS baseline, round(j.statistic::numeric, 6) AS step_pct, j.change_at
+  FROM s, unnest('{5,0}'::float8[]) m, LATERAL _kernelindex.judge('changepoint', s.y, 10, m, 100, 1) j;

@@ -156,3 +156,8 @@ SELECT kbench_canonical(('"' || repeat('x', 1048576) || '"')::text);
 SELECT kbench_canonical(('{"a":"' || repeat('x', 1048576) || '"}')::jsonb);
 \echo :LAST_ERROR_SQLSTATE
 SELECT length(kbench_canonical(('"' || repeat('x', 1048000) || '"')::text));
+-- a jsonb number beyond a double (jsonb keeps it as numeric) is refused at its path, as the text
+-- form is, not as a failed allocation
+SELECT kbench_canonical('{"a": [1, 2e400]}'::jsonb);
+SELECT kbench_canonical('{"a": -1e400}'::jsonb);
+SELECT kbench_canonical('{"a": 1e-400}'::jsonb);

@@ -155,6 +155,14 @@ has "$TMP/roofline.svg" '>roof fp32: 3.35T B/s × intensity, 67T FLOP/s</text>' 
 has "$TMP/roofline.svg" '>roof bf16 matrix: ' "roofline: the matrix roof of the tensor-bound runs"
 has "$TMP/roofline.svg" 'the roofline floor (' "roofline: each point's title gives its multiple of the floor"
 has "$TMP/roofline.svg" '>arithmetic intensity (FLOP/byte) (log scale)</text>' "roofline: log axes with units"
+# the roofs lie on the roofline model, min(bandwidth x intensity, peak), read back through the
+# chart's own ticks: on every run of the device (the ridge inside the range) and on layer_norm's
+# alone (intensity about 1: the ridge, 20 FLOP/B, beyond the range, so the roof is one straight line)
+ok "$(python3 test/charts/roof_points.py "$TMP/roofline.svg")" "roofs 2, points 6, worst error under 2%" \
+   "roofline: the fp32 and bf16 matrix roofs lie on min(bandwidth x intensity, peak)"
+chart roofline_ln "SELECT kbench_chart_roofline('NVIDIA H100 80GB HBM3', 'layer_norm')"
+ok "$(python3 test/charts/roof_points.py "$TMP/roofline_ln.svg")" "roofs 1, points 3, worst error under 2%" \
+   "roofline of layer_norm alone: its roof, left of the ridge, is the bandwidth line to the range's end"
 
 # 4. The record timeline.
 chart records "SELECT kbench_chart_records('liger-layer-norm-hidden1024-rows4096-fp32', 'forward')"
