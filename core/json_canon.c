@@ -115,9 +115,183 @@ shortest_digits(double d, char *digits, int *n_out)
 	return k;
 }
 
+static int	format_number(double d, char *out, bool fast);
+static int	put_digits(uint64_t m, int s, char *digits, int *n_out);
+static int	exact_digits(double d, char *digits, int *n_out);
+
+/* 10^0 .. 10^22: every one exact in a double */
+static const double exact_pow10[23] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
+};
+
+/*
+ * shortest_digits without printf or strtod, for the common case: positive
+ * d = m / 10^s for an integer m < 10^15 and s in 1..22.  The smallest s
+ * whose m = rint(d * 10^s) gives back m / 10^s == d (one correctly rounded
+ * division of two exact doubles: what strtod reads for that text) names
+ * the shortest digits.  It cannot miss one: a candidate m' < 10^15 lies
+ * within ulp(d) 10^s / 2 <= 0.12 of d 10^s, the product is within 0.12 of
+ * that, so rint finds m'; and DBL_DIG (15) makes a candidate of at most 15
+ * digits unique, so it is also the nearest, as ECMAScript requires.
+ * Returns 0 where that does not hold (shortest_digits decides).
+ */
+static int
+fast_digits(double d, char *digits, int *n_out)
+{
+	int			s;
+
+	for (s = 1; s <= 22; s++)
+	{
+		double		x = d * exact_pow10[s];
+		uint64_t	m;
+
+		if (!(x < 1e15))
+			break;
+		m = (uint64_t) rint(x);
+		if (m == 0 || (double) m / exact_pow10[s] != d)
+			continue;
+		return put_digits(m, s, digits, n_out);
+	}
+	return exact_digits(d, digits, n_out);
+}
+
+/*
+ * The digits of m (no trailing zeros; m > 0) for value m / 10^s, as
+ * shortest_digits returns them.
+ */
+static int
+put_digits(uint64_t m, int s, char *digits, int *n_out)
+{
+	char		tmp[24];
+	int			k = 0,
+				i;
+
+	while (m % 10 == 0)
+	{
+		m /= 10;
+		s--;
+	}
+	while (m > 0)
+	{
+		tmp[k++] = (char) ('0' + m % 10);
+		m /= 10;
+	}
+	for (i = 0; i < k; i++)
+		digits[i] = tmp[k - 1 - i];
+	digits[k] = '\0';
+	*n_out = k - s;
+	return k;
+}
+
+#ifdef __SIZEOF_INT128__
+typedef unsigned __int128 u128;
+
+/*
+ * shortest_digits for 16 or 17 digits, in exact integer arithmetic, where
+ * fast_digits found no candidate of at most 15: positive d = f 2^-t (f a
+ * 53-bit mantissa, not a power of two, 0 < t <= 120), so d 10^s = f 10^s /
+ * 2^t exactly in 128 bits for s <= 22.  For p = 16, then 17: m, the nearest
+ * p-digit rounding (the closest candidate, as ECMAScript requires), reads
+ * back to d when its distance to d is under half d's gap (both gaps are
+ * 2^-t: f is not a power of two).  Exactly half cannot happen: a midpoint
+ * between two doubles below 2^53 has t + 1 decimal places ending in 5, at
+ * least 18 significant digits.  Returns 0 where this does not apply.
+ */
+static int
+exact_digits(double d, char *digits, int *n_out)
+{
+	uint64_t	bits;
+	uint64_t	f;
+	int			t,
+				p;
+	u128		pow10[23];
+
+	memcpy(&bits, &d, sizeof bits);
+	if ((bits >> 52) == 0 || (bits & ((UINT64_C(1) << 52) - 1)) == 0)
+		return 0;				/* subnormal, or a power of two */
+	f = (bits & ((UINT64_C(1) << 52) - 1)) | (UINT64_C(1) << 52);
+	t = 1075 - (int) (bits >> 52);
+	if (t <= 0 || t > 120)
+		return 0;
+	pow10[0] = 1;
+	for (p = 1; p <= 22; p++)
+		pow10[p] = pow10[p - 1] * 10;
+	for (p = 16; p <= 17; p++)
+	{
+		int			s = p - 1 - (int) floor(log10(d));
+		int			tries;
+
+		for (tries = 0; tries < 4; tries++)
+		{
+			u128		n,
+						q,
+						r,
+						half,
+						dist;
+			uint64_t	m;
+
+			if (s < 0 || s > 22)
+				return 0;
+			n = (u128) f * pow10[s];
+			q = n >> t;
+			if (q >= pow10[p])
+			{
+				s--;
+				continue;
+			}
+			if (q < pow10[p - 1])
+			{
+				s++;
+				continue;
+			}
+			r = n & (((u128) 1 << t) - 1);
+			half = (u128) 1 << (t - 1);
+			m = (uint64_t) q;
+			dist = r;
+			if (r > half || (r == half && (m & 1)))
+			{
+				m++;
+				dist = ((u128) 1 << t) - r;
+			}
+			if (m >= pow10[p])
+				return 0;		/* rounded up to a power of ten */
+			if (2 * dist < pow10[s])
+				return put_digits(m, s, digits, n_out);
+			break;				/* the nearest does not read back: p + 1 digits */
+		}
+		if (tries == 4)
+			return 0;
+	}
+	return 0;
+}
+#else
+static int
+exact_digits(double d, char *digits, int *n_out)
+{
+	(void) d;
+	(void) digits;
+	(void) n_out;
+	return 0;
+}
+#endif
+
 /* Write d as ECMAScript Number::toString (see ki_json.h). */
 int
 ki_format_number(double d, char *out)
+{
+	return format_number(d, out, true);
+}
+
+/* The same through printf and strtod alone (the unit tests compare them). */
+int
+ki_format_number_slow(double d, char *out)
+{
+	return format_number(d, out, false);
+}
+
+static int
+format_number(double d, char *out, bool fast)
 {
 	char		digits[24];
 	int			k,
@@ -157,7 +331,9 @@ ki_format_number(double d, char *out)
 		out[len++] = '-';
 		d = -d;
 	}
-	k = shortest_digits(d, digits, &n);
+	k = fast ? fast_digits(d, digits, &n) : 0;
+	if (k == 0)
+		k = shortest_digits(d, digits, &n);
 	if (k <= n && n <= 21)
 	{
 		memcpy(out + len, digits, (size_t) k);

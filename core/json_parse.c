@@ -269,16 +269,31 @@ put_utf8(char *out, unsigned cp)
 #define HIGHS ((uint64_t) 0x8080808080808080ULL)
 
 /*
- * Does any of the 8 bytes in w need a closer look in a string: a quote, a
+ * Which of the 8 bytes in w need a closer look in a string: a quote, a
  * backslash, a control character, or a byte of a multi-byte character?
+ * Nonzero when any does.  A borrow can mark bytes above the first such byte
+ * but never below it, so on a little-endian machine the lowest set bit is
+ * the first byte to look at.
  */
-static inline bool
+static inline uint64_t
 word_special(uint64_t w)
 {
 	uint64_t	q = w ^ (ONES * '"');
 	uint64_t	b = w ^ (ONES * '\\');
 
 	return (((q - ONES) & ~q) | ((b - ONES) & ~b) | (w - ONES * 0x20) | w) & HIGHS;
+}
+
+/* The offset in w of the first byte word_special marked (mask nonzero). */
+static inline int
+first_marked(uint64_t mask)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return __builtin_ctzll(mask) >> 3;
+#else
+	(void) mask;
+	return 0;					/* look from the word's first byte */
+#endif
 }
 
 /* Parse a string token (ps->p at the opening quote) into *out. */
@@ -299,9 +314,15 @@ parse_string(parser *ps, ki_str *out)
 
 		while (end - q >= 8)
 		{
+			uint64_t	mask;
+
 			memcpy(&w, q, 8);
-			if (word_special(w))
+			mask = word_special(w);
+			if (mask)
+			{
+				q += first_marked(mask);
 				break;
+			}
 			q += 8;
 		}
 		if (q >= end)
@@ -466,6 +487,152 @@ parse_string(parser *ps, ki_str *out)
 }
 
 /* Parse a number token as an IEEE double, the way JSON.parse reads it. */
+/* 10^0 .. 10^22: every one exact in a double */
+static const double exact_pow10[23] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
+};
+
+#ifdef __SIZEOF_INT128__
+typedef unsigned __int128 u128;
+
+static int
+bit_length(u128 x)
+{
+	int			n = 0;
+
+	if (x >> 64)
+	{
+		x >>= 64;
+		n = 64;
+	}
+	return n + (x ? 64 - __builtin_clzll((uint64_t) x) : 0);
+}
+
+/*
+ * m / 10^k (k = -e in 0..21, m > 2^53: up to 19 digits) rounded to the
+ * nearest double, ties to even, in exact integer arithmetic: the quotient
+ * Q of m 2^sh by 10^k is made at least 2^54, so it carries the 53 bits of
+ * the result, a rounding bit and more below it, and the remainder says
+ * whether anything nonzero lies further down.  The result, at least
+ * 2^53 10^-21, is normal, so ldexp is exact.  Returns false outside that
+ * range (strtod decides).
+ */
+static bool
+exact_decimal(uint64_t m, int e, double *out)
+{
+	u128		d = 1,
+				n,
+				q,
+				r,
+				low,
+				half;
+	uint64_t	mant;
+	int			k = -e,
+				sh,
+				drop,
+				i;
+
+	if (e > 0 || e < -21 || m == 0)
+		return false;
+	for (i = 0; i < k; i++)
+		d *= 10;
+	sh = 55 + bit_length(d) - bit_length(m);
+	if (sh < 0)
+		sh = 0;
+	n = (u128) m << sh;
+	q = n / d;
+	r = n % d;
+	drop = bit_length(q) - 53;
+	mant = (uint64_t) (q >> drop);
+	low = q & (((u128) 1 << drop) - 1);
+	half = (u128) 1 << (drop - 1);
+	if (low > half || (low == half && (r != 0 || (mant & 1))))
+		mant++;
+	if (mant == (UINT64_C(1) << 53))
+	{
+		mant >>= 1;
+		drop++;
+	}
+	*out = ldexp((double) mant, drop - sh);
+	return true;
+}
+#else
+static bool
+exact_decimal(uint64_t m, int e, double *out)
+{
+	(void) m;
+	(void) e;
+	(void) out;
+	return false;
+}
+#endif
+
+/*
+ * Clinger's fast path: a number s..q (already checked against the grammar)
+ * whose significant digits make an integer m <= 2^53 and whose decimal
+ * exponent e has |e| <= 22 is m * 10^e or m / 10^-e, one correctly rounded
+ * IEEE operation on two exact operands: the double strtod would return.
+ * Up to 19 digits with -21 <= e <= 0 go to exact_decimal.  Returns false
+ * (strtod decides) for anything else.
+ */
+static bool
+fast_decimal(const char *s, const char *q, double *out)
+{
+	const char *p = s;
+	bool		neg = false;
+	uint64_t	m = 0;
+	int			digits = 0;		/* significant digits in m */
+	int			e = 0;
+	double		v;
+
+	if (*p == '-')
+	{
+		neg = true;
+		p++;
+	}
+	for (; p < q && *p >= '0' && *p <= '9'; p++)
+	{
+		if (m == 0 && *p == '0')
+			continue;
+		if (++digits > 19)
+			return false;
+		m = m * 10 + (uint64_t) (*p - '0');
+	}
+	if (p < q && *p == '.')
+		for (p++; p < q && *p >= '0' && *p <= '9'; p++)
+		{
+			e--;
+			if (m == 0 && *p == '0')
+				continue;
+			if (++digits > 19)
+				return false;
+			m = m * 10 + (uint64_t) (*p - '0');
+		}
+	if (p < q)					/* e or E, an optional sign, digits */
+	{
+		bool		eneg = false;
+		int			x = 0;
+
+		p++;
+		if (*p == '+' || *p == '-')
+			eneg = *p++ == '-';
+		for (; p < q; p++)
+		{
+			x = x * 10 + (*p - '0');
+			if (x > 400)
+				return false;
+		}
+		e += eneg ? -x : x;
+	}
+	if (m <= (UINT64_C(1) << 53) && e >= -22 && e <= 22)
+		v = e >= 0 ? (double) m * exact_pow10[e] : (double) m / exact_pow10[-e];
+	else if (!exact_decimal(m, e, &v))
+		return false;
+	*out = neg ? -v : v;
+	return true;
+}
+
 static bool
 parse_number(parser *ps, double *out)
 {
@@ -533,6 +700,11 @@ parse_number(parser *ps, double *out)
 		for (; d < q; d++)
 			v = v * 10 + (*d - '0');
 		*out = neg ? (v == 0 ? -0.0 : -(double) v) : (double) v;
+		ps->p = q;
+		return true;
+	}
+	if (fast_decimal(s, q, out))
+	{
 		ps->p = q;
 		return true;
 	}

@@ -222,6 +222,8 @@ int			ki_utf16_cmp(const char *a, size_t alen, const char *b, size_t blen);
  * Returns the length; the caller must not pass NaN or infinities.
  */
 int			ki_format_number(double d, char *out);
+/* The same through printf and strtod alone, without the fast path. */
+int			ki_format_number_slow(double d, char *out);
 
 /* Append the RFC 8785 form of v to out. */
 void		ki_canonical(const ki_value *v, ki_buf *out);

@@ -14,48 +14,67 @@
 
 #define IS_LOWER(c) ((c) >= 'a' && (c) <= 'z')
 #define IS_DIGIT(c) ((c) >= '0' && (c) <= '9')
-#define IS_HEX(c) (IS_DIGIT(c) || ((c) >= 'a' && (c) <= 'f'))
+
+/*
+ * The character classes of the patterns below, one bit each, so a pattern
+ * tests every byte with one load and no data-dependent branch (a digest's
+ * 64 hex digits mix letters and digits at random: a branch per class
+ * mispredicted on most of them).
+ */
+enum
+{
+	C_LOWER = 1,				/* a-z */
+	C_DIGIT = 2,				/* 0-9 */
+	C_HEX = 4,					/* 0-9 a-f */
+	C_UNDERSCORE = 8,
+	C_DOT = 16,
+	C_DASH = 32
+};
+
+#define R10(c, v) [c] = v, [c + 1] = v, [c + 2] = v, [c + 3] = v, [c + 4] = v, \
+	[c + 5] = v, [c + 6] = v, [c + 7] = v, [c + 8] = v, [c + 9] = v
+static const unsigned char cls[256] = {
+	R10('0', C_DIGIT | C_HEX),
+	['a'] = C_LOWER | C_HEX, ['b'] = C_LOWER | C_HEX, ['c'] = C_LOWER | C_HEX,
+	['d'] = C_LOWER | C_HEX, ['e'] = C_LOWER | C_HEX, ['f'] = C_LOWER | C_HEX,
+	R10('g', C_LOWER), R10('q', C_LOWER),
+	['_'] = C_UNDERSCORE, ['.'] = C_DOT, ['-'] = C_DASH
+};
+
+/* Are s[from..n) all of the classes in mask? */
+static inline bool
+all_of(const char *s, size_t from, size_t n, unsigned mask)
+{
+	unsigned	bad = 0;
+	size_t		i;
+
+	for (i = from; i < n; i++)
+		bad |= (cls[(unsigned char) s[i]] & mask) == 0;
+	return bad == 0;
+}
 
 /* ^[a-z][a-z0-9_]*$ */
 static bool
 pat_token(const char *s, size_t n)
 {
-	size_t		i;
-
-	if (n == 0 || !IS_LOWER(s[0]))
-		return false;
-	for (i = 1; i < n; i++)
-		if (!(IS_LOWER(s[i]) || IS_DIGIT(s[i]) || s[i] == '_'))
-			return false;
-	return true;
+	return n > 0 && (cls[(unsigned char) s[0]] & C_LOWER) &&
+		all_of(s, 1, n, C_LOWER | C_DIGIT | C_UNDERSCORE);
 }
 
 /* ^[a-z0-9][a-z0-9._-]*$ */
 static bool
 pat_name(const char *s, size_t n)
 {
-	size_t		i;
-
-	if (n == 0 || !(IS_LOWER(s[0]) || IS_DIGIT(s[0])))
-		return false;
-	for (i = 1; i < n; i++)
-		if (!(IS_LOWER(s[i]) || IS_DIGIT(s[i]) || s[i] == '.' || s[i] == '_' || s[i] == '-'))
-			return false;
-	return true;
+	return n > 0 && (cls[(unsigned char) s[0]] & (C_LOWER | C_DIGIT)) &&
+		all_of(s, 1, n, C_LOWER | C_DIGIT | C_DOT | C_UNDERSCORE | C_DASH);
 }
 
 /* ^[a-z0-9][a-z0-9-]*$ */
 static bool
 pat_slug(const char *s, size_t n)
 {
-	size_t		i;
-
-	if (n == 0 || !(IS_LOWER(s[0]) || IS_DIGIT(s[0])))
-		return false;
-	for (i = 1; i < n; i++)
-		if (!(IS_LOWER(s[i]) || IS_DIGIT(s[i]) || s[i] == '-'))
-			return false;
-	return true;
+	return n > 0 && (cls[(unsigned char) s[0]] & (C_LOWER | C_DIGIT)) &&
+		all_of(s, 1, n, C_LOWER | C_DIGIT | C_DASH);
 }
 
 /* ^[a-z0-9_+\-*%/() ]+$ */
@@ -76,28 +95,14 @@ pat_expression(const char *s, size_t n)
 static bool
 pat_digest(const char *s, size_t n)
 {
-	size_t		i;
-
-	if (n != 71 || memcmp(s, "sha256:", 7) != 0)
-		return false;
-	for (i = 7; i < n; i++)
-		if (!IS_HEX(s[i]))
-			return false;
-	return true;
+	return n == 71 && memcmp(s, "sha256:", 7) == 0 && all_of(s, 7, n, C_HEX);
 }
 
 /* ^[0-9a-f]{40}$ */
 static bool
 pat_commit(const char *s, size_t n)
 {
-	size_t		i;
-
-	if (n != 40)
-		return false;
-	for (i = 0; i < n; i++)
-		if (!IS_HEX(s[i]))
-			return false;
-	return true;
+	return n == 40 && all_of(s, 0, n, C_HEX);
 }
 
 /* Length of one JavaScript \s character at s, or 0. */

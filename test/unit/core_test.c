@@ -5,8 +5,10 @@
  * differential check against Node.js in test/suites/core.sh.
  */
 #include "ki_json.h"
+#include "ki_schema.h"
 
 #include <math.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +102,237 @@ xorshift(void)
 	return rng;
 }
 
+/* A random double of the kinds a number writer meets (see number_checks). */
+static double
+random_double(int kind)
+{
+	uint64_t	bits = xorshift();
+	double		d;
+	char		t[64];
+
+	switch (kind % 6)
+	{
+		case 0:					/* any bit pattern */
+			memcpy(&d, &bits, sizeof d);
+			break;
+		case 1:					/* a short decimal: up to 15 digits */
+			d = (double) (bits % 1000000000000000ULL) / pow(10, (double) (xorshift() % 30));
+			break;
+		case 2:					/* a full mantissa between 1e-21 and 2^53 (16 or 17 digits) */
+			d = ldexp((double) (bits >> 11), (int) (xorshift() % 125) - 123);
+			break;
+		case 3:					/* a short decimal's neighbour */
+			d = nextafter((double) (bits % 100000) / pow(10, (double) (xorshift() % 12)),
+						  (xorshift() & 1) ? INFINITY : 0);
+			break;
+		case 4:					/* a decimal rounded to 1..19 digits */
+			snprintf(t, sizeof t, "%.*e", (int) (xorshift() % 19), ldexp((double) (bits >> 11), (int) (xorshift() % 100) - 103));
+			d = strtod(t, NULL);
+			break;
+		default:				/* a power of two (its lower gap is half the upper) */
+			d = ldexp(1.0, (int) (bits % 2098) - 1074);
+			break;
+	}
+	if (!isfinite(d))
+		d = 1.0;
+	return (xorshift() & 1) ? -d : d;
+}
+
+/* Random number text by the grammar: [-] int [. frac] [e exp], 1-20 and 0-22 digits. */
+static void
+random_number_text(char *t)
+{
+	int			k = 0,
+				j,
+				ni = xorshift() % 3 == 0 ? 0 : 1 + (int) (xorshift() % 20),
+				nf = xorshift() % 2 ? 0 : 1 + (int) (xorshift() % 22);
+
+	if (xorshift() & 1)
+		t[k++] = '-';
+	if (ni == 0)
+		t[k++] = '0';
+	for (j = 0; j < ni; j++)
+		t[k++] = (char) ('0' + (j == 0 ? 1 + xorshift() % 9 : xorshift() % 10));
+	if (nf > 0 || ni == 0)
+	{
+		int			zeros = xorshift() % 3 == 0 ? (int) (xorshift() % 10) : 0;
+
+		t[k++] = '.';
+		if (nf == 0)
+			nf = 1;
+		for (j = 0; j < nf; j++)
+			t[k++] = (char) ('0' + (j < zeros ? 0 : xorshift() % 10));
+	}
+	if (xorshift() % 3 == 0)
+		k += sprintf(t + k, "%s%d", (xorshift() & 1) ? "e" : "E", (int) (xorshift() % 70) - 35);
+	t[k] = '\0';
+}
+
+/*
+ * The number writer's and reader's fast paths (fast_digits, exact_digits,
+ * fast_decimal, exact_decimal) against the plain ones: the writer against
+ * printf and strtod alone (ki_format_number_slow), the reader against
+ * strtod, on n random values, then on the decimals nearest the midpoints
+ * below powers of two (where a rounding carries into the exponent).
+ */
+static void
+number_checks(ki_arena *a, long n)
+{
+	long		i,
+				wrote = 0,
+				read = 0,
+				carried = 0;
+	char		first[160] = "";
+
+	for (i = 0; i < n; i++)
+	{
+		double		d = random_double((int) i);
+		char		fast[40],
+					slow[40],
+					t[96];
+		ki_errors	errs;
+		ki_value   *v;
+		double		r;
+
+		ki_format_number(d, fast);
+		ki_format_number_slow(d, slow);
+		if (strcmp(fast, slow) != 0 && wrote++ == 0)
+			snprintf(first, sizeof first, "%.17g written %s, not %s", d, fast, slow);
+		random_number_text(t);
+		ki_errors_init(&errs, a);
+		v = ki_parse(a, t, strlen(t), &errs);
+		r = strtod(t, NULL);
+		if ((v == NULL ? isfinite(r) : memcmp(&v->u.num, &r, sizeof r) != 0) && read++ == 0)
+			snprintf(first, sizeof first, "%s read as %.17g, not %.17g", t, v ? v->u.num : NAN, r);
+		ki_arena_rewind(a);
+	}
+	printf("# numbers: %ld random doubles written differently, %ld random texts read differently%s%s\n",
+		   wrote, read, first[0] ? "; the first: " : "", first);
+	check(wrote == 0, "number writer: the fast paths write what printf and strtod alone write (random doubles)");
+	check(read == 0, "number reader: the fast paths read what strtod reads (random number texts)");
+
+	first[0] = '\0';
+	for (i = -60; i <= 62; i++)
+	{
+		int			p;
+
+		for (p = 17; p <= 19; p++)
+		{
+			char		t[64];
+			ki_errors	errs;
+			ki_value   *v;
+			double		r;
+
+			/* the midpoint between 2^i and the double below it, to p digits (long double holds it) */
+			snprintf(t, sizeof t, "%.*Le", p - 1, ldexpl(1.0L, (int) i) * (1 - ldexpl(1.0L, -54)));
+			ki_errors_init(&errs, a);
+			v = ki_parse(a, t, strlen(t), &errs);
+			r = strtod(t, NULL);
+			if ((v == NULL || memcmp(&v->u.num, &r, sizeof r) != 0) && carried++ == 0)
+				snprintf(first, sizeof first, "%s read as %.17g, not %.17g", t, v ? v->u.num : NAN, r);
+			ki_arena_rewind(a);
+		}
+	}
+	for (i = 0; i < 20000; i++)
+	{
+		/* the midpoint between a random double and the next, to 17..19 digits */
+		double		d = ldexp((double) (xorshift() >> 11), (int) (xorshift() % 100) - 110);
+		long double mid = ((long double) d + (long double) nextafter(d, INFINITY)) / 2;
+		char		t[64];
+		ki_errors	errs;
+		ki_value   *v;
+		double		r;
+
+		snprintf(t, sizeof t, "%.*Le", 16 + (int) (i % 3), mid);
+		ki_errors_init(&errs, a);
+		v = ki_parse(a, t, strlen(t), &errs);
+		r = strtod(t, NULL);
+		if ((v == NULL || memcmp(&v->u.num, &r, sizeof r) != 0) && carried++ == 0)
+			snprintf(first, sizeof first, "%s read as %.17g, not %.17g", t, v ? v->u.num : NAN, r);
+		ki_arena_rewind(a);
+	}
+	if (carried)
+		printf("# first: %s\n", first);
+	check(carried == 0, "number reader: decimals at the midpoints below 2^-60 .. 2^62 and between random doubles read as strtod reads them");
+}
+
+/*
+ * The schemas' character-class patterns against POSIX regular expressions
+ * (the C locale, so [a-z] is ASCII) on random strings of the bytes they
+ * judge, their neighbours ('/' ':' '`' '{' 'A' 'g' '+' ...) and a high byte.
+ */
+static void
+pattern_checks(void)
+{
+	static const char *const sources[] = {
+		"^[a-z][a-z0-9_]*$", "^[a-z0-9][a-z0-9._-]*$", "^[a-z0-9][a-z0-9-]*$",
+		"^sha256:[0-9a-f]{64}$", "^[0-9a-f]{40}$"
+	};
+	static const char alphabet[] = "0189afgzAF_.-/:`{@+ \x80";
+	int			wrong = 0,
+				tried = 0,
+				matched = 0,
+				digests = 0;
+	size_t		k;
+	char		first[200] = "";
+
+	for (k = 0; k < sizeof(sources) / sizeof(sources[0]); k++)
+	{
+		sch_pattern_fn fn = ki_pattern_lookup(sources[k], strlen(sources[k]));
+		regex_t		re;
+		int			i;
+
+		if (fn == NULL || regcomp(&re, sources[k], REG_EXTENDED | REG_NOSUB) != 0)
+		{
+			wrong++;
+			continue;
+		}
+		for (i = 0; i < 40000; i++)
+		{
+			char		t[80];
+			size_t		n = 0,
+						len,
+						j;
+			bool		ours,
+						theirs;
+
+			/* digests: mostly the prefix and 64 characters, sometimes one more or less */
+			if (k == 3 && i % 4 != 0)
+			{
+				memcpy(t, "sha256:", 7);
+				n = 7;
+				len = 71 + (i % 16 == 1) - (i % 16 == 2);
+			}
+			else if (k == 4 && i % 4 != 0)
+				len = 40 + (i % 16 == 1) - (i % 16 == 2);
+			else
+				len = xorshift() % 12;
+			for (j = n; j < len; j++)
+				/* mostly the classes' own bytes, so whole strings match often */
+				if (k >= 3)
+					t[j] = (xorshift() % 128) ? "0123456789abcdef"[xorshift() % 16] :
+						alphabet[xorshift() % (sizeof(alphabet) - 1)];
+				else
+					t[j] = alphabet[xorshift() % ((xorshift() % 8) ? 8 : sizeof(alphabet) - 1)];
+			if (k == 3 && i % 16 == 3)
+				t[xorshift() % 7] = '_';	/* a broken prefix */
+			t[len] = '\0';
+			ours = fn(t, len);
+			theirs = regexec(&re, t, 0, NULL, 0) == 0;
+			tried++;
+			matched += theirs;
+			digests += theirs && k >= 3;
+			if (ours != theirs && wrong++ == 0)
+				snprintf(first, sizeof first, "%s on \"%s\": ours %d", sources[k], t, ours);
+		}
+		regfree(&re);
+	}
+	printf("# patterns: %d strings, %d matching (%d digests or commits), %d judged otherwise than regexec%s%s\n",
+		   tried, matched, digests, wrong, first[0] ? "; the first: " : "", first);
+	check(wrong == 0 && matched > tried / 10 && digests > tried / 20,
+		  "patterns: token, name, slug, digest and commit judge random strings as POSIX regexec does");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -118,9 +351,12 @@ main(int argc, char **argv)
 			uint64_t	bits = xorshift();
 			double		d;
 
-			/* a mix: random bit patterns, short decimals, integers, powers of two */
-			switch (i % 4)
+			/* a mix: random bit patterns, short decimals, integers, powers of two, full mantissas */
+			switch (i % 5)
 			{
+				case 4:
+					d = ldexp((double) (bits >> 11), (int) (xorshift() % 125) - 123);
+					break;
 				case 0:
 					memcpy(&d, &bits, sizeof d);
 					break;
@@ -144,6 +380,8 @@ main(int argc, char **argv)
 	ki_arena_init_malloc(&a);
 
 	/* numbers */
+	number_checks(&a, 300000);
+	pattern_checks();
 	check(strcmp(num(-0.0), "0") == 0, "-0 is written 0");
 	check(strcmp(num(5e-324), "5e-324") == 0, "5e-324, the smallest subnormal");
 	check(strcmp(num(1e21), "1e+21") == 0, "1e21 in exponent form");
