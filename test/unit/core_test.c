@@ -169,6 +169,26 @@ random_number_text(char *t)
 }
 
 /*
+ * Does ki_parse read t otherwise than strtod (a refusal counts only where
+ * strtod gives a finite double)?  Counts it in *count and describes the
+ * first in first.
+ */
+static void
+read_check(ki_arena *a, const char *t, long *count, char *first, size_t first_len)
+{
+	ki_errors	errs;
+	ki_value   *v;
+	double		r;
+
+	ki_errors_init(&errs, a);
+	v = ki_parse(a, t, strlen(t), &errs);
+	r = strtod(t, NULL);
+	if ((v == NULL ? isfinite(r) : memcmp(&v->u.num, &r, sizeof r) != 0) && (*count)++ == 0)
+		snprintf(first, first_len, "%s read as %.17g, not %.17g", t, v ? v->u.num : NAN, r);
+	ki_arena_rewind(a);
+}
+
+/*
  * The number writer's and reader's fast paths (fast_digits, exact_digits,
  * fast_decimal, exact_decimal) against the plain ones: the writer against
  * printf and strtod alone (ki_format_number_slow), the reader against
@@ -190,21 +210,13 @@ number_checks(ki_arena *a, long n)
 		char		fast[40],
 					slow[40],
 					t[96];
-		ki_errors	errs;
-		ki_value   *v;
-		double		r;
 
 		ki_format_number(d, fast);
 		ki_format_number_slow(d, slow);
 		if (strcmp(fast, slow) != 0 && wrote++ == 0)
 			snprintf(first, sizeof first, "%.17g written %s, not %s", d, fast, slow);
 		random_number_text(t);
-		ki_errors_init(&errs, a);
-		v = ki_parse(a, t, strlen(t), &errs);
-		r = strtod(t, NULL);
-		if ((v == NULL ? isfinite(r) : memcmp(&v->u.num, &r, sizeof r) != 0) && read++ == 0)
-			snprintf(first, sizeof first, "%s read as %.17g, not %.17g", t, v ? v->u.num : NAN, r);
-		ki_arena_rewind(a);
+		read_check(a, t, &read, first, sizeof first);
 	}
 	printf("# numbers: %ld random doubles written differently, %ld random texts read differently%s%s\n",
 		   wrote, read, first[0] ? "; the first: " : "", first);
@@ -219,18 +231,10 @@ number_checks(ki_arena *a, long n)
 		for (p = 17; p <= 19; p++)
 		{
 			char		t[64];
-			ki_errors	errs;
-			ki_value   *v;
-			double		r;
 
 			/* the midpoint between 2^i and the double below it, to p digits (long double holds it) */
 			snprintf(t, sizeof t, "%.*Le", p - 1, ldexpl(1.0L, (int) i) * (1 - ldexpl(1.0L, -54)));
-			ki_errors_init(&errs, a);
-			v = ki_parse(a, t, strlen(t), &errs);
-			r = strtod(t, NULL);
-			if ((v == NULL || memcmp(&v->u.num, &r, sizeof r) != 0) && carried++ == 0)
-				snprintf(first, sizeof first, "%s read as %.17g, not %.17g", t, v ? v->u.num : NAN, r);
-			ki_arena_rewind(a);
+			read_check(a, t, &carried, first, sizeof first);
 		}
 	}
 	for (i = 0; i < 20000; i++)
@@ -239,17 +243,9 @@ number_checks(ki_arena *a, long n)
 		double		d = ldexp((double) (xorshift() >> 11), (int) (xorshift() % 100) - 110);
 		long double mid = ((long double) d + (long double) nextafter(d, INFINITY)) / 2;
 		char		t[64];
-		ki_errors	errs;
-		ki_value   *v;
-		double		r;
 
 		snprintf(t, sizeof t, "%.*Le", 16 + (int) (i % 3), mid);
-		ki_errors_init(&errs, a);
-		v = ki_parse(a, t, strlen(t), &errs);
-		r = strtod(t, NULL);
-		if ((v == NULL || memcmp(&v->u.num, &r, sizeof r) != 0) && carried++ == 0)
-			snprintf(first, sizeof first, "%s read as %.17g, not %.17g", t, v ? v->u.num : NAN, r);
-		ki_arena_rewind(a);
+		read_check(a, t, &carried, first, sizeof first);
 	}
 	if (carried)
 		printf("# first: %s\n", first);
