@@ -119,8 +119,8 @@ static int	format_number(double d, char *out, bool fast);
 static int	put_digits(uint64_t m, int s, char *digits, int *n_out);
 static int	exact_digits(double d, char *digits, int *n_out);
 
-/* 10^0 .. 10^22: every one exact in a double */
-static const double exact_pow10[23] = {
+/* 10^0 .. 10^22: every one exact in a double (the reader uses them too) */
+const double ki_exact_pow10[23] = {
 	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
 };
@@ -143,13 +143,13 @@ fast_digits(double d, char *digits, int *n_out)
 
 	for (s = 1; s <= 22; s++)
 	{
-		double		x = d * exact_pow10[s];
+		double		x = d * ki_exact_pow10[s];
 		uint64_t	m;
 
 		if (!(x < 1e15))
 			break;
 		m = (uint64_t) rint(x);
-		if (m == 0 || (double) m / exact_pow10[s] != d)
+		if (m == 0 || (double) m / ki_exact_pow10[s] != d)
 			continue;
 		return put_digits(m, s, digits, n_out);
 	}

@@ -487,12 +487,6 @@ parse_string(parser *ps, ki_str *out)
 }
 
 /* Parse a number token as an IEEE double, the way JSON.parse reads it. */
-/* 10^0 .. 10^22: every one exact in a double */
-static const double exact_pow10[23] = {
-	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
-};
-
 #ifdef __SIZEOF_INT128__
 typedef unsigned __int128 u128;
 
@@ -626,7 +620,7 @@ fast_decimal(const char *s, const char *q, double *out)
 		e += eneg ? -x : x;
 	}
 	if (m <= (UINT64_C(1) << 53) && e >= -22 && e <= 22)
-		v = e >= 0 ? (double) m * exact_pow10[e] : (double) m / exact_pow10[-e];
+		v = e >= 0 ? (double) m * ki_exact_pow10[e] : (double) m / ki_exact_pow10[-e];
 	else if (!exact_decimal(m, e, &v))
 		return false;
 	*out = neg ? -v : v;

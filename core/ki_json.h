@@ -224,6 +224,8 @@ int			ki_utf16_cmp(const char *a, size_t alen, const char *b, size_t blen);
 int			ki_format_number(double d, char *out);
 /* The same through printf and strtod alone, without the fast path. */
 int			ki_format_number_slow(double d, char *out);
+/* 10^0 .. 10^22, each exact in a double (json_canon.c) */
+extern const double ki_exact_pow10[23];
 
 /* Append the RFC 8785 form of v to out. */
 void		ki_canonical(const ki_value *v, ki_buf *out);
