@@ -43,6 +43,51 @@ canon(ki_arena *a, const char *json)
 	return ki_buf_cstr(&b);
 }
 
+/* canon of text's first len bytes only: a PostgreSQL text is not terminated, so what follows
+ * them is whatever the memory holds (here the rest of text). */
+static const char *
+canon_n(ki_arena *a, const char *text, size_t len)
+{
+	ki_errors	errs;
+	ki_value   *v;
+	ki_buf		b;
+
+	ki_errors_init(&errs, a);
+	v = ki_parse(a, text, len, &errs);
+	if (v == NULL)
+		return errs.items[0].rule;
+	ki_buf_init(&b, a, 64);
+	ki_canonical(v, &b);
+	return ki_buf_cstr(&b);
+}
+
+/* The reader stops at its length, in every part of a number and after every kind of value,
+ * however the bytes beyond it go on. */
+static void
+bounded_checks(ki_arena *a)
+{
+	static const char *const texts[][2] = {
+		{"1", "12"}, {"-7", "-78"}, {"1.5", "1.55"}, {"0.25", "0.2500001"}, {"1e5", "1e55"},
+		{"2E-3", "2E-31"}, {"123456789012345678", "1234567890123456789"}, {"1.5e1", "1.5e10"},
+		{"[1,2]", "[1,2]3"}, {"{\"a\":1}", "{\"a\":1}9"}, {"\"ab\"", "\"ab\"\"c"}, {"true", "truex"},
+	};
+	int			bad = 0;
+	char		first[160] = "";
+
+	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+	{
+		char		want[64];
+
+		snprintf(want, sizeof want, "%s", canon(a, texts[i][0]));
+		if (strcmp(canon_n(a, texts[i][1], strlen(texts[i][0])), want) != 0 && bad++ == 0)
+			snprintf(first, sizeof first, " (first: %s of %s read %s)", texts[i][0], texts[i][1],
+					 canon_n(a, texts[i][1], strlen(texts[i][0])));
+	}
+	if (bad)
+		printf("# %d misread%s\n", bad, first);
+	check(bad == 0, "the reader reads its length and no further: a number's integer, fraction and exponent digits, a container, a string and a literal followed in memory by more");
+}
+
 static const char *
 num(double d)
 {
@@ -377,6 +422,7 @@ main(int argc, char **argv)
 
 	/* numbers */
 	number_checks(&a, 300000);
+	bounded_checks(&a);
 	pattern_checks();
 	check(strcmp(num(-0.0), "0") == 0, "-0 is written 0");
 	check(strcmp(num(5e-324), "5e-324") == 0, "5e-324, the smallest subnormal");
@@ -433,6 +479,8 @@ main(int argc, char **argv)
 	check(strcmp(canon(&a, "\"\xc0\xaf\""), "utf8") == 0, "overlong UTF-8 rejected");
 	check(strcmp(canon(&a, "\"\xed\xa0\x80\""), "utf8") == 0, "encoded surrogate rejected");
 	check(strcmp(canon(&a, "\"\\udc00\""), "utf8") == 0, "lone low surrogate rejected");
+	check(strcmp(canon(&a, "\"\\u12g4\""), "syntax") == 0 && strcmp(canon(&a, "\"\\u00E9\\uFFFF\""), "\"\xc3\xa9\xef\xbf\xbf\"") == 0 &&
+		  strcmp(canon(&a, "\"\\ud83d\\ude0g\""), "utf8") == 0, "a \\u escape's digits: upper case read, a non-hex digit refused, in a high surrogate's partner too");
 	check(strcmp(canon(&a, "1e400"), "number_range") == 0, "overflow to infinity rejected");
 	check(strcmp(canon(&a, "1e-400"), "0") == 0, "underflow reads as 0, as in JavaScript");
 	check(strcmp(canon(&a, "\"a\tb\""), "syntax") == 0, "raw control character rejected");
