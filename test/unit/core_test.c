@@ -88,6 +88,101 @@ bounded_checks(ki_arena *a)
 	check(bad == 0, "the reader reads its length and no further: a number's integer, fraction and exponent digits, a container, a string and a literal followed in memory by more");
 }
 
+/* The arena's blocks as its allocator handed them out, to check every allocation against. */
+static struct
+{
+	char	   *p;
+	size_t		size;
+	bool		live;
+}			blocks[64];
+static int	nblocks;
+
+static void *
+rec_alloc(void *ctx, size_t size)
+{
+	char	   *p = malloc(size);
+
+	(void) ctx;
+	if (p && nblocks < 64)
+	{
+		blocks[nblocks].p = p;
+		blocks[nblocks].size = size;
+		blocks[nblocks++].live = true;
+	}
+	return p;
+}
+
+static void
+rec_free(void *ctx, void *ptr)
+{
+	(void) ctx;
+	for (int i = 0; i < nblocks; i++)
+		if (blocks[i].p == ptr)
+			blocks[i].live = false;
+	free(ptr);
+}
+
+/*
+ * Every allocation 16-aligned, inside a live block past its 16-byte header, and apart from every
+ * other: a first allocation larger than a quarter block (its block becomes the current one), small
+ * ones after it, a second large one (a dedicated block behind the current one), small ones again,
+ * then the same after a rewind.  Each allocation is filled with its own byte and read back at the
+ * end, so two that overlap show.
+ */
+static void
+arena_checks(void)
+{
+	static const size_t sizes[] = {20000, 1, 16, 15, 17, 100, 33, 20000, 5, 16, 70000, 3, 16000, 16, 1, 40000, 7};
+	ki_arena	a;
+	char	   *got[64];
+	size_t		len[64];
+	int			n = 0,
+				bad = 0;
+	char		first[160] = "";
+
+	nblocks = 0;
+	ki_arena_init(&a, rec_alloc, rec_free, NULL);
+	for (int round = 0; round < 2; round++)
+	{
+		if (round == 1)
+		{
+			ki_arena_rewind(&a);
+			n = 0;
+		}
+		for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+		{
+			char	   *p = ki_alloc(&a, sizes[i]);
+			bool		inside = false;
+
+			for (int b = 0; b < nblocks && p; b++)
+				if (blocks[b].live && p >= blocks[b].p + 16 && p + sizes[i] <= blocks[b].p + blocks[b].size)
+					inside = true;
+			if ((p == NULL || ((uintptr_t) p & 15) != 0 || !inside) && bad++ == 0)
+				snprintf(first, sizeof first, " (first: round %d, allocation %zu of %zu bytes at %p)", round, i,
+						 sizes[i], (void *) p);
+			if (p == NULL)
+				continue;
+			memset(p, (int) (n + 1), sizes[i]);
+			got[n] = p;
+			len[n++] = sizes[i];
+		}
+		for (int i = 0; i < n; i++)
+			for (size_t k = 0; k < len[i]; k++)
+				if ((unsigned char) got[i][k] != (unsigned char) (i + 1) && bad++ == 0)
+				{
+					snprintf(first, sizeof first, " (first: round %d, allocation %d overwritten at byte %zu)", round, i, k);
+					break;
+				}
+	}
+	ki_arena_reset(&a);
+	for (int b = 0; b < nblocks; b++)
+		if (blocks[b].live && bad++ == 0)
+			snprintf(first, sizeof first, " (block %d not given back by reset)", b);
+	if (bad)
+		printf("# %d arena faults%s\n", bad, first);
+	check(bad == 0, "arena: every allocation 16-aligned, inside its block, apart from the others, after large and small ones and a rewind; reset gives every block back");
+}
+
 static const char *
 num(double d)
 {
@@ -423,6 +518,7 @@ main(int argc, char **argv)
 	/* numbers */
 	number_checks(&a, 300000);
 	bounded_checks(&a);
+	arena_checks();
 	pattern_checks();
 	check(strcmp(num(-0.0), "0") == 0, "-0 is written 0");
 	check(strcmp(num(5e-324), "5e-324") == 0, "5e-324, the smallest subnormal");
