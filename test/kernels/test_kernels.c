@@ -383,6 +383,11 @@ test_stats(void)
 	   (long long) lo, (long long) hi);
 	kb_median_ci_ranks(5, &lo, &hi);
 	ok(lo == 1 && hi == 5, "stats: fewer than 6 samples give the whole range");
+	/* stdrel by hand: deviations from 22 are -18 -21 78 -19 -20, squares 7610, / 4, sqrt, / 22 */
+	ok(fabs(kb_stdrel(v, 5) - sqrt(7610.0 / 4) / 22) < 1e-12 && kb_stdrel(v, 1) == 0 && kb_stdrel(s, 0) == 0 &&
+	   kb_stdrel((const double[]) {-1, 1}, 2) == 0,
+	   "stats: stdev/mean with the n - 1 stdev (1.98262 of the sample above), 0 for one sample, none, or a mean of 0 (got %g, %g)",
+	   kb_stdrel(v, 5), kb_stdrel(v, 1));
 }
 
 static void
