@@ -27,24 +27,8 @@ check(int ok, const char *what)
 	printf("%s %d - %s\n", ok ? "ok" : "not ok", n_test, what);
 }
 
-static const char *
-canon(ki_arena *a, const char *json)
-{
-	ki_errors	errs;
-	ki_value   *v;
-	ki_buf		b;
-
-	ki_errors_init(&errs, a);
-	v = ki_parse(a, json, strlen(json), &errs);
-	if (v == NULL)
-		return errs.items[0].rule;
-	ki_buf_init(&b, a, 64);
-	ki_canonical(v, &b);
-	return ki_buf_cstr(&b);
-}
-
-/* canon of text's first len bytes only: a PostgreSQL text is not terminated, so what follows
- * them is whatever the memory holds (here the rest of text). */
+/* The canonical form of text's first len bytes, or the rule that refused them.  Only those
+ * bytes: a PostgreSQL text is not terminated, so what follows them is whatever the memory holds. */
 static const char *
 canon_n(ki_arena *a, const char *text, size_t len)
 {
@@ -59,6 +43,12 @@ canon_n(ki_arena *a, const char *text, size_t len)
 	ki_buf_init(&b, a, 64);
 	ki_canonical(v, &b);
 	return ki_buf_cstr(&b);
+}
+
+static const char *
+canon(ki_arena *a, const char *json)
+{
+	return canon_n(a, json, strlen(json));
 }
 
 /* The reader stops at its length, in every part of a number and after every kind of value,
