@@ -22,6 +22,22 @@
 -- every call too.  The plan does not depend on how many are stored: each
 -- INSERT ... SELECT FROM unnest() is the same loop for one run or ten
 -- thousand.
+--
+-- Nor on how big the tables were when it was made (2026-12-07): a generic
+-- plan made while kbench_runs is empty or small (the worker's first job)
+-- chose a hash anti join over a sequential scan of every stored run for the
+-- "already there?" probe, and a scan of kbench_runs for each of the four
+-- UPDATEs of waiting references, run even when nothing new was stored; the
+-- worker kept those plans until an ANALYZE of the table invalidated them
+-- (5 sequential scans of kbench_runs a trivial job at 200 runs).  The
+-- probe is a LATERAL ... LIMIT 1 (a per-manifest lookup the planner cannot
+-- turn into a join over the table), sequential scans are off inside these
+-- functions (the probe and the UPDATEs are index scans at any size; and JIT
+-- off, as a scan that must stay sequential, of a table with no index for it,
+-- costs 1e10 and was compiled: 40 ms in a trigger's EXISTS), and
+-- the references are resolved only when something was stored, through the
+-- partial index of runs with unresolved references.  sql/store_plans.sql
+-- checks it by the statistics of one transaction.
 
 -- The typed columns of a normalized BenchmarkRun manifest, as kbench_run_of()
 -- gives them, written so that the planner inlines it into the store's
@@ -61,35 +77,39 @@ CREATE OR REPLACE FUNCTION _kernelindex.run_columns(digest text, manifest jsonb)
 $$;
 
 CREATE OR REPLACE FUNCTION _kernelindex.store_operations(d text[], m jsonb[], src text[]) RETURNS SETOF text
-	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan AS $$
+	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET jit = off AS $$
+DECLARE
+	stored text[];
 BEGIN
-	RETURN QUERY
 	WITH ins AS (
 		INSERT INTO kbench_operations (digest, name, family, manifest, source)
 		SELECT x.d, x.m->'metadata'->>'name', x.m->'spec'->>'family', x.m, x.src
 		  FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n)
-		 WHERE NOT EXISTS (SELECT 1 FROM kbench_operations have WHERE have.digest = x.d)
+		 LEFT JOIN LATERAL (SELECT true AS found FROM kbench_operations have WHERE have.digest = x.d LIMIT 1) have ON true
+		 WHERE have.found IS NULL
 		 ORDER BY x.n
-		ON CONFLICT DO NOTHING RETURNING digest),
-	w AS (
+		ON CONFLICT DO NOTHING RETURNING digest)
+	SELECT array_agg(ins.digest) INTO stored FROM ins;
+	IF stored IS NOT NULL THEN
 		UPDATE kbench_workloads w SET operation_resolved = true
-		  FROM ins WHERE w.operation_digest = ins.digest AND NOT w.operation_resolved),
-	i AS (
+		 WHERE w.operation_digest = ANY (stored) AND NOT w.operation_resolved;
 		UPDATE kbench_implementations i SET operation_resolved = true
-		  FROM ins WHERE i.operation_digest = ins.digest AND NOT i.operation_resolved)
-	SELECT digest FROM ins;
+		 WHERE i.operation_digest = ANY (stored) AND NOT i.operation_resolved;
+		RETURN QUERY SELECT unnest(stored);
+	END IF;
 END
 $$;
 
 CREATE OR REPLACE FUNCTION _kernelindex.store_projects(d text[], m jsonb[], src text[]) RETURNS SETOF text
-	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan AS $$
+	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET jit = off AS $$
 BEGIN
 	RETURN QUERY
 	WITH ins AS (
 		INSERT INTO kbench_projects (digest, name, repository, manifest, source)
 		SELECT x.d, x.m->'spec'->>'name', x.m->'spec'->>'repository', x.m, x.src
 		  FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n)
-		 WHERE NOT EXISTS (SELECT 1 FROM kbench_projects have WHERE have.digest = x.d)
+		 LEFT JOIN LATERAL (SELECT true AS found FROM kbench_projects have WHERE have.digest = x.d LIMIT 1) have ON true
+		 WHERE have.found IS NULL
 		 ORDER BY x.n
 		ON CONFLICT DO NOTHING RETURNING digest)
 	SELECT digest FROM ins;
@@ -97,9 +117,10 @@ END
 $$;
 
 CREATE OR REPLACE FUNCTION _kernelindex.store_workloads(d text[], m jsonb[], src text[], k text[]) RETURNS SETOF text
-	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan AS $$
+	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET jit = off AS $$
+DECLARE
+	stored text[];
 BEGIN
-	RETURN QUERY
 	WITH ins AS (
 		INSERT INTO kbench_workloads (digest, kind, name, operation_digest, operation_resolved, axes, dtypes, manifest, source)
 		SELECT x.d, x.k, x.m->'metadata'->>'name', x.m->'spec'->>'operationSpecDigest',
@@ -109,20 +130,24 @@ BEGIN
 		          FROM jsonb_each(CASE WHEN jsonb_typeof(x.m->'spec'->'tensors') = 'object' THEN x.m->'spec'->'tensors' ELSE '{}' END) t),
 		       x.m, x.src
 		  FROM unnest(d, m, src, k) WITH ORDINALITY x(d, m, src, k, n)
-		 WHERE NOT EXISTS (SELECT 1 FROM kbench_workloads have WHERE have.digest = x.d)
+		 LEFT JOIN LATERAL (SELECT true AS found FROM kbench_workloads have WHERE have.digest = x.d LIMIT 1) have ON true
+		 WHERE have.found IS NULL
 		 ORDER BY x.n
-		ON CONFLICT DO NOTHING RETURNING digest),
-	r AS (
+		ON CONFLICT DO NOTHING RETURNING digest)
+	SELECT array_agg(ins.digest) INTO stored FROM ins;
+	IF stored IS NOT NULL THEN
 		UPDATE kbench_runs r SET unresolved = array_remove(r.unresolved, 'workload')
-		  FROM ins WHERE r.workload_digest = ins.digest AND 'workload' = ANY (r.unresolved))
-	SELECT digest FROM ins;
+		 WHERE cardinality(r.unresolved) > 0 AND r.workload_digest = ANY (stored) AND 'workload' = ANY (r.unresolved);
+		RETURN QUERY SELECT unnest(stored);
+	END IF;
 END
 $$;
 
 CREATE OR REPLACE FUNCTION _kernelindex.store_implementations(d text[], m jsonb[], src text[]) RETURNS SETOF text
-	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan AS $$
+	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET jit = off AS $$
+DECLARE
+	stored text[];
 BEGIN
-	RETURN QUERY
 	WITH ins AS (
 		INSERT INTO kbench_implementations (digest, name, operation_digest, operation_resolved, language, version,
 		                                    architectures, dtypes, manifest, source)
@@ -133,65 +158,77 @@ BEGIN
 		       ARRAY(SELECT jsonb_array_elements_text(x.m->'spec'->'support'->'dtypes')),
 		       x.m, x.src
 		  FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n)
-		 WHERE NOT EXISTS (SELECT 1 FROM kbench_implementations have WHERE have.digest = x.d)
+		 LEFT JOIN LATERAL (SELECT true AS found FROM kbench_implementations have WHERE have.digest = x.d LIMIT 1) have ON true
+		 WHERE have.found IS NULL
 		 ORDER BY x.n
-		ON CONFLICT DO NOTHING RETURNING digest),
-	r AS (
+		ON CONFLICT DO NOTHING RETURNING digest)
+	SELECT array_agg(ins.digest) INTO stored FROM ins;
+	IF stored IS NOT NULL THEN
 		UPDATE kbench_runs r SET unresolved = array_remove(r.unresolved, 'implementation')
-		  FROM ins WHERE r.implementation_digest = ins.digest AND 'implementation' = ANY (r.unresolved))
-	SELECT digest FROM ins;
+		 WHERE cardinality(r.unresolved) > 0 AND r.implementation_digest = ANY (stored) AND 'implementation' = ANY (r.unresolved);
+		RETURN QUERY SELECT unnest(stored);
+	END IF;
 END
 $$;
 
 CREATE OR REPLACE FUNCTION _kernelindex.store_protocols(d text[], m jsonb[], src text[]) RETURNS SETOF text
-	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan AS $$
+	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET jit = off AS $$
+DECLARE
+	stored text[];
 BEGIN
-	RETURN QUERY
 	WITH ins AS (
 		INSERT INTO kbench_protocols (digest, family, harness, timer, primary_statistic, warmup_ns, name, manifest, source)
 		SELECT x.d, p.family, p.harness, p.timer, p.primary_statistic, p.warmup_ns, x.m->'metadata'->>'name', x.m, x.src
 		  FROM (SELECT x.* FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n)
-		         WHERE NOT EXISTS (SELECT 1 FROM kbench_protocols have WHERE have.digest = x.d)) x
+		         LEFT JOIN LATERAL (SELECT true AS found FROM kbench_protocols have WHERE have.digest = x.d LIMIT 1) have ON true
+		         WHERE have.found IS NULL) x
 		 CROSS JOIN LATERAL kbench_protocol_of(x.d, x.m) p
 		 ORDER BY x.n
-		ON CONFLICT DO NOTHING RETURNING digest),
-	r AS (
+		ON CONFLICT DO NOTHING RETURNING digest)
+	SELECT array_agg(ins.digest) INTO stored FROM ins;
+	IF stored IS NOT NULL THEN
 		UPDATE kbench_runs r SET unresolved = array_remove(r.unresolved, 'protocol')
-		  FROM ins WHERE r.protocol_digest = ins.digest AND 'protocol' = ANY (r.unresolved))
-	SELECT digest FROM ins;
+		 WHERE cardinality(r.unresolved) > 0 AND r.protocol_digest = ANY (stored) AND 'protocol' = ANY (r.unresolved);
+		RETURN QUERY SELECT unnest(stored);
+	END IF;
 END
 $$;
 
 CREATE OR REPLACE FUNCTION _kernelindex.store_environments(d text[], m jsonb[], src text[]) RETURNS SETOF text
-	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan AS $$
+	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET jit = off AS $$
+DECLARE
+	stored text[];
 BEGIN
-	RETURN QUERY
 	WITH ins AS (
 		INSERT INTO kbench_environments (digest, vendor, product, architecture, form_factor, memory_bytes,
 		                                 driver, cuda_toolkit, name, manifest, source)
 		SELECT x.d, e.vendor, e.product, e.architecture, e.form_factor, e.memory_bytes, e.driver, e.cuda_toolkit,
 		       x.m->'metadata'->>'name', x.m, x.src
 		  FROM (SELECT x.* FROM unnest(d, m, src) WITH ORDINALITY x(d, m, src, n)
-		         WHERE NOT EXISTS (SELECT 1 FROM kbench_environments have WHERE have.digest = x.d)) x
+		         LEFT JOIN LATERAL (SELECT true AS found FROM kbench_environments have WHERE have.digest = x.d LIMIT 1) have ON true
+		         WHERE have.found IS NULL) x
 		 CROSS JOIN LATERAL kbench_environment_of(x.d, x.m) e
 		 ORDER BY x.n
-		ON CONFLICT DO NOTHING RETURNING digest),
-	r AS (
+		ON CONFLICT DO NOTHING RETURNING digest)
+	SELECT array_agg(ins.digest) INTO stored FROM ins;
+	IF stored IS NOT NULL THEN
 		UPDATE kbench_runs r SET unresolved = array_remove(r.unresolved, 'environment')
-		  FROM ins WHERE r.environment_digest = ins.digest AND 'environment' = ANY (r.unresolved))
-	SELECT digest FROM ins;
+		 WHERE cardinality(r.unresolved) > 0 AND r.environment_digest = ANY (stored) AND 'environment' = ANY (r.unresolved);
+		RETURN QUERY SELECT unnest(stored);
+	END IF;
 END
 $$;
 
 CREATE OR REPLACE FUNCTION _kernelindex.store_serving(d text[], m jsonb[], src text[], k text[]) RETURNS SETOF text
-	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan AS $$
+	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET jit = off AS $$
 BEGIN
 	RETURN QUERY
 	WITH ins AS (
 		INSERT INTO kbench_serving_manifests (digest, kind, name, manifest, source)
 		SELECT x.d, x.k, x.m->'metadata'->>'name', x.m, x.src
 		  FROM unnest(d, m, src, k) WITH ORDINALITY x(d, m, src, k, n)
-		 WHERE NOT EXISTS (SELECT 1 FROM kbench_serving_manifests have WHERE have.digest = x.d)
+		 LEFT JOIN LATERAL (SELECT true AS found FROM kbench_serving_manifests have WHERE have.digest = x.d LIMIT 1) have ON true
+		 WHERE have.found IS NULL
 		 ORDER BY x.n
 		ON CONFLICT DO NOTHING RETURNING digest)
 	SELECT digest FROM ins;
@@ -201,7 +238,7 @@ $$;
 -- Runs, in arrival order (the record history follows it), with their
 -- measurements; raw: the kept raw samples as int8[] text, or NULL.
 CREATE OR REPLACE FUNCTION _kernelindex.store_runs(d text[], m jsonb[], src text[], raw text[]) RETURNS SETOF text
-	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan SET enable_memoize = off SET work_mem = '64MB' AS $$
+	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET jit = off SET enable_memoize = off SET work_mem = '64MB' AS $$
 BEGIN
 	RETURN QUERY
 	WITH ins AS (
@@ -222,7 +259,8 @@ BEGIN
 		       CASE WHEN EXISTS (SELECT 1 FROM kbench_environments e WHERE e.digest = r.environment_digest)
 		            THEN '{}'::text[] ELSE '{environment}' END
 		  FROM (SELECT x.* FROM unnest(d, m, src, raw) WITH ORDINALITY x(d, m, src, raw, n)
-		         WHERE NOT EXISTS (SELECT 1 FROM kbench_runs have WHERE have.digest = x.d)) x
+		         LEFT JOIN LATERAL (SELECT true AS found FROM kbench_runs have WHERE have.digest = x.d LIMIT 1) have ON true
+		         WHERE have.found IS NULL) x
 		 CROSS JOIN LATERAL _kernelindex.run_columns(x.d, x.m) r
 		 ORDER BY x.n
 		ON CONFLICT DO NOTHING RETURNING digest, manifest->'spec'->'measurements' AS measurements),

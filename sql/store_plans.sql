@@ -1,0 +1,55 @@
+-- The store's plans do not depend on how big the catalog was when they were
+-- made (sql/code/22_store.sql, issue 31 item 2): in a database of its own,
+-- where the first store is planned over empty tables, no manifest stored,
+-- new or already there, reads a table that grows with history by a
+-- sequential scan.  A generic plan made over an empty kbench_runs once
+-- probed "already stored?" by a hash anti join over a scan of every run,
+-- and kept it.  Counted by the transaction's own statistics.
+SELECT current_database() AS regress_db \gset
+CREATE DATABASE kbench_store_plans;
+\c kbench_store_plans
+SET client_min_messages = warning;
+CREATE EXTENSION kernelindex;
+\set seed000 `cat test/data/seeds/000_04bb0f8f111ec531.json`
+\set seed002 `cat test/data/seeds/002_72c93d8bf667ae74.json`
+\set wl `cat test/data/spec-examples/workload-case.json`
+\set op `cat test/data/spec-examples/operation-spec.json`
+-- the sequential scans since base, of the tables that grow with history
+-- (pg_stat_xact_user_tables holds what this backend has not reported yet,
+-- earlier transactions' included: base is taken in the same transaction)
+CREATE TEMP TABLE base (relname name, seq_scan bigint);
+CREATE VIEW scans AS
+  SELECT coalesce(string_agg(x.relname || ' ' || (x.seq_scan - coalesce(b.seq_scan, 0)), ', ' ORDER BY x.relname), 'none') AS sequential_scans
+    FROM pg_stat_xact_user_tables x LEFT JOIN base b ON b.relname = x.relname
+   WHERE x.seq_scan > coalesce(b.seq_scan, 0)
+     AND x.relname IN ('kbench_runs', 'kbench_measurements', 'kbench_workloads', 'kbench_implementations',
+                       'kbench_protocols', 'kbench_environments', 'kbench_operations', 'kbench_projects',
+                       'kbench_serving_manifests', 'kbench_cohort_bests', 'kbench_record_history');
+CREATE VIEW snapshot AS SELECT relname, seq_scan FROM pg_stat_xact_user_tables;
+-- the first store, planned over empty tables
+BEGIN;
+DELETE FROM base; INSERT INTO base SELECT * FROM snapshot;
+SELECT kind, inserted FROM kbench_ingest(:'seed000'::jsonb) ORDER BY kind;
+SELECT * FROM scans;
+COMMIT;
+-- a new run of the same protocol and environment
+BEGIN;
+DELETE FROM base; INSERT INTO base SELECT * FROM snapshot;
+SELECT kind, inserted FROM kbench_ingest(:'seed002'::jsonb) ORDER BY kind;
+SELECT * FROM scans;
+COMMIT;
+-- all of it already there
+BEGIN;
+DELETE FROM base; INSERT INTO base SELECT * FROM snapshot;
+SELECT kind, inserted FROM kbench_ingest(:'seed000'::jsonb) ORDER BY kind;
+SELECT * FROM scans;
+COMMIT;
+-- an operation and a workload: the references waiting for them resolved
+BEGIN;
+DELETE FROM base; INSERT INTO base SELECT * FROM snapshot;
+SELECT kind, inserted FROM kbench_ingest(:'op'::jsonb) ORDER BY kind;
+SELECT kind, inserted FROM kbench_ingest(:'wl'::jsonb) ORDER BY kind;
+SELECT * FROM scans;
+COMMIT;
+\c :regress_db
+DROP DATABASE kbench_store_plans;
