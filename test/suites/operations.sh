@@ -165,6 +165,7 @@ for spec in "${OPS_SMALL[@]}"; do
   only "$op" || continue
   for m in forward backward full; do
     for dt in $dts; do
+      bf16_gemm_checked $PY $op $dt "huggingface $op $m $dt passes the float64 check" || continue
       out=$($KB run $op $m $axes dtype=$dt --impl huggingface $FAST 2>&1)
       has "$out" "$op $m: passed" "huggingface $op $m $dt passes the float64 check"
     done
@@ -180,6 +181,7 @@ for op in tiled_swiglu tiled_geglu; do
   only "$op" || continue
   for m in forward backward full; do
     for dt in fp32 bf16; do
+      bf16_gemm_checked $PY $op $dt "torch_tiled $op $m $dt passes the float64 check" || continue
       out=$($KB run $op $m batch=2 seq=8 hidden=64 intermediate=128 dtype=$dt --impl python:kernels/python/kbench_builtin_defs.py:torch_tiled $FAST 2>&1)
       has "$out" "$op $m: passed" "torch_tiled $op $m $dt passes the float64 check"
     done
@@ -272,6 +274,7 @@ for spec in "${OPS_LIGER[@]}"; do
      "$wl" "kbench describe $op at Liger's shape ($axes $dt) derives that WorkloadCase digest"
   if [ -n "$small" ]; then req="${small%\}}, \"dtype\": \"$dt\"}"; where="a small shape"; else req=$(json_axes "$axes" "$dt"); where="Liger's shape"; fi
   for m in forward backward full; do
+    bf16_gemm_checked $PY $op $dt "$prov $op $m at $where runs through the CPU worker and passes" || continue
     run "'$op', '$m', '$req', implementation => '$prov', protocol => '$TINY'"
     ok "$RES" "passed passed" "$prov $op $m at $where runs through the CPU worker and passes"
     if [ -z "$small" ]; then
@@ -304,6 +307,7 @@ for spec in "${OPS_BEYOND[@]}"; do
     wl=$($KB describe $op full $axes dtype=$dt --impl $prov --json | $PY -c 'import json,sys; print(json.load(sys.stdin)["digests"]["workload"])' 2>&1)
     ok "$(echo "$wl" | grep -c '^sha256:[0-9a-f]\{64\}$')" 1 "kbench describe $op full $axes $dt --json derives a WorkloadCase digest"
     for m in forward backward full; do
+      bf16_gemm_checked $PY $op $dt "$prov $op $m $dt at $axes runs through the CPU worker and passes" || continue
       run "'$op', '$m', '$(json_axes "$axes" "$dt")', implementation => '$prov', protocol => '$TINY'"
       ok "$RES" "passed passed" "$prov $op $m $dt at $axes runs through the CPU worker and passes"
       ok "$(q "SELECT r.workload_digest FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest WHERE j.id = $JOB")" \
