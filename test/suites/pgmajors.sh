@@ -75,7 +75,12 @@ for major in $KI_PGMAJORS; do
     rc=$?
     sed -nE 's/^(ok|not ok) [0-9]+( - |$)/\1 - runner: /p; /^#/p' runner.log
     grep -qE '^ok [0-9]+' runner.log || { echo "not ok - runner: the worker's Perl test ran no check (status $rc)"; tail -5 runner.log | sed 's/^/# /'; }
-    [ "$rc" -eq 0 ] || echo "not ok - runner: prove exited with status $rc"
+    if [ "$rc" -ne 0 ]; then
+      echo "not ok - runner: prove exited with status $rc"
+      # why: what the script printed that is not TAP (a die says where), then its log's end
+      grep -vE '^(ok|not ok) [0-9]+|^#|^[[:space:]]*$' runner.log | head -20 | sed 's/^/# /'
+      tail -40 test/t/tmp_check/log/regress_log_001_runner 2>/dev/null | sed 's/^/# /'
+    fi
     for s in upgrade security; do
       bash "test/suites/$s.sh" >"$s.log" 2>&1
       rc=$?
