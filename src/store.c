@@ -274,6 +274,89 @@ flush_list(ki_store *s, store_group g)
 	MemoryContextDelete(work);
 }
 
+/* At most this many manifests other than runs are looked up before their kinds' functions run. */
+#define KNOWN_PROBE_MAX 16
+
+/*
+ * Take out of the lists the manifests other than runs that are stored
+ * already, by one call of _kernelindex.stored_digests (sql/code/22_store.sql)
+ * rather than one call of each kind's function: what a job stores besides its
+ * run is there after its first job.  Only for a few manifests (a job, an
+ * ingest); an import's thousands go to their functions, which probe too.
+ * What is taken out is stored and not inserted, as its function would say.
+ */
+static void
+drop_known(ki_store *s)
+{
+	static ki_kept known_plan;
+	Oid			types[2] = {TEXTARRAYOID, INT4ARRAYOID};
+	Datum		digests[KNOWN_PROBE_MAX];
+	Datum		groups[KNOWN_PROBE_MAX];
+	Datum		args[2];
+	int			n = 0;
+	int			lists = 0;
+	int			dims[1];
+	int			lbs[1] = {1};
+	int			g;
+	uint64		r;
+	MemoryContext work;
+	MemoryContext old;
+
+	for (g = 0; g < G_NGROUPS; g++)
+		if (g != G_RUNS && s->lists[g].count > 0)
+		{
+			n += s->lists[g].count;
+			lists++;
+		}
+	if (lists < 2 || n > KNOWN_PROBE_MAX)
+		return;
+	work = AllocSetContextCreate(s->cxt, "kbench store probe", ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(work);
+	n = 0;
+	for (g = 0; g < G_NGROUPS; g++)
+		for (int i = 0; g != G_RUNS && i < s->lists[g].count; i++)
+		{
+			digests[n] = CStringGetTextDatum(s->lists[g].items[i]->digest);
+			groups[n++] = Int32GetDatum(g);
+		}
+	dims[0] = n;
+	args[0] = text_array(digests, NULL, n);
+	args[1] = PointerGetDatum(construct_md_array(groups, NULL, 1, dims, lbs, INT4OID, 4, true, TYPALIGN_INT));
+	if (SPI_execute_plan(ki_kept_plan(&known_plan, "_kernelindex",
+									  "SELECT d FROM _kernelindex.stored_digests($1, $2) d", 2, types),
+						 args, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "_kernelindex.stored_digests failed");
+	for (r = 0; r < SPI_processed; r++)
+	{
+		char	   *d = SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1);
+		store_entry *e = hash_search(s->seen, d, HASH_FIND, NULL);
+
+		if (e && !e->item->stored && e->item->kind != KI_KIND_BENCHMARK_RUN)
+		{
+			pfree(DatumGetPointer(e->item->manifest));
+			e->item->manifest = (Datum) 0;
+			e->item->stored = true;
+		}
+	}
+	SPI_freetuptable(SPI_tuptable);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(work);
+	/* the lists keep what is left to store, in order */
+	for (g = 0; g < G_NGROUPS; g++)
+	{
+		store_list *l = &s->lists[g];
+		int			k = 0;
+
+		for (int i = 0; g != G_RUNS && i < l->count; i++)
+			if (!l->items[i]->stored)
+				l->items[k++] = l->items[i];
+			else
+				s->pending--;
+		if (g != G_RUNS)
+			l->count = k;
+	}
+}
+
 void
 ki_store_flush(ki_store *s)
 {
@@ -281,6 +364,7 @@ ki_store_flush(ki_store *s)
 
 	if (s->pending == 0)
 		return;
+	drop_known(s);
 	for (g = 0; g < G_NGROUPS; g++)
 		if (s->lists[g].count > 0)
 			flush_list(s, (store_group) g);

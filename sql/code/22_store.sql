@@ -235,6 +235,31 @@ BEGIN
 END
 $$;
 
+-- Which of these manifests, none of them a run, are stored already: g is
+-- the kind's table as src/store.c numbers them (0 operations, 1 projects,
+-- 2 workloads, 3 implementations, 4 protocols, 5 environments, 6 serving).
+-- A job's operation, workload, implementation, protocol and environment are
+-- there after its first job; one call tells it for all five, where a call
+-- of each kind's function cost a trivial job 0.38 ms in the worker, almost
+-- all of it the five calls (pg_stat_statements, 2026-12-07).  The store
+-- calls it for a few manifests, not for an import's thousands.
+CREATE OR REPLACE FUNCTION _kernelindex.stored_digests(d text[], g int[]) RETURNS SETOF text
+	LANGUAGE plpgsql STABLE SET search_path = pg_catalog, @extschema@, pg_temp SET plan_cache_mode = force_generic_plan
+	SET enable_seqscan = off SET jit = off AS $$
+BEGIN
+	RETURN QUERY
+	SELECT x.d FROM unnest(d, g) x(d, g)
+	 WHERE CASE x.g WHEN 0 THEN EXISTS (SELECT 1 FROM kbench_operations t WHERE t.digest = x.d)
+	                WHEN 1 THEN EXISTS (SELECT 1 FROM kbench_projects t WHERE t.digest = x.d)
+	                WHEN 2 THEN EXISTS (SELECT 1 FROM kbench_workloads t WHERE t.digest = x.d)
+	                WHEN 3 THEN EXISTS (SELECT 1 FROM kbench_implementations t WHERE t.digest = x.d)
+	                WHEN 4 THEN EXISTS (SELECT 1 FROM kbench_protocols t WHERE t.digest = x.d)
+	                WHEN 5 THEN EXISTS (SELECT 1 FROM kbench_environments t WHERE t.digest = x.d)
+	                WHEN 6 THEN EXISTS (SELECT 1 FROM kbench_serving_manifests t WHERE t.digest = x.d)
+	                ELSE false END;
+END
+$$;
+
 -- Runs, in arrival order (the record history follows it), with their
 -- measurements; raw: the kept raw samples as int8[] text, or NULL.
 CREATE OR REPLACE FUNCTION _kernelindex.store_runs(d text[], m jsonb[], src text[], raw text[]) RETURNS SETOF text
@@ -311,5 +336,6 @@ REVOKE EXECUTE ON FUNCTION _kernelindex.store_catalog_rows(text[], text[], jsonb
 REVOKE EXECUTE ON FUNCTION _kernelindex.run_columns(text, jsonb), _kernelindex.store_operations(text[], jsonb[], text[]), _kernelindex.store_projects(text[], jsonb[], text[]),
 	_kernelindex.store_workloads(text[], jsonb[], text[], text[]), _kernelindex.store_implementations(text[], jsonb[], text[]),
 	_kernelindex.store_protocols(text[], jsonb[], text[]), _kernelindex.store_environments(text[], jsonb[], text[]),
-	_kernelindex.store_serving(text[], jsonb[], text[], text[]), _kernelindex.store_runs(text[], jsonb[], text[], text[])
+	_kernelindex.store_serving(text[], jsonb[], text[], text[]), _kernelindex.store_runs(text[], jsonb[], text[], text[]),
+	_kernelindex.stored_digests(text[], int[])
 	FROM PUBLIC;

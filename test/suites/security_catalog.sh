@@ -138,9 +138,11 @@ attack "kbench_retract still works" "$(q "SELECT kbench_retract((SELECT min(dige
 attack "kbench_supersede still works" "$(q "SELECT kbench_supersede((SELECT max(digest) FROM kbench_runs), (SELECT min(digest) FROM kbench_runs), 'remeasured') IS NOT NULL")|$(q "SELECT supersession_reason FROM kbench_runs WHERE digest = (SELECT max(digest) FROM kbench_runs)")" "t|remeasured"
 refused "a retraction is permanent" 23001 "SELECT kbench_retract((SELECT min(digest) FROM kbench_runs), 'again')"
 q "CREATE ROLE ki_nobody LOGIN" >/dev/null
+# (15: the eight kinds' store_*, stored_digests, run_columns, store_catalog_rows, store_source_rows,
+# store_rejections, store_memory_observations and withdraw)
 internal="pronamespace = '_kernelindex'::regnamespace AND (proname LIKE 'store%' OR proname IN ('run_columns', 'withdraw'))"
 attack "the store's functions and _kernelindex.withdraw are not executable by PUBLIC" \
-  "$(q "SELECT count(*) FROM pg_proc WHERE $internal") $(q "SELECT count(*) FILTER (WHERE has_function_privilege('ki_nobody', oid, 'EXECUTE')) FROM pg_proc WHERE $internal")" "14 0"
+  "$(q "SELECT count(*) FROM pg_proc WHERE $internal") $(q "SELECT count(*) FILTER (WHERE has_function_privilege('ki_nobody', oid, 'EXECUTE')) FROM pg_proc WHERE $internal")" "15 0"
 q "GRANT kbench_admin TO ki_nobody" >/dev/null 2>&1
 out=$(psql -X -At -q -U ki_nobody -v VERBOSITY=verbose -c "SELECT * FROM kbench_import_catalog('$(pwd)/data/kernelindex/catalog-2026-08-16-0022af0b.jsonl.zst')" 2>&1)
 tried=$((tried + 1))
