@@ -61,6 +61,7 @@ for op in tiled_swiglu tiled_geglu; do
   only "$op" || continue
   for m in forward backward full; do
     for dt in fp32 bf16; do
+      bf16_gemm_checked $PY $op $dt "deepspeed_tiled and liger_tiled $op $m $dt pass the float64 check" || continue
       out=$($KB run $op $m batch=2 seq=8 hidden=64 intermediate=128 dtype=$dt --impl deepspeed_tiled $FAST 2>&1)
       has "$out" "$op $m: passed" "deepspeed_tiled $op $m $dt passes the float64 check"
       out=$(PYTHONPATH=test/byo/fake_liger $KB run $op $m batch=2 seq=8 hidden=64 intermediate=128 dtype=$dt --impl liger_tiled $FAST 2>&1)
@@ -181,8 +182,10 @@ if only tiled_swiglu; then
   ds=$(q "SELECT r.digest FROM kbench_runs r WHERE r.manifest->'spec'->'sourceNative'->>'externalId' LIKE 'tiled_swiglu/%/deepspeed_tiled/%' LIMIT 1")
   ok "$(q "SELECT implementation FROM _kernelindex.reproduction_request('$ds')")" deepspeed_tiled \
      "a Liger deepspeed_tiled tiled_swiglu run is reproduced by kbench's deepspeed_tiled, not huggingface"
-  run "'tiled_swiglu', 'full', '{\"batch\": 2, \"seq\": 8, \"hidden\": 64, \"intermediate\": 128, \"dtype\": \"bf16\"}', implementation => 'deepspeed_tiled', protocol => '$TINY'"
-  ok "$RES" "passed passed" "deepspeed_tiled tiled_swiglu full runs through the CPU worker and passes"
+  if bf16_gemm_checked $PY tiled_swiglu bf16 "deepspeed_tiled tiled_swiglu full runs through the CPU worker and passes"; then
+    run "'tiled_swiglu', 'full', '{\"batch\": 2, \"seq\": 8, \"hidden\": 64, \"intermediate\": 128, \"dtype\": \"bf16\"}', implementation => 'deepspeed_tiled', protocol => '$TINY'"
+    ok "$RES" "passed passed" "deepspeed_tiled tiled_swiglu full runs through the CPU worker and passes"
+  fi
 fi
 if only megatron_rms_norm; then
   run "'megatron_rms_norm', 'full', '{\"seq\": 4, \"batch\": 2, \"hidden\": 16}', implementation => 'MEGATRON', protocol => '$TINY'"
