@@ -308,17 +308,22 @@ drop_known(ki_store *s)
 			n += s->lists[g].count;
 			lists++;
 		}
+	/* one kind's list is one call either way */
 	if (lists < 2 || n > KNOWN_PROBE_MAX)
 		return;
 	work = AllocSetContextCreate(s->cxt, "kbench store probe", ALLOCSET_SMALL_SIZES);
 	old = MemoryContextSwitchTo(work);
 	n = 0;
 	for (g = 0; g < G_NGROUPS; g++)
-		for (int i = 0; g != G_RUNS && i < s->lists[g].count; i++)
+	{
+		if (g == G_RUNS)
+			continue;
+		for (int i = 0; i < s->lists[g].count; i++)
 		{
 			digests[n] = CStringGetTextDatum(s->lists[g].items[i]->digest);
 			groups[n++] = Int32GetDatum(g);
 		}
+	}
 	dims[0] = n;
 	args[0] = text_array(digests, NULL, n);
 	args[1] = PointerGetDatum(construct_md_array(groups, NULL, 1, dims, lbs, INT4OID, 4, true, TYPALIGN_INT));
@@ -331,7 +336,7 @@ drop_known(ki_store *s)
 		char	   *d = SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1);
 		store_entry *e = hash_search(s->seen, d, HASH_FIND, NULL);
 
-		if (e && !e->item->stored && e->item->kind != KI_KIND_BENCHMARK_RUN)
+		if (e && !e->item->stored)
 		{
 			pfree(DatumGetPointer(e->item->manifest));
 			e->item->manifest = (Datum) 0;
@@ -347,13 +352,14 @@ drop_known(ki_store *s)
 		store_list *l = &s->lists[g];
 		int			k = 0;
 
-		for (int i = 0; g != G_RUNS && i < l->count; i++)
+		if (g == G_RUNS)
+			continue;
+		for (int i = 0; i < l->count; i++)
 			if (!l->items[i]->stored)
 				l->items[k++] = l->items[i];
 			else
 				s->pending--;
-		if (g != G_RUNS)
-			l->count = k;
+		l->count = k;
 	}
 }
 
