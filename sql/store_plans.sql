@@ -55,5 +55,42 @@ SELECT kind, inserted FROM kbench_ingest(:'op'::jsonb) ORDER BY kind;
 SELECT kind, inserted FROM kbench_ingest(:'wl'::jsonb) ORDER BY kind;
 SELECT * FROM scans;
 COMMIT;
+-- the serving kinds, one by one (a single kind: no probe, store_serving's
+-- own "already stored?" by index): each new one stored beside the others,
+-- each known one not again
+\set ssr `cat test/data/spec-examples/serving-stack-revision.json`
+\set sc `cat test/data/spec-examples/serving-configuration.json`
+\set sw `cat test/data/spec-examples/serving-workload.json`
+\set sr `cat test/data/spec-examples/serving-run.json`
+BEGIN;
+DELETE FROM base; INSERT INTO base SELECT * FROM snapshot;
+SELECT kind, inserted FROM kbench_ingest(:'ssr'::jsonb);
+SELECT kind, inserted FROM kbench_ingest(:'sc'::jsonb);
+SELECT kind, inserted FROM kbench_ingest(:'sw'::jsonb);
+SELECT kind, inserted FROM kbench_ingest(:'sr'::jsonb);
+SELECT kind, inserted FROM kbench_ingest(:'sc'::jsonb);
+SELECT * FROM scans;
+COMMIT;
+SELECT kind, count(*) FROM kbench_serving_manifests GROUP BY kind ORDER BY kind;
+-- a run met twice in one import, its raw samples with one copy only: the
+-- run is stored once, with them, whichever copy brought them (issue 28 item 5)
+\set seed004 `cat test/data/seeds/004_5d22a04506fce857.json`
+INSERT INTO kbench_import_staging (line)
+SELECT jsonb_build_object('table', 'benchmark_runs',
+                          'row', jsonb_build_object('manifest', :'seed004'::jsonb,
+                                                    'runDigest', kbench_digest((:'seed004'::jsonb)->'run')) || r)::text
+  FROM (VALUES (1, '{}'::jsonb), (2, '{"rawSamplesNs": [7000, 7100, 7200]}')) v(n, r) ORDER BY n;
+SELECT lines, inserted, present, rejected FROM kbench_import_catalog_staged();
+SELECT raw_samples_ns FROM kbench_runs WHERE digest = kbench_digest((:'seed004'::jsonb)->'run');
+-- the other way round: a run of another day, raw samples with the first copy
+\set seed004b `cat test/data/seeds/004_5d22a04506fce857.json`
+SELECT jsonb_set(:'seed004b'::jsonb, '{run,spec,observedAt}', '"2026-06-16T00:00:00.000Z"') AS seed004b \gset
+INSERT INTO kbench_import_staging (line)
+SELECT jsonb_build_object('table', 'benchmark_runs',
+                          'row', jsonb_build_object('manifest', :'seed004b'::jsonb,
+                                                    'runDigest', kbench_digest((:'seed004b'::jsonb)->'run')) || r)::text
+  FROM (VALUES (1, '{"rawSamplesNs": [8000, 8100]}'::jsonb), (2, '{}')) v(n, r) ORDER BY n;
+SELECT lines, inserted, present, rejected FROM kbench_import_catalog_staged();
+SELECT raw_samples_ns FROM kbench_runs WHERE digest = kbench_digest((:'seed004b'::jsonb)->'run');
 \c :regress_db
 DROP DATABASE kbench_store_plans;

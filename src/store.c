@@ -138,7 +138,7 @@ ki_store_add(ki_store *s, ki_kind kind, const char *digest, const ki_value *mani
 		if (raw_samples != (Datum) 0 && item->raw_samples == NULL && item->manifest != (Datum) 0)
 		{
 			old = MemoryContextSwitchTo(s->cxt);
-			item->raw_samples = TextDatumGetCString(OidFunctionCall1(F_ARRAY_OUT, raw_samples));
+			item->raw_samples = DatumGetCString(OidFunctionCall1(F_ARRAY_OUT, raw_samples));
 			MemoryContextSwitchTo(old);
 		}
 		if (first)
