@@ -185,6 +185,21 @@ test_estimate(void)
 	ok(s1 > 1 && s1 < 60 && strstr(how, "cost model"), "the seed layer_norm shape on the CPU: %.1f s %s", s1, how);
 	s2 = kb_estimate_seconds(&q, 1e6, how, sizeof(how));
 	ok(s2 > 0 && s2 < s1 && strstr(how, "past run"), "with a past run's 1 ms a call: %.2f s %s", s2, how);
+
+	/*
+	 * The per-call figure is the slower of the two rates, worked by hand from
+	 * layer_norm's backward cost (kernels/ops/layer_norm.c) at 4096x4096 fp32:
+	 * bytes = 4 * (3 * 4096^2 + 3 * 4096) + 8 * 4096 = 201,408,512 and
+	 * flops = 14 * 4096^2 = 234,881,024.  CPU: 0.4 GB/s gives 503.5 ms, 1 GFLOP/s
+	 * 234.9 ms; the call is bandwidth-bound: 504 ms.  GPU: 1 TB/s gives 201.4 us,
+	 * 50 TFLOP/s 4.7 us, plus a 5 us launch: 0.206 ms.
+	 */
+	kb_estimate_seconds(&q, 0, how, sizeof(how));
+	ok(strstr(how, "(504 ms a call)") != NULL, "the CPU's per-call estimate is the slower rate's, by hand: %s", how);
+	q.device = "cuda:0";
+	kb_estimate_seconds(&q, 0, how, sizeof(how));
+	ok(strstr(how, "(0.206 ms a call)") != NULL, "the GPU's per-call estimate is the slower rate's plus a launch, by hand: %s", how);
+	q.device = NULL;
 	q.op = "jsd";
 	q.mode = "forward";
 	q.axes_json = "{\"tokens\":8192,\"vocab\":128256,\"dtype\":\"fp32\"}";
@@ -253,6 +268,78 @@ test_compare(void)
 	kb_free_compare_result(&r);
 }
 
+/*
+ * kb_meter_finish over samples and SM clocks given by hand, n of them; each
+ * array holds one more entry past n (a 1400 MHz sample of 1000 ns, kept[n]
+ * a sentinel 7) that must not be read or written.
+ */
+static void
+finish_by_hand(double default_mhz, int n, const double *ns_in, const double *clk_in, kb_result *res,
+			   unsigned char *kept, double *ns)
+{
+	kb_backend	be;
+	kb_meter	m;
+
+	memset(&be, 0, sizeof(be));
+	memset(res, 0, sizeof(*res));
+	memset(&m, 0, sizeof(m));
+	be.clock_default_mhz = default_mhz;
+	memcpy(ns, ns_in, sizeof(double) * (size_t) n);
+	ns[n] = 1000;
+	memset(kept, 7, (size_t) n + 1);
+	res->samples_ns = ns;
+	res->sample_kept = kept;
+	res->nsamples = n;
+	m.be = &be;
+	m.res = res;
+	m.clk = malloc(sizeof(double) * (size_t) (n + 1));
+	memcpy(m.clk, clk_in, sizeof(double) * (size_t) n);
+	m.clk[n] = 1400;
+	kb_meter_finish(&m);
+}
+
+/*
+ * NVBench's throttle rule on clocks given by hand (a GPU at a 1980 MHz default):
+ * a sample under 75% of the default (1400 < 1485) is discarded, one at the
+ * limit or above kept; a clock of 0 is a reading NVML did not give, so its
+ * sample is kept and it is not the minimum clock.  Clocks count as sampled
+ * only with a default clock, a sample, and a first reading.
+ */
+static void
+test_throttle(void)
+{
+	kb_result	res;
+	double		ns[6];
+	unsigned char kept[6];
+
+	finish_by_hand(1980, 5, (double[]) {10, 11, 50, 12, 13}, (double[]) {1980, 1485, 1400, 1700, 0}, &res, kept, ns);
+	ok(res.stats.clock_available == 1 && res.stats.clock_mhz_default == 1980, "clocks given: available, default 1980 MHz");
+	ok(res.stats.discarded_throttled == 1 && kept[0] == 1 && kept[1] == 1 && kept[2] == 0 && kept[3] == 1 && kept[4] == 1,
+	   "only the 1400 MHz sample is discarded (kept: %d %d %d %d %d)", kept[0], kept[1], kept[2], kept[3], kept[4]);
+	ok(kept[5] == 7, "nothing past the last sample is read or written (%d)", kept[5]);
+	ok(res.stats.clock_mhz_min == 1400, "the lowest clock read is 1400 MHz (the discarded sample's), not the missing reading (%g)",
+	   res.stats.clock_mhz_min);
+	ok(res.stats.samples == 4 && res.stats.median == 11.5, "the statistics are of the four kept samples, 10 11 12 13: median 11.5 (%g)",
+	   res.stats.median);
+	ok(strcmp(res.stats.stop_rule, "fixed") == 0 && !res.stats.unstable, "a fixed count is said so, not unstable");
+
+	finish_by_hand(1980, 1, (double[]) {10}, (double[]) {1000}, &res, kept, ns);
+	ok(res.stats.clock_available == 1 && res.stats.discarded_throttled == 1 && res.stats.clock_mhz_min == 1000,
+	   "one sample with a clock: available, and at 1000 MHz discarded");
+	finish_by_hand(1980, 2, (double[]) {10, 11}, (double[]) {1, 1}, &res, kept, ns);
+	ok(res.stats.clock_available == 1 && res.stats.discarded_throttled == 2 && res.stats.clock_mhz_min == 1,
+	   "readings of 1 MHz are readings: both samples discarded, the minimum 1 MHz");
+	finish_by_hand(1, 1, (double[]) {10}, (double[]) {1}, &res, kept, ns);
+	ok(res.stats.clock_available == 1 && res.stats.discarded_throttled == 0, "a default of 1 MHz is a default: clocks available");
+	finish_by_hand(0, 2, (double[]) {10, 11}, (double[]) {1980, 1980}, &res, kept, ns);
+	ok(res.stats.clock_available == 0 && res.stats.clock_mhz_min == 0, "no default clock (0): clocks not available");
+	finish_by_hand(1980, 2, (double[]) {10, 11}, (double[]) {0, 1000}, &res, kept, ns);
+	ok(res.stats.clock_available == 0 && res.stats.discarded_throttled == 0 && kept[1] == 1,
+	   "no first reading: clocks not available, nothing discarded");
+	finish_by_hand(1980, 0, (double[]) {0}, (double[]) {0}, &res, kept, ns);
+	ok(res.stats.clock_available == 0 && kept[0] == 7, "no samples: clocks not available, nothing written");
+}
+
 int
 main(void)
 {
@@ -263,6 +350,7 @@ main(void)
 	test_flush();
 	test_samples_and_phases();
 	test_estimate();
+	test_throttle();
 	test_compare();
 	printf("# %d failed\n", nfail);
 	return nfail ? 1 : 0;
