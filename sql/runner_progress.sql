@@ -75,3 +75,19 @@ SELECT r.samples, r.manifest->'metadata'->>'description' AS description
 SELECT p.manifest->'spec'->'comparability'->>'notes' LIKE '%at least 10 and at most 100000 samples%' AS says_minimum
   FROM kbench_jobs j JOIN kbench_runs r ON r.digest = j.run_digest JOIN kbench_protocols p ON p.digest = r.protocol_digest
  WHERE j.id = :job;
+
+-- the queue-time estimate of a workload measured before takes its call's
+-- time from the latest of its cohorts' bests (_kernelindex.past_call_ns):
+-- two cohorts of one shape, in cache, then flushed before every call (a
+-- call some times slower), the second the one that counts
+SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 72}',
+                  protocol => '{"warmup_ms": 0, "rep_ms": 1, "flush_bytes": 0}') AS warm \gset
+SELECT status FROM kbench_wait(:warm, '5 minutes');
+SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 72}',
+                  protocol => '{"warmup_ms": 0, "rep_ms": 1}') AS cold \gset
+SELECT status FROM kbench_wait(:cold, '5 minutes');
+SELECT r2.protocol_digest <> r1.protocol_digest AS two_cohorts, r2.primary_ns <> r1.primary_ns AS told_apart,
+       _kernelindex.past_call_ns(r2.workload_digest, r2.implementation_digest, r2.environment_digest) = r2.primary_ns AS the_latest
+  FROM kbench_jobs j1 JOIN kbench_runs r1 ON r1.digest = j1.run_digest,
+       kbench_jobs j2 JOIN kbench_runs r2 ON r2.digest = j2.run_digest
+ WHERE j1.id = :warm AND j2.id = :cold;
