@@ -6,7 +6,8 @@
 -- probed "already stored?" by a hash anti join over a scan of every run,
 -- and kept it.  Counted by the transaction's own statistics.
 SELECT current_database() AS regress_db \gset
-CREATE DATABASE kbench_store_plans;
+-- (UTF-8 whatever the cluster's default: a test below counts characters)
+CREATE DATABASE kbench_store_plans TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C';
 \c kbench_store_plans
 SET client_min_messages = warning;
 CREATE EXTENSION kernelindex;
@@ -92,5 +93,16 @@ SELECT jsonb_build_object('table', 'benchmark_runs',
   FROM (VALUES (1, '{"rawSamplesNs": [8000, 8100]}'::jsonb), (2, '{}')) v(n, r) ORDER BY n;
 SELECT lines, inserted, present, rejected FROM kbench_import_catalog_staged();
 SELECT raw_samples_ns FROM kbench_runs WHERE digest = kbench_digest((:'seed004b'::jsonb)->'run');
+-- a rejection quotes at most 200 characters of what the line claims: a
+-- digest claim of 150 two-byte characters (300 bytes) whole, one of 500
+-- whole, cut at 200 with how many were left out
+INSERT INTO kbench_import_staging (line)
+SELECT jsonb_build_object('table', 'benchmark_runs',
+                          'row', jsonb_build_object('manifest', :'seed004'::jsonb, 'runDigest', c))::text
+  FROM (VALUES (1, repeat('é', 150)), (2, repeat('x', 500))) v(n, c) ORDER BY n;
+SELECT lines, inserted, present, rejected FROM kbench_import_catalog_staged();
+SELECT line, position(repeat('é', 150) IN reason) > 0 AS whole,
+       reason LIKE '%says ' || repeat('x', 200) || '... (300 more characters) but%' AS cut
+  FROM kbench_import_rejections WHERE import_id = (SELECT max(import_id) FROM kbench_import_rejections) ORDER BY line;
 \c :regress_db
 DROP DATABASE kbench_store_plans;
