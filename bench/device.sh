@@ -164,6 +164,21 @@ edge distill_jsd_loss forward tokens=3 hidden=64 vocab=128256 dtype=bf16
 edge distill_jsd_loss forward tokens=3 hidden=16 vocab=19 dtype=bf16
 echo "# v2 edge-shape checks done at ${SECONDS} s"
 
+# CUDA-graph timing (the protocol's cuda_graph, docs/KERNELS.md) beside per-call events, on
+# kernels short enough that the launch counts; warm cache, checked; one line each
+echo "# CUDA-graph timing against per-call events (median per call, flush_bytes 0)"
+graphline() { # op mode axes...
+	local ev gr
+	ev=$(timeout "${EDGE_TIMEOUT_S:-60}" "$KB" run "$@" --device "$DEV" --warmup-ms 1 --rep-ms 20 --flush-bytes 0 --json 2>/dev/null | python3 bench/run_line.py)
+	gr=$(timeout "${EDGE_TIMEOUT_S:-60}" "$KB" run "$@" --device "$DEV" --warmup-ms 1 --rep-ms 20 --flush-bytes 0 --cuda-graph --json 2>/dev/null | python3 bench/run_line.py)
+	printf '#   graph %-52s events: %-28s graphs: %s\n' "$*" "$ev" "$gr"
+}
+graphline layer_norm forward rows=64 hidden=1024 dtype=fp32
+graphline layer_norm backward rows=64 hidden=1024 dtype=fp32
+graphline megatron_cross_entropy forward seq=16 batch=1 vocab=32768 dtype=bf16
+graphline jsd forward tokens=16 vocab=4096 dtype=fp32
+echo "# CUDA-graph lines done at ${SECONDS} s"
+
 for mode in forward backward full; do
 	for h in 1024 4096 16384; do run layer_norm $mode fp32 rows=4096 hidden=$h; done
 done

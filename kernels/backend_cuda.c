@@ -276,6 +276,15 @@ cuda_time_one(kb_backend *be, const kb_call *c, void *flush, size_t flush_bytes,
 										be->err, sizeof(be->err)));
 }
 
+static int
+cuda_time_graph(kb_backend *be, const kb_call *c, int64_t ncalls, void *flush, size_t flush_bytes,
+				double *op_ns, double *total_ns, double timeout_s)
+{
+	return refuse_wedged(be) ? KBC_ERROR
+		: cuda_rc(be, be->api->time_graph(be->ctx, c, ncalls, flush, flush_bytes, op_ns, total_ns, timeout_s,
+										  be->err, sizeof(be->err)));
+}
+
 static double
 cuda_clock_mhz(kb_backend *be)
 {
@@ -292,6 +301,7 @@ static const kb_backend_ops cuda_ops = {
 	.call = cuda_call,
 	.sync = cuda_sync,
 	.time_one = cuda_time_one,
+	.time_graph = cuda_time_graph,
 	.clock_mhz = cuda_clock_mhz,
 };
 

@@ -20,7 +20,7 @@
 #define KB_HD static inline
 #endif
 
-#define KBC_ABI_VERSION 3	/* 3: kb_call holds 24 tensors (was 16) */
+#define KBC_ABI_VERSION 4	/* 4: time_graph; 3: kb_call holds 24 tensors (was 16) */
 
 /* Element types of tensors. */
 /* KB_BOOL: one byte, 0 or 1 (kto_loss's preference_labels); like int32, only the operations defined
@@ -119,6 +119,18 @@ typedef struct kbc_api
 	int			(*time_one) (void *ctx, const kb_call *c, void *flush, size_t flush_bytes,
 							 double *op_ns, double *total_ns, double timeout_s,
 							 char *err, size_t errlen);
+	/*
+	 * One timed sample of ncalls calls (the protocol's cuda_graph): ncalls
+	 * times a clear of flush_bytes then a call of c, captured in one CUDA
+	 * graph, and the ncalls clears alone in a second; both launched back to
+	 * back between three events, waited for.  total_ns is the first graph's
+	 * time over ncalls, op_ns the first's less the second's over ncalls (at
+	 * least 0).  The graphs of the last few tensor sets are kept (the
+	 * guard's rotation), captured and launched once untimed when new.
+	 */
+	int			(*time_graph) (void *ctx, const kb_call *c, int64_t ncalls, void *flush, size_t flush_bytes,
+							   double *op_ns, double *total_ns, double timeout_s,
+							   char *err, size_t errlen);
 } kbc_api;
 
 typedef const kbc_api *(*kbc_get_api_fn) (int abi);

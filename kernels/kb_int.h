@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "kb_abi.h"
 #include "kbench.h"
@@ -169,8 +170,17 @@ typedef struct kb_protocol
 	double		noise_target;	/* stdrel to reach, a fraction (0.005: 0.5%) */
 	double		noise_ceiling;	/* stdrel above which "converged" does not count: 10 x noise_target */
 	double		max_ms;			/* the sampling phase's longest, adaptive; 0: 4 x the minimum's time */
+	bool		cuda_graph;		/* each sample a CUDA graph of calls, its clears subtracted (measure.c) */
 } kb_protocol;
 void		kb_protocol_of(const kb_request *req, bool cuda, kb_protocol *p);
+/*
+ * The protocol's cuda_graph: each sample is one CUDA graph of as many calls
+ * as the five-call estimate says take KB_GRAPH_NS, from 1 to
+ * KB_GRAPH_MAX_CALLS (kb_graph_calls, measure.c).
+ */
+#define KB_GRAPH_NS 1e6
+#define KB_GRAPH_MAX_CALLS 1024
+int64_t		kb_graph_calls(double call_ns);
 /* Refuse what cannot fit on the case's device before anything is allocated. */
 kb_status	kb_check_fit(const kb_case *cs, int64_t flush, char *err, size_t errlen);
 
@@ -252,6 +262,7 @@ typedef struct kb_meter
 				f1,
 				rest_after;
 	const char *stop_rule;		/* set by kb_meter_adaptive (NULL: a fixed count) */
+	int64_t		graph_calls;	/* calls in each sample's CUDA graph (the protocol's cuda_graph); 0: one call a sample */
 	kb_guard   *guard;			/* NULL: inputs never change, no timed call checked */
 } kb_meter;
 void		kb_meter_init(kb_meter *m, kb_backend *be, const kb_call *c, const kb_request *req, kb_result *res,
@@ -351,6 +362,9 @@ typedef struct kb_backend_ops
 	int			(*sync) (kb_backend *be, double timeout_s);
 	int			(*time_one) (kb_backend *be, const kb_call *c, void *flush, size_t flush_bytes,
 							 double *op_ns, double *total_ns, double timeout_s);
+	/* A sample of ncalls calls in a CUDA graph (kbc_api's time_graph; NULL: per call only). */
+	int			(*time_graph) (kb_backend *be, const kb_call *c, int64_t ncalls, void *flush, size_t flush_bytes,
+							   double *op_ns, double *total_ns, double timeout_s);
 	/* The peak memory of one call (NULL: the call's tensors and workspace, kb_call_bytes). */
 	int			(*peak_memory) (kb_backend *be, int64_t *bytes);
 	/* Current SM clock in MHz, or -1 when it cannot be read. */
@@ -448,6 +462,18 @@ kb_be_time_one(kb_backend *be, const kb_call *c, void *flush, size_t flush_bytes
 			   double *op_ns, double *total_ns, double timeout_s)
 {
 	return be->ops->time_one(be, c, flush, flush_bytes, op_ns, total_ns, timeout_s);
+}
+
+static inline int
+kb_be_time_graph(kb_backend *be, const kb_call *c, int64_t ncalls, void *flush, size_t flush_bytes,
+				 double *op_ns, double *total_ns, double timeout_s)
+{
+	if (!be->ops->time_graph)
+	{
+		snprintf(be->err, sizeof(be->err), "the %s backend has no CUDA-graph timing", be->ops->name);
+		return KBC_ERROR;
+	}
+	return be->ops->time_graph(be, c, ncalls, flush, flush_bytes, op_ns, total_ns, timeout_s);
 }
 
 static inline double

@@ -28,6 +28,7 @@ static const kb_protocol_setting KB_PROTOCOL_SETTINGS[] = {
 	{"adaptive", NULL, 0, 0, 1, 0},
 	{"noise_target_pct", "--noise-target-pct", 0.001, 100, 0, 0},
 	{"max_ms", "--max-ms", 0.001, 3600000, 0, 0},
+	{"cuda_graph", "--cuda-graph", 0, 0, 1, 0},
 };
 
 #define KB_PROTOCOL_NSETTINGS (sizeof(KB_PROTOCOL_SETTINGS) / sizeof(KB_PROTOCOL_SETTINGS[0]))

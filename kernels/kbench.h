@@ -105,6 +105,7 @@ typedef struct kb_request
 	int			fixed_count;	/* 0 (default): adaptive; 1: the do_bench count from rep_ms, no more */
 	double		noise_target_pct;	/* <= 0: 0.5 (CUDA) or 2 (CPU): stop once stdev/mean is below it */
 	double		max_ms;			/* <= 0: 4 x the time the minimum took: the sampling phase's longest */
+	int			cuda_graph;		/* 1: each sample a CUDA graph of many calls, its clears subtracted (docs/KERNELS.md) */
 
 	/* Control from the caller (the background worker). */
 	volatile int *cancel;		/* polled between calls; non-zero: stop, KB_CANCELED */
@@ -246,6 +247,7 @@ typedef struct kb_stats
 	double		clock_mhz_default;
 	int64_t		warmup_iterations;
 	int64_t		estimate_ns;	/* five-call estimate per call, flush included */
+	int64_t		graph_calls;	/* calls in each sample's CUDA graph (cuda_graph); 0: a sample is one call */
 	double		median, p05, p20, p80, p95, mean, minimum, maximum, mad;
 	double		ci95_lo, ci95_hi;	/* distribution-free interval of the median */
 	/* how the sampling stopped (measure.c): "noise_target", "converged", "max_time", "max_samples", "fixed" */

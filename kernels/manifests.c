@@ -112,11 +112,11 @@ protocol_text(const kb_case *cs, const kb_request *req, const kb_protocol *pr)
 	char		stopping[400];
 	char		maxt[40];
 	char		reference[500];
-	const char *timer = cs->cuda ? "cuda_events" : "clock_monotonic";
+	const char *timer = pr->cuda_graph ? "cuda_graph_events" : cs->cuda ? "cuda_events" : "clock_monotonic";
 
 	snprintf(name, sizeof(name), "kbench-%s-%s-%s", cs->cuda ? "cuda" : "cpu", cs->op->slug, kb_mode_name(cs->mode));
 	snprintf(title, sizeof(title), "kbench protocol \xc2\xb7 %s \xc2\xb7 %s \xc2\xb7 %s",
-			 cs->op->name, kb_mode_name(cs->mode), cs->cuda ? "CUDA events" : "CPU monotonic clock");
+			 cs->op->name, kb_mode_name(cs->mode), pr->cuda_graph ? "CUDA graphs" : cs->cuda ? "CUDA events" : "CPU monotonic clock");
 	if (pr->max_ms > 0)
 		snprintf(maxt, sizeof(maxt), "%g", pr->max_ms);
 	else
@@ -128,6 +128,19 @@ protocol_text(const kb_case *cs, const kb_request *req, const kb_protocol *pr)
 				 pr->noise_target * 100, pr->noise_ceiling * 100, maxt, pr->max_ms > 0 ? " ms" : "");
 	else
 		stopping[0] = '\0';
+	if (pr->cuda_graph)
+		snprintf(notes, sizeof(notes),
+				 "Timed: %s. In CUDA graphs: a sample is one graph of up to %d calls (%g ms by the five-call "
+				 "estimate), each after a clear of a %lld-byte buffer%s, timed by an event pair, less a graph of the "
+				 "clears alone, over its calls; warm-up %g ms (calls), repetition %g ms (graphs), at least %lld and "
+				 "at most %lld samples; %d input sets cycled (counter-based generator, set 0 seed %llu, the others "
+				 "per run); the last call of %d random graphs checked on its inputs. Reported: median, p20, p80, "
+				 "mean, min, max, MAD, 95%% CI of the median; raw samples kept.%s",
+				 cs->op->timed[cs->mode], KB_GRAPH_MAX_CALLS, KB_GRAPH_NS / 1e6, (long long) pr->flush,
+				 req->flush_bytes >= 0 || pr->flush == 0 ? "" : " (the GPU default)", pr->warmup_ms, pr->rep_ms,
+				 (long long) pr->min_samples, (long long) pr->max_samples, KB_INPUT_SETS,
+				 (unsigned long long) req->seed, KB_CHECKED_CALLS, stopping);
+	else
 	snprintf(notes, sizeof(notes),
 			 "Timed: %s. do_bench-compatible: warm-up %g ms and repetition %g ms turned into iteration "
 			 "counts from a five-call estimate (flush included), at least %lld and at most %lld samples; "
@@ -165,7 +178,7 @@ protocol_text(const kb_case *cs, const kb_request *req, const kb_protocol *pr)
 	ki_jw_key(w, "measurement");
 	ki_jw_obj(w);
 	ki_jw_kstr(w, "timer", timer);
-	ki_jw_kstr(w, "synchronization", cs->cuda ? "event_synchronize_per_sample" : "blocking_call");
+	ki_jw_kstr(w, "synchronization", pr->cuda_graph ? "event_synchronize_per_graph" : cs->cuda ? "event_synchronize_per_sample" : "blocking_call");
 	ki_jw_key(w, "compileIncluded");
 	ki_jw_bool(w, false);
 	ki_jw_key(w, "setupIncluded");
@@ -401,6 +414,8 @@ run_text(const kb_case *cs, const kb_backend *be, const kb_result *res, const ch
 		ki_jw_knum(w, "achieved_gb_per_s", res->achieved_gbps);
 		ki_jw_knum(w, "achieved_tflop_per_s", res->achieved_tflops);
 		ki_jw_kint(w, "warmup_iterations", st->warmup_iterations);
+		if (st->graph_calls > 0)
+			ki_jw_kint(w, "graph_calls", st->graph_calls);
 		ki_jw_kint(w, "estimate_ns", st->estimate_ns);
 		ki_jw_kint(w, "raw_samples", res->nsamples);
 		ki_jw_knum(w, "noise_stdrel", st->stdrel);

@@ -268,9 +268,10 @@ guard_verdict(kb_meter *m, int64_t j, const kb_correctness *corr)
 		res->check_calls[res->ncheck_calls++] = j;
 	if (corr->matched_ratio < 1.0)
 	{
-		kb_setmsg(res, "timed call %lld (input set %d of %d) differs from the float64 reference for its own "
+		kb_setmsg(res, "timed %s %lld (input set %d of %d) differs from the float64 reference for its own "
 				  "inputs (its outputs do not follow its inputs, or the work was skipped on this call or "
-				  "finished after it returned): %s", (long long) j, g->current, g->nsets, corr->detail);
+				  "finished after it returned): %s", m->graph_calls > 0 ? "graph's last call, graph" : "call",
+				  (long long) j, g->current, g->nsets, corr->detail);
 		return KB_INCORRECT_NUMERICAL;
 	}
 	return KB_PASSED;
@@ -400,6 +401,14 @@ rest_of(const kb_meter *m, int64_t i, int64_t n, double cost_ns)
 	return (double) (n - i) * cost_ns / 1e9 + m->rest_after;
 }
 
+int64_t
+kb_graph_calls(double call_ns)
+{
+	double		n = call_ns > 0 ? floor(KB_GRAPH_NS / call_ns) : KB_GRAPH_MAX_CALLS;
+
+	return n < 1 ? 1 : n > KB_GRAPH_MAX_CALLS ? KB_GRAPH_MAX_CALLS : (int64_t) n;
+}
+
 kb_status
 kb_meter_start(kb_meter *m)
 {
@@ -443,7 +452,13 @@ kb_meter_start(kb_meter *m)
 	m->call_ns = op > 0 ? op : 1;
 	s->estimate_ns = (int64_t) llround(est);
 	m->nwarm = (int64_t) floor(m->pr.warmup_ms * 1e6 / est);
-	m->nrep = (int64_t) floor(m->pr.rep_ms * 1e6 / est);
+	if (m->pr.cuda_graph)
+	{
+		/* a sample is a graph of graph_calls calls and their clears: the counts are of graphs */
+		m->graph_calls = kb_graph_calls(m->call_ns);
+		m->est_ns = est * (double) m->graph_calls;
+	}
+	m->nrep = (int64_t) floor(m->pr.rep_ms * 1e6 / m->est_ns);
 	m->nwarm = m->nwarm < 1 ? 1 : m->nwarm > m->pr.max_samples ? m->pr.max_samples : m->nwarm;
 	/* at least the protocol's minimum of samples, however long a call is */
 	m->nrep = m->nrep < m->pr.min_samples ? m->pr.min_samples : m->nrep > m->pr.max_samples ? m->pr.max_samples : m->nrep;
@@ -521,8 +536,11 @@ kb_meter_sample(kb_meter *m, int64_t n, double *block_median)
 			break;
 		if ((st = guard_use(m, m->guard ? (int) ((first + i) % m->guard->nsets) : 0)) != KB_PASSED)
 			break;
-		rc = kb_be_time_one(m->be, m->c, m->flush, (size_t) m->pr.flush, &op_ns, &total_ns, kb_call_timeout(m->req));
-		if ((st = kb_be_status(m->be, rc, res, "timed call")) != KB_PASSED)
+		rc = m->graph_calls > 0
+			? kb_be_time_graph(m->be, m->c, m->graph_calls, m->flush, (size_t) m->pr.flush, &op_ns, &total_ns,
+							   kb_call_timeout(m->req))
+			: kb_be_time_one(m->be, m->c, m->flush, (size_t) m->pr.flush, &op_ns, &total_ns, kb_call_timeout(m->req));
+		if ((st = kb_be_status(m->be, rc, res, m->graph_calls > 0 ? "timed graph" : "timed call")) != KB_PASSED)
 			break;
 		res->samples_ns[first + i] = op_ns;
 		m->clk[first + i] = kb_be_clock_mhz(m->be);
@@ -589,6 +607,7 @@ kb_meter_finish(kb_meter *m)
 	free(kept);
 	free(m->clk);
 	m->clk = NULL;
+	s->graph_calls = m->graph_calls;
 	s->stop_rule = m->stop_rule ? m->stop_rule : "fixed";
 	s->unstable = m->stop_rule && (strcmp(m->stop_rule, "max_time") == 0 || strcmp(m->stop_rule, "max_samples") == 0);
 }

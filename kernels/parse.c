@@ -319,10 +319,21 @@ kb_parse_case(const kb_request *req, kb_case *cs, char *err, size_t errlen)
 					  "with kbench_register_implementation)", cs->op->name, impl, cs->op->def->file);
 			return KB_INVALID_REQUEST;
 		}
+	if (req->cuda_graph && !cs->cuda)
+	{
+		kb_seterr(err, errlen, "cuda_graph timing needs a CUDA device (cuda:N): the CPU is timed call by call");
+		return KB_INVALID_REQUEST;
+	}
 	/* python and library implementations (impl.c) */
 	switch (kb_ext_parse(req, cs, err, errlen))
 	{
 		case 1:
+			if (req->cuda_graph)
+			{
+				kb_seterr(err, errlen, "cuda_graph timing is for kbench's own CUDA kernels (cuda, cuda/vN): '%s' runs in a "
+						  "child process that times each of its calls itself", impl);
+				return KB_INVALID_REQUEST;
+			}
 			return KB_PASSED;
 		case -1:
 			return KB_INVALID_REQUEST;

@@ -89,6 +89,7 @@ kb_protocol_of(const kb_request *req, bool cuda, kb_protocol *p)
 					   : cuda ? DEFAULT_NOISE_TARGET_PCT_CUDA : DEFAULT_NOISE_TARGET_PCT_CPU) / 100.0;
 	p->noise_ceiling = 10 * p->noise_target;
 	p->max_ms = req->max_ms > 0 ? req->max_ms : 0;	/* 0: 4 x the minimum's time */
+	p->cuda_graph = req->cuda_graph != 0;
 }
 
 /*

@@ -62,6 +62,8 @@ SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', max_minut
 SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', max_minutes => 'NaN');
 SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', protocol => '{"min_samples": 0}');
 SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', protocol => '{"min_samples": 2.5}');
+SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', protocol => '{"cuda_graph": true}');
+SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', protocol => '{"cuda_graph": 1}');
 SELECT kbench_compare('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', 'cpu', 'cuda');
 SELECT kbench_compare('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', 'triton', 'cpu');
 

@@ -18,6 +18,7 @@
 #include "kernelindex.h"
 #include "runner.h"
 #include "implementations.h"
+#include "protocol.h"
 #include "security.h"
 
 #include <limits.h>
@@ -120,7 +121,7 @@ allowed_directory(MemoryContext cxt)
  */
 kb_status
 ki_check_job(const char *op, const char *mode, const char *workload, const char *impl, const char *device,
-			 char *err, size_t errlen)
+			 const char *protocol, char *err, size_t errlen)
 {
 	kb_request	req;
 	kb_status	st;
@@ -128,6 +129,8 @@ ki_check_job(const char *op, const char *mode, const char *workload, const char 
 	ki_sync_operations();		/* a registered operation's name (src/operations.c) */
 	kb_request_for(&req, op, mode, workload, impl, device);
 	req.python = ki_python && ki_python[0] ? ki_python : NULL;
+	if (protocol)
+		ki_protocol_apply_text(&req, protocol);	/* what depends on it: cuda_graph's device and implementation */
 	if (impl && !kb_impl_builtin(impl))
 	{
 		char	   *entry = NULL,

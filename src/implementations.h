@@ -16,9 +16,9 @@ extern char *ki_registered_file(const char *path, const char *dir, const char *w
 /* The GUCs kernelindex.python and kernelindex.implementation_directory (from _PG_init). */
 void		ki_implementations_init(void);
 
-/* Queue-time validation of a job with its implementation resolved. */
+/* Queue-time validation of a job with its implementation resolved, under its protocol (JSON text, or NULL). */
 kb_status	ki_check_job(const char *op, const char *mode, const char *workload, const char *impl,
-						 const char *device, char *err, size_t errlen);
+						 const char *device, const char *protocol, char *err, size_t errlen);
 
 /* True when impl runs in a child process (python, library, registered), not in the worker. */
 bool		ki_impl_in_child(const char *impl);

@@ -23,7 +23,8 @@ typedef enum
 	SET_CHECK,
 	SET_ADAPTIVE,
 	SET_NOISE_TARGET_PCT,
-	SET_MAX_MS
+	SET_MAX_MS,
+	SET_CUDA_GRAPH
 } setting_id;
 
 /*
@@ -31,7 +32,7 @@ typedef enum
  * flags against too; setting_id follows its order.
  */
 #define settings KB_PROTOCOL_SETTINGS
-StaticAssertDecl(lengthof(KB_PROTOCOL_SETTINGS) == SET_MAX_MS + 1, "one setting_id a protocol setting");
+StaticAssertDecl(lengthof(KB_PROTOCOL_SETTINGS) == SET_CUDA_GRAPH + 1, "one setting_id a protocol setting");
 
 /* "a string", "an object", ...: what a JSON value is, for an error message. */
 static const char *
@@ -160,6 +161,9 @@ ki_protocol_apply(kb_request *req, const ki_value *p)
 				break;
 			case SET_MAX_MS:
 				req->max_ms = v->u.num;
+				break;
+			case SET_CUDA_GRAPH:
+				req->cuda_graph = v->type == KI_TRUE;
 				break;
 		}
 	}

@@ -318,7 +318,7 @@ ki_queue_job(KiJobRequest *r)
 	{
 		const char *impl = side ? r->impl_b : r->impl;
 
-		st = ki_check_job(r->op, r->mode, workload_text, impl, run_on, err, sizeof(err));
+		st = ki_check_job(r->op, r->mode, workload_text, impl, run_on, protocol_text, err, sizeof(err));
 		if (st != KB_PASSED)
 			ereport(ERROR,
 					(errcode(st == KB_RESOURCE_EXCEEDED ? ERRCODE_PROGRAM_LIMIT_EXCEEDED : ERRCODE_INVALID_PARAMETER_VALUE),

@@ -474,6 +474,8 @@ cmd_run(int argc, char **argv, int describe)
 			req.check = 0;
 		else if (strcmp(a, "--fixed") == 0)
 			req.fixed_count = 1;	/* the protocol's "adaptive": false */
+		else if (strcmp(a, "--cuda-graph") == 0)
+			req.cuda_graph = 1;		/* the protocol's "cuda_graph": true */
 		else if (strncmp(a, "--", 2) == 0 && !next && is_value_option(a))
 		{
 			fprintf(stderr, "kbench: option %s needs a value\n", a);

@@ -24,6 +24,8 @@
 
 #include "kbc.cuh"
 
+static void drop_graphs(kbc_graphs *p);
+
 static thread_local char kbc_err[512];
 static bool g_needs_reset[1024];
 static bool g_wedged[1024];		/* a wait timed out: see the header comment */
@@ -231,6 +233,8 @@ api_close(void *p)
 		delete c;				/* the handles stay with the wedged context */
 		return;
 	}
+	for (int i = 0; i < KBC_GRAPH_SETS; i++)
+		drop_graphs(&c->graphs[i]);
 	if (c->lt)
 		cublasLtDestroy(c->lt);
 	if (c->ev_pre)
@@ -485,6 +489,154 @@ api_time_one(void *ctx, const kb_call *k, void *flush, size_t flush_bytes, doubl
 	return report(time_one((kbc_ctx *) ctx, k, flush, flush_bytes, op_ns, total_ns, timeout_s), err, errlen);
 }
 
+/* ------------------------------------------------------------ CUDA-graph samples */
+
+/* Capture n x (a clear of flush_bytes, then a call of k when with_calls) on the stream, instantiated and uploaded into *out. */
+static int
+capture(kbc_ctx *c, const kb_call *k, int64_t n, void *flush, size_t flush_bytes, bool with_calls, cudaGraphExec_t *out)
+{
+	cudaGraph_t g = nullptr;
+	cudaError_t e;
+	int			rc = KBC_OK;
+
+	KBC_CHECK(cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeThreadLocal));
+	for (int64_t i = 0; i < n && rc == KBC_OK; i++)
+	{
+		if (flush && flush_bytes && (e = cudaMemsetAsync(flush, 0, flush_bytes, c->stream)) != cudaSuccess)
+		{
+			kbc_fail(e, "cudaMemsetAsync (a clear, captured)", __FILE__, __LINE__);
+			rc = KBC_ERROR;
+		}
+		if (rc == KBC_OK && with_calls)
+			rc = call(c, k, KB_PHASE_TIMED);
+	}
+	/* the capture ends whatever happened in it, so that the stream is usable again */
+	e = cudaStreamEndCapture(c->stream, &g);
+	if (rc == KBC_OK && e != cudaSuccess)
+	{
+		kbc_fail(e, "capturing the timed calls in a CUDA graph (a call that cannot be captured?)", __FILE__, __LINE__);
+		rc = KBC_ERROR;
+	}
+	if (rc == KBC_OK && (e = cudaGraphInstantiate(out, g, 0)) != cudaSuccess)
+	{
+		kbc_fail(e, "cudaGraphInstantiate", __FILE__, __LINE__);
+		rc = KBC_ERROR;
+	}
+	if (g)
+		cudaGraphDestroy(g);
+	(void) cudaGetLastError();	/* a failed capture's error is reported above, not left for the next call */
+	if (rc == KBC_OK)
+		KBC_CHECK(cudaGraphUpload(*out, c->stream));
+	return rc;
+}
+
+static void
+drop_graphs(kbc_graphs *p)
+{
+	if (p->calls)
+		cudaGraphExecDestroy(p->calls);
+	if (p->clears)
+		cudaGraphExecDestroy(p->clears);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The graphs of this call, set and clear: kept ones, else new ones (launched once, untimed, and waited for). */
+static int
+graphs_of(kbc_ctx *c, const kb_call *k, int64_t n, void *flush, size_t flush_bytes, double timeout_s, kbc_graphs **out)
+{
+	kbc_graphs *p;
+	int			rc;
+
+	for (int i = 0; i < KBC_GRAPH_SETS; i++)
+	{
+		p = &c->graphs[i];
+		if (p->calls && p->ncalls == n && p->flush == flush && p->flush_bytes == flush_bytes &&
+			memcmp(&p->key, k, sizeof(*k)) == 0)
+		{
+			*out = p;
+			return KBC_OK;
+		}
+	}
+	p = &c->graphs[c->next_graph];
+	c->next_graph = (c->next_graph + 1) % KBC_GRAPH_SETS;
+	drop_graphs(p);
+	rc = capture(c, k, n, flush, flush_bytes, true, &p->calls);
+	if (rc == KBC_OK && flush && flush_bytes)
+		rc = capture(c, k, n, flush, flush_bytes, false, &p->clears);
+	for (int g = 0; g < 2 && rc == KBC_OK; g++)
+	{
+		cudaGraphExec_t x = g == 0 ? p->calls : p->clears;
+		cudaError_t e = x ? cudaGraphLaunch(x, c->stream) : cudaSuccess;
+
+		if (e != cudaSuccess)
+		{
+			kbc_fail(e, "cudaGraphLaunch (the first, untimed)", __FILE__, __LINE__);
+			rc = KBC_ERROR;
+		}
+	}
+	if (rc == KBC_OK)
+		rc = wait_stream(c, timeout_s);
+	if (rc != KBC_OK)
+	{
+		drop_graphs(p);
+		return rc;
+	}
+	p->key = *k;
+	p->ncalls = n;
+	p->flush = flush;
+	p->flush_bytes = flush_bytes;
+	*out = p;
+	return KBC_OK;
+}
+
+static int
+time_graph(kbc_ctx *c, const kb_call *k, int64_t n, void *flush, size_t flush_bytes, double *op_ns, double *total_ns,
+		   double timeout_s)
+{
+	kbc_graphs *p;
+	float		ms_calls = 0,
+				ms_clears = 0;
+	int			rc;
+
+	if (n < 1)
+	{
+		kbc_fail_msg("a CUDA graph of no calls");
+		return KBC_ERROR;
+	}
+	if ((rc = graphs_of(c, k, n, flush, flush_bytes, timeout_s, &p)) != KBC_OK)
+		return rc;
+	KBC_CHECK(cudaEventRecord(c->ev_pre, c->stream));
+	KBC_CHECK(cudaGraphLaunch(p->calls, c->stream));
+	KBC_CHECK(cudaEventRecord(c->ev_start, c->stream));
+	if (p->clears)
+		KBC_CHECK(cudaGraphLaunch(p->clears, c->stream));
+	KBC_CHECK(cudaEventRecord(c->ev_stop, c->stream));
+	if ((rc = wait_event(c->ev_stop, timeout_s)) != KBC_OK)
+		return rc;
+	KBC_CHECK(cudaEventElapsedTime(&ms_calls, c->ev_pre, c->ev_start));
+	if (p->clears)
+		KBC_CHECK(cudaEventElapsedTime(&ms_clears, c->ev_start, c->ev_stop));
+	if (!(ms_calls > ms_clears))
+	{
+		/* no time is left for the calls: a figure made of the clears' noise is not a sample */
+		snprintf(kbc_err, sizeof(kbc_err), "a CUDA graph of %lld calls with their clears took %.4f ms, its clears alone "
+				 "%.4f ms: the calls are within the clears' noise; time them with flush_bytes 0 (a warm cache), or "
+				 "without cuda_graph", (long long) n, ms_calls, ms_clears);
+		return KBC_ERROR;
+	}
+	*total_ns = (double) ms_calls * 1e6 / (double) n;
+	*op_ns = (double) (ms_calls - ms_clears) * 1e6 / (double) n;
+	return KBC_OK;
+}
+
+static int
+api_time_graph(void *ctx, const kb_call *k, int64_t n, void *flush, size_t flush_bytes, double *op_ns,
+			   double *total_ns, double timeout_s, char *err, size_t errlen)
+{
+	kbc_err[0] = '\0';
+	return report(time_graph((kbc_ctx *) ctx, k, n, flush, flush_bytes, op_ns, total_ns, timeout_s), err, errlen);
+}
+
 /* ------------------------------------------------------------ shared by the operations */
 
 static __global__ void
@@ -528,6 +680,7 @@ static const kbc_api api = {
 	api_call,
 	api_sync,
 	api_time_one,
+	api_time_graph,
 };
 
 extern "C" __attribute__((visibility("default"))) const kbc_api *

@@ -15,6 +15,23 @@ extern "C" {
 }
 
 /* An open device: one stream, timing events, a cuBLASLt handle. */
+/*
+ * A CUDA-graph sample's two graphs for one call (api_time_graph, the
+ * protocol's cuda_graph): ncalls clears and calls, and the clears alone
+ * (nullptr when nothing is cleared).  One pair per tensor set of the guard's
+ * rotation, kept while the call is the same.
+ */
+#define KBC_GRAPH_SETS 4
+struct kbc_graphs
+{
+	kb_call		key;
+	int64_t		ncalls;
+	void	   *flush;
+	size_t		flush_bytes;
+	cudaGraphExec_t calls;
+	cudaGraphExec_t clears;
+};
+
 struct kbc_ctx
 {
 	int			dev;
@@ -25,6 +42,8 @@ struct kbc_ctx
 	cudaEvent_t ev_start;		/* after the flush, before the call */
 	cudaEvent_t ev_stop;
 	cublasLtHandle_t lt;
+	kbc_graphs	graphs[KBC_GRAPH_SETS];
+	int			next_graph;		/* the pair a new call replaces */
 };
 
 /* Record a failure (file, line, call, CUDA's words) for the caller; marks the device for reset. */

@@ -37,6 +37,11 @@
  *   slow_v2       every kernel variant v2 and later is deliberately slow:
  *                 its call does the work of v1 three times (same outputs),
  *                 what a paired comparison must call slower
+ *   once          a cheat: the timed-phase calls compute only while the
+ *                 inputs are those of the first such call; on any other
+ *                 inputs they return at once, the outputs left as they were
+ *                 (what the guard's checks of timed calls, per call or per
+ *                 CUDA graph, must fail)
  * KBENCH_FAKE_CUDA_HOLD, a file: while its first line names the call being
  * made, the call waits (polling the file) until the line changes, so a test
  * can stop a job in one phase and look at it, deciding by events: "fill",
@@ -75,12 +80,12 @@
 typedef enum
 {
 	M_OK, M_FAULT_OPEN, M_FAULT_CALL, M_FAULT_SYNC, M_NOMEM, M_HANG, M_HANG_FOREVER, M_WRONG, M_WRONG_LAST,
-	M_WRONG_EPS, M_SLOW_V2, M_COUNT
+	M_WRONG_EPS, M_SLOW_V2, M_ONCE, M_COUNT
 } fake_mode;
 
 static const char *const mode_names[M_COUNT] = {
 	"ok", "fault_open", "fault_call", "fault_sync", "nomem", "hang", "hang_forever", "wrong", "wrong_last",
-	"wrong_eps", "slow_v2"
+	"wrong_eps", "slow_v2", "once"
 };
 
 /* The state of the one device, for the life of the process (as a GPU's). */
@@ -486,6 +491,16 @@ do_call(void *ctx, const kb_call *c, int phase, char *err, size_t errlen)
 			return KBC_OK;
 		case M_FAULT_SYNC:
 			return KBC_OK;		/* the fault surfaces at the next wait */
+		case M_ONCE:
+			{
+				static const void *first_input;
+
+				if (phase == KB_PHASE_TIMED && !first_input)
+					first_input = c->t[0];
+				if (phase == KB_PHASE_TIMED && c->t[0] != first_input)
+					return KBC_OK;
+				return run_cpu(ctx, c, phase, err, errlen);
+			}
 		default:
 			return run_cpu(ctx, c, phase, err, errlen);
 	}
@@ -567,6 +582,50 @@ api_time_one(void *ctx, const kb_call *c, void *flush, size_t flush_bytes, doubl
 	return rc;
 }
 
+/*
+ * A graph of ncalls calls, as libkbench_cuda.so's: the clears and calls run
+ * one after another on the host, then the clears alone; traced with ncalls
+ * ("time_graph 16").  KBENCH_FAKE_CUDA_TIMES replaces the per-call time.
+ */
+static int
+api_time_graph(void *ctx, const kb_call *c, int64_t ncalls, void *flush, size_t flush_bytes, double *op_ns,
+			   double *total_ns, double timeout_s, char *err, size_t errlen)
+{
+	static int	graph_count;
+	char		what[64];
+	int64_t		t0,
+				t1,
+				t2;
+	int			rc = KBC_OK;
+
+	snprintf(what, sizeof(what), "time_graph %lld", (long long) ncalls);
+	trace(what);
+	hold("time_graph", ++graph_count);
+	if (sticky[0])
+		return fail(KBC_ERROR, err, errlen, "%s", sticky);
+	if (ncalls < 1)
+		return fail(KBC_ERROR, err, errlen, "a graph of %lld calls", (long long) ncalls);
+	t0 = kb_now_ns();
+	for (int64_t i = 0; i < ncalls && rc == KBC_OK; i++)
+	{
+		if (flush && flush_bytes)
+			memset(flush, 0, flush_bytes);
+		rc = do_call(ctx, c, KB_PHASE_TIMED, err, errlen);
+	}
+	if (rc == KBC_OK)
+		rc = api_sync(ctx, timeout_s, err, errlen);
+	t1 = kb_now_ns();
+	for (int64_t i = 0; i < ncalls && flush && flush_bytes; i++)
+		memset(flush, 0, flush_bytes);
+	t2 = kb_now_ns();
+	if (rc == KBC_OK && !((t1 - t0) > (t2 - t1)))
+		return fail(KBC_ERROR, err, errlen, "a CUDA graph of %lld calls with their clears took no longer than its "
+					"clears alone: the calls are within the clears' noise", (long long) ncalls);
+	*total_ns = (double) (t1 - t0) / (double) ncalls;
+	*op_ns = fake_sample_ns((double) ((t1 - t0) - (t2 - t1)) / (double) ncalls);
+	return rc;
+}
+
 static const kbc_api api = {
 	KBC_ABI_VERSION,
 	api_device_count,
@@ -580,6 +639,7 @@ static const kbc_api api = {
 	api_call,
 	api_sync,
 	api_time_one,
+	api_time_graph,
 };
 
 __attribute__((visibility("default"))) const kbc_api *kbc_get_api(int abi);
