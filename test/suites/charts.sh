@@ -210,6 +210,18 @@ print("units" if y and not bad else "bad: %s" % (bad or "no ticks"))')
 done
 ok "$(lab --ticks "$TMP/units_linear.svg")" '{"x": [["0", "1", "2", "3", "4", "5", "6"]], "y": [["0", "0.5 s", "1 s", "1.5 s", "2 s"]]}' \
    "a linear time axis up to 1.7 s: its ticks in seconds"
+# a linear axis's step: 1, 2, 5 or 10 times a power of ten, the least at or over a fifth of the
+# range (0 to the top: the zero baseline), worked by hand: 5/5 = 1 -> 1; 9/5 = 1.8 and 10/5 = 2 -> 2;
+# 10.5/5 = 2.1 and 25/5 = 5 -> 5; 27/5 = 5.4 and 48/5 = 9.6 -> 10; 51/5 = 10.2 -> 20
+got=""
+for top in 5 9 10 10.5 25 27 48 51; do
+  q "SELECT kbench_chart(jsonb_build_object('title', 'ticks', 'y', jsonb_build_object('label', 'v', 'log', false),
+       'series', jsonb_build_array(jsonb_build_object('name', 's', 'points',
+         jsonb_build_array(jsonb_build_object('x', 1, 'y', $top / 2.0), jsonb_build_object('x', 2, 'y', $top))))))" >"$TMP/step.svg"
+  got+="$top:$(lab --ticks "$TMP/step.svg" | python3 -c 'import json, sys; print(",".join(json.load(sys.stdin)["y"][0]))') "
+done
+ok "$got" "5:0,1,2,3,4,5 9:0,2,4,6,8,10 10:0,2,4,6,8,10 10.5:0,5,10,15 25:0,5,10,15,20,25 27:0,10,20,30 48:0,10,20,30,40,50 51:0,20,40,60 " \
+   "a linear axis's tick step is the least of 1, 2, 5, 10 x 10^k at or over a fifth of its range (a hand table)"
 ok "$(lab --ticks "$TMP/units_log.svg" | python3 -c 'import json, sys; print(" ".join(json.load(sys.stdin)["y"][0]))')" "1 µs 10 µs 100 µs 1 ms 10 ms 100 ms 1 s" \
    "a log time axis over six decades: each tick in its own unit (1 µs ... 1 s)"
 
@@ -379,6 +391,13 @@ err "SELECT kbench_chart('{\"height\": 1e30}')" 22023 "a chart height far out of
 q "SELECT kbench_report()" >"$TMP/report.html"
 q "SET timezone = 'America/St_Johns'; SET extra_float_digits = -5; SELECT kbench_report()" >"$TMP/report.again.html"
 if cmp -s "$TMP/report.html" "$TMP/report.again.html"; then echo "ok - the report: the same query gives the same bytes"; else echo "not ok - the report: the same query gives the same bytes"; fi
+# its regression series: the four workloads whose largest regression is largest (a workload of a
+# family regresses on several devices and passes here: the largest of each counts), computed apart
+ok "$(grep -o 'kbench_chart_series([^<]*)' "$TMP/report.html" | sed "s/&#39;/'/g" | tr '\n' '|')" \
+   "$(q "SELECT string_agg(format('kbench_chart_series(%L, %L)', family, workload), '|' ORDER BY mx DESC, family, workload) || '|'
+           FROM (SELECT family, workload, max(change_pct) AS mx FROM kbench_regressions(NULL, NULL, NULL, NULL, 'percent')
+                  GROUP BY 1, 2 ORDER BY mx DESC, family, workload LIMIT 4) t")" \
+   "the report's regression series are the 4 workloads whose largest regression is largest, in that order"
 # the figures' captions are the calls that draw them, escaped ('quote' as &#39;: a family or a
 # workload's name reaches the page through them), each a call a user can paste: every name quoted,
 # as a literal; in a report of one device (the RTX 4090: a name with a space) the device too
