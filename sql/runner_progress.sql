@@ -64,6 +64,9 @@ SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', protocol 
 SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', protocol => '{"min_samples": 2.5}');
 SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', protocol => '{"cuda_graph": true}');
 SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', protocol => '{"cuda_graph": 1}');
+BEGIN;
+SELECT kbench_run('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', protocol => '{"cuda_graph": false}') IS NOT NULL AS queued_per_call;
+ROLLBACK;
 SELECT kbench_compare('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', 'cpu', 'cuda');
 SELECT kbench_compare('layer_norm', 'forward', '{"rows": 8, "hidden": 8}', 'triton', 'cpu');
 

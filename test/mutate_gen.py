@@ -55,7 +55,8 @@ SUITES = [
     (r"^kernels/agent/", "KI_FLEET_JOBS=40 fleet"),
     (r"^kernels/(cache|measure|stats|compare)\.c$", "compare"),
     (r"^kernels/(child|backend_child|impl_source|impl_python|impl_library|impl|entry_check)\.c$", "byo"),
-    (r"^kernels/(cost|estimate)\.c$", "costs"),
+    (r"^kernels/cost\.c$", "costs"),
+    (r"^kernels/estimate\.c$", "compare"),  # (its unit tests are test_runner's, which compare.sh runs)
     (r"^kernels/(run|request)\.c$", "gate"),
     (r"^kernels/(registry|opdef)\.c$", "operations"),
     # the C operations: their CPU references (kernels) and their checks against wrong kernels (gate)

@@ -37,6 +37,12 @@
  *   slow_v2       every kernel variant v2 and later is deliberately slow:
  *                 its call does the work of v1 three times (same outputs),
  *                 what a paired comparison must call slower
+ *   fault_timed   a kernel that faults in the timed samples only: every
+ *                 time_one after the five of the estimate, and every
+ *                 time_graph, fails with an illegal address
+ *   graph_noise   every CUDA graph's clears take as long as its calls and
+ *                 clears together (what a real graph of calls far shorter
+ *                 than their clears can measure): time_graph refuses it
  *   once          a cheat: the timed-phase calls compute only while the
  *                 inputs are those of the first such call; on any other
  *                 inputs they return at once, the outputs left as they were
@@ -80,12 +86,12 @@
 typedef enum
 {
 	M_OK, M_FAULT_OPEN, M_FAULT_CALL, M_FAULT_SYNC, M_NOMEM, M_HANG, M_HANG_FOREVER, M_WRONG, M_WRONG_LAST,
-	M_WRONG_EPS, M_SLOW_V2, M_ONCE, M_COUNT
+	M_WRONG_EPS, M_SLOW_V2, M_ONCE, M_GRAPH_NOISE, M_FAULT_TIMED, M_COUNT
 } fake_mode;
 
 static const char *const mode_names[M_COUNT] = {
 	"ok", "fault_open", "fault_call", "fault_sync", "nomem", "hang", "hang_forever", "wrong", "wrong_last",
-	"wrong_eps", "slow_v2", "once"
+	"wrong_eps", "slow_v2", "once", "graph_noise", "fault_timed"
 };
 
 /* The state of the one device, for the life of the process (as a GPU's). */
@@ -571,6 +577,8 @@ api_time_one(void *ctx, const kb_call *c, void *flush, size_t flush_bytes, doubl
 	hold("time_one", ++time_one_count);
 	if (sticky[0])
 		return fail(KBC_ERROR, err, errlen, "%s", sticky);
+	if (mode == M_FAULT_TIMED && time_one_count > 5)
+		return fail(KBC_ERROR, err, errlen, "%s at fake_cuda.c: a timed sample", ILLEGAL_ADDRESS);
 	if (flush && flush_bytes)
 		memset(flush, 0, flush_bytes);
 	t1 = kb_now_ns();
@@ -605,6 +613,8 @@ api_time_graph(void *ctx, const kb_call *c, int64_t ncalls, void *flush, size_t 
 		return fail(KBC_ERROR, err, errlen, "%s", sticky);
 	if (ncalls < 1)
 		return fail(KBC_ERROR, err, errlen, "a graph of %lld calls", (long long) ncalls);
+	if (mode == M_FAULT_TIMED)
+		return fail(KBC_ERROR, err, errlen, "%s at fake_cuda.c: a timed sample", ILLEGAL_ADDRESS);
 	t0 = kb_now_ns();
 	for (int64_t i = 0; i < ncalls && rc == KBC_OK; i++)
 	{
@@ -618,6 +628,8 @@ api_time_graph(void *ctx, const kb_call *c, int64_t ncalls, void *flush, size_t 
 	for (int64_t i = 0; i < ncalls && flush && flush_bytes; i++)
 		memset(flush, 0, flush_bytes);
 	t2 = kb_now_ns();
+	if (mode == M_GRAPH_NOISE)
+		t2 = t1 + (t1 - t0);
 	if (rc == KBC_OK && !((t1 - t0) > (t2 - t1)))
 		return fail(KBC_ERROR, err, errlen, "a CUDA graph of %lld calls with their clears took no longer than its "
 					"clears alone: the calls are within the clears' noise", (long long) ncalls);

@@ -49,6 +49,53 @@ KB=kernels/kbench
 field() { $PY -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }
 
 # ---------------------------------------------------------------- kbench compare
+# ---------------------------------------------------------------- CUDA-graph timing (the protocol's cuda_graph)
+# Each sample is one graph of as many calls as the five-call estimate puts in 1 ms (KB_GRAPH_NS),
+# 1 to 1024; the fake's per-call time is set (KBENCH_FAKE_CUDA_TIMES=steady:NS) so the count is
+# known by hand: 1 ms / 50 us = 20; 1 ms / 400 ns = 2500, cut to 1024; 1 ms / 3 ms = 0, raised to 1.
+jf() { python3 -c 'import json, sys
+d = json.load(sys.stdin)
+m = d.get("composite", {}).get("run", {}).get("spec", {}).get("sourceNative", {}).get("metrics", {})
+p = d.get("composite", {}).get("protocol", {}).get("spec", {}).get("measurement", {})
+print(eval(sys.argv[1]))' "$1"; }
+LN=(run layer_norm forward rows=8 hidden=8 --device cuda:0)
+graph_run() { KBENCH_FAKE_CUDA=${GMODE:-ok} KBENCH_FAKE_CUDA_LOG=$FAKE/calls.log timeout 60 $KB "${LN[@]}" --warmup-ms 0 --rep-ms 1 --flush-bytes 0 --json "$@" 2>/dev/null; }
+: >"$FAKE/calls.log"; chmod 666 "$FAKE/calls.log"
+g=$(KBENCH_FAKE_CUDA_TIMES=steady:50000 graph_run --cuda-graph)
+ok "$(jf '[d["status"], p["timer"], p["synchronization"], m.get("graph_calls"), d["summary"]["median_ns"]]' <<<"$g")" \
+   "['passed', 'cuda_graph_events', 'event_synchronize_per_graph', 20, 50000]" \
+   "--cuda-graph: passed, timed by events around graphs of 20 calls (1 ms / 50 us, by hand), the per-call time its samples"
+ok "$(awk '$2 == "time_graph" { print $3 }' "$FAKE/calls.log" | sort -u) $(grep -c ' time_graph ' "$FAKE/calls.log") $(grep -c ' time_one$' "$FAKE/calls.log")" \
+   "20 $(jf 'm["raw_samples"]' <<<"$g") 5" \
+   "... each sample one graph of 20 (one per raw sample), and single timed calls only for the five-call estimate"
+ok "$(KBENCH_FAKE_CUDA_TIMES=steady:400 graph_run --cuda-graph | jf 'm.get("graph_calls")') $(KBENCH_FAKE_CUDA_TIMES=steady:3000000 graph_run --cuda-graph --max-samples 2 --min-samples 1 | jf 'm.get("graph_calls")')" "1024 1" \
+   "... at most 1024 calls a graph (1 ms / 400 ns is 2500), at least 1 (a 3 ms call)"
+e=$(KBENCH_FAKE_CUDA_TIMES=steady:50000 graph_run)
+ok "$([ "$(jf 'd["digests"]["protocol"]' <<<"$e")" != "$(jf 'd["digests"]["protocol"]' <<<"$g")" ] && echo differ) $(jf '[p["timer"], m.get("graph_calls"), "graph" in d["composite"]["protocol"]["spec"]["comparability"]["notes"]]' <<<"$e")" \
+   "differ ['cuda_events', None, False]" \
+   "... another protocol (its own cohort) than per-call events, whose text says nothing of graphs"
+ok "$(GMODE=once graph_run --cuda-graph | jf 'd["status"] + ": " + d["message"][:74]')" \
+   "incorrect_numerical: timed graph's last call, graph 1 (input set 1 of 4) differs from the float" \
+   "... a kernel whose work is skipped after its first inputs fails the check of a timed graph's last call"
+ok "$(GMODE=once graph_run | jf '[d["status"], d["message"].startswith("timed call "), " (input set " in d["message"]]')" "['incorrect_numerical', True, True]" \
+   "... as it fails the check of a timed call without graphs"
+: >"$FAKE/calls.log"
+ok "$(GMODE=once KBENCH_FAKE_CUDA_TIMES=steady:3000000 graph_run --cuda-graph --max-samples 3 --min-samples 1 | jf 'd["status"] + ": " + d["message"][:45]') $(awk '$2 == "time_graph" { print $3 }' "$FAKE/calls.log" | sort -u)" \
+   "incorrect_numerical: timed graph's last call, graph 1 (input set 1 1" \
+   "... and so does a graph of one call (a 3 ms call), timed as a graph"
+ok "$(GMODE=graph_noise KBENCH_FAKE_CUDA_TIMES=steady:400 graph_run --cuda-graph | jf 'd["status"] + ": " + d["message"][:134]')" \
+   "runtime_error: timed graph: a CUDA graph of 1024 calls with their clears took no longer than its clears alone: the calls are within the clears' noise" \
+   "... a graph whose clears alone took as long as the calls with them is refused, not made a sample of noise"
+ok "$(GMODE=fault_timed KBENCH_FAKE_CUDA_TIMES=steady:3000000 graph_run --cuda-graph | jf 'd["status"] + ": " + d["message"][:36]') | $(GMODE=fault_timed graph_run | jf 'd["status"] + ": " + d["message"][:35]')" \
+   "runtime_error: timed graph: cudaErrorIllegalAddress | runtime_error: timed call: cudaErrorIllegalAddress" \
+   "... a fault in a timed graph (of one call) is said to be in a timed graph, one timed per call in a timed call"
+out=$(timeout 30 $KB run layer_norm forward rows=8 hidden=8 --device cpu --cuda-graph 2>&1); rc=$?
+ok "$rc $(grep -c 'cuda_graph timing needs a CUDA device (cuda:N): the CPU is timed call by call' <<<"$out")" "2 1" \
+   "--cuda-graph on the CPU: exits 2, saying why"
+out=$(KBENCH_FAKE_CUDA=ok timeout 30 $KB "${LN[@]}" --impl torch --cuda-graph 2>&1); rc=$?
+ok "$rc $(grep -c "cuda_graph timing is for kbench's own CUDA kernels (cuda, cuda/vN): 'torch' runs in a child process" <<<"$out")" "2 1" \
+   "--cuda-graph with a python implementation: exits 2, saying why"
+
 SMALL=(layer_norm forward rows=64 hidden=256)
 out=$(timeout 120 $KB compare "${SMALL[@]}" --a cpu --b cpu --rounds 12 --same-pct 25 --flush-bytes 0 --rep-ms 50 --json); rc=$?
 ok "$rc $(field "d['verdict'], d['order'] == 'AB' * 12, d['rounds']" <<<"$out")" "0 ('same', True, 12)" \

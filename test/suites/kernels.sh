@@ -368,6 +368,31 @@ check "kbench probe of a device that cannot be opened exits 3 and says why (rc $
 	test "$rc" = 3 -a -n "$(echo "$out" | grep -F 'cudaErrorDevicesUnavailable')"
 out=$($KB probe --device gpu 2>&1); rc=$?
 check "kbench probe of an unknown device exits 2 (rc $rc)" test "$rc" = 2 -a -n "$(echo "$out" | grep -F 'unknown device "gpu"')"
+# CUDA-graph timing (the protocol's cuda_graph; its measurement is test/suites/compare.sh's): what
+# the protocol says of it, on the fake GPU, and who is refused it
+gj=$(KBENCH_CUDA_LIB=$ROOT/kernels/build/libkbench_fake_cuda.so KBENCH_FAKE_CUDA=ok KBENCH_FAKE_CUDA_TIMES=steady:50000 \
+	$KB run layer_norm forward rows=8 hidden=8 --device cuda:0 --warmup-ms 0 --rep-ms 1 --flush-bytes 4096 --cuda-graph --json 2>/dev/null)
+check "--cuda-graph: the protocol says cuda_graph_events, per graph, CUDA graphs in its title and notes; the run its graph_calls" \
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); p=d["composite"]["protocol"]; m=p["spec"]["measurement"]; n=p["spec"]["comparability"]["notes"]
+assert d["status"]=="passed", d["message"]
+assert (m["timer"], m["synchronization"]) == ("cuda_graph_events", "event_synchronize_per_graph"), m
+assert p["metadata"]["title"].endswith("CUDA graphs"), p["metadata"]["title"]
+assert "a sample is one graph of up to 1024 calls (1 ms by the five-call estimate), each after a clear of a 4096-byte buffer" in n, n
+assert "the last call of 16 random graphs checked on its inputs" in n, n
+assert d["composite"]["run"]["spec"]["sourceNative"]["metrics"]["graph_calls"] == 20' "$gj"
+g1=$(KBENCH_CUDA_LIB=$ROOT/kernels/build/libkbench_fake_cuda.so KBENCH_FAKE_CUDA=ok KBENCH_FAKE_CUDA_TIMES=steady:3000000 \
+	$KB run layer_norm forward rows=8 hidden=8 --device cuda:0 --warmup-ms 0 --rep-ms 1 --flush-bytes 4096 --max-samples 2 --min-samples 1 --cuda-graph --json 2>/dev/null)
+ev=$(KBENCH_CUDA_LIB=$ROOT/kernels/build/libkbench_fake_cuda.so KBENCH_FAKE_CUDA=ok KBENCH_FAKE_CUDA_TIMES=steady:50000 \
+	$KB run layer_norm forward rows=8 hidden=8 --device cuda:0 --warmup-ms 0 --rep-ms 1 --flush-bytes 4096 --json 2>/dev/null)
+check "... a graph of one call says graph_calls 1; a run timed per call says no graph_calls, cuda_events, per sample" \
+	python3 -c 'import json,sys; g=json.loads(sys.argv[1]); e=json.loads(sys.argv[2]); mt=lambda d: d["composite"]["run"]["spec"]["sourceNative"]["metrics"]; pm=lambda d: d["composite"]["protocol"]["spec"]["measurement"]
+assert mt(g)["graph_calls"] == 1, mt(g)
+assert "graph_calls" not in mt(e) and (pm(e)["timer"], pm(e)["synchronization"]) == ("cuda_events", "event_synchronize_per_sample"), (mt(e), pm(e))
+assert "graph" not in e["composite"]["protocol"]["spec"]["comparability"]["notes"] and e["composite"]["protocol"]["metadata"]["title"].endswith("CUDA events")' "$g1" "$ev"
+expect "--cuda-graph on the CPU: exit 2, the CPU is timed call by call" 2 "cuda_graph timing needs a CUDA device (cuda:N): the CPU is timed call by call" \
+	$KB run layer_norm forward rows=8 hidden=8 --cuda-graph
+expect "--cuda-graph of a python implementation: exit 2, its child times its calls" 2 "cuda_graph timing is for kbench's own CUDA kernels (cuda, cuda/vN): 'torch' runs in a child process" \
+	$KB run layer_norm forward rows=8 hidden=8 --device cuda:0 --impl torch --cuda-graph
 
 # Every usage error exits 2 (a request the user must change), never 1 (the
 # run failed) or 3 (the device failed), and says what was wrong: one line a
